@@ -1,0 +1,22 @@
+"""The `elicitkit` command. Each sub-command group lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from elicitkit.cli import schema as _schema
+from elicitkit.cli import url as _url
+
+app = typer.Typer(
+    name="elicitkit",
+    help="MCP elicitation tools: lint and check form schemas, inspect URLs, run the demo.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.add_typer(_schema.app, name="schema")
+app.add_typer(_url.app, name="url")
+
+
+def main() -> None:
+    """Entry point for the `elicitkit` console script."""
+    app()

@@ -1,0 +1,3 @@
+from elicitkit.cli import main
+
+main()

@@ -1,0 +1,102 @@
+"""The seam between the protocol handler and whatever a person looks at.
+
+The handler owns every protocol rule; a UI only asks a person and reports the answer. A UI
+never sees JSON-RPC, and the handler never draws. Implementations: terminal, web, scripted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from elicitkit.schema import ValidationProblem
+from elicitkit.urls import UrlReport
+
+
+@dataclass(frozen=True)
+class Accept:
+    """The person accepted. `content` is the form answer (None for URL mode consent)."""
+
+    content: Mapping[str, Any] | None = None
+    action: Literal["accept"] = "accept"
+
+
+@dataclass(frozen=True)
+class Decline:
+    """The person said no to this question."""
+
+    action: Literal["decline"] = "decline"
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """The person dismissed the question without choosing."""
+
+    action: Literal["cancel"] = "cancel"
+
+
+Reply = Accept | Decline | Cancel
+
+
+@dataclass(frozen=True)
+class FormQuestion:
+    """A form to fill (C-10, C-11, C-30): who asks, what and why, and where to start from.
+
+    `initial` holds the pre-filled answer (the schema's defaults, or the person's last try);
+    `problems` is non-empty when the last answer was refused by validation and must be fixed.
+    """
+
+    server: str
+    message: str
+    schema: Mapping[str, Any]
+    initial: Mapping[str, Any]
+    problems: Sequence[ValidationProblem] = ()
+
+
+@dataclass(frozen=True)
+class UrlQuestion:
+    """Consent to open a URL in the system browser (C-22, C-23, C-30)."""
+
+    server: str
+    message: str
+    report: UrlReport
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A tool call held by -32042 until URL elicitations complete (C-21).
+
+    `pending` lists (elicitation id, message) pairs not yet completed; `started` is a
+    `time.monotonic()` reading for the elapsed-time display; `timed_out` turns true when no
+    completion came in time, after which the UI should press the choice on the person.
+    """
+
+    server: str
+    pending: Sequence[tuple[str, str]]
+    started: float
+    timed_out: bool = False
+    notes: Sequence[str] = field(default_factory=tuple)
+
+
+class ElicitationUI(Protocol):
+    """What the client handler needs from a person-facing UI."""
+
+    async def ask_form(self, question: FormQuestion) -> Reply:
+        """Show the form, let the person review and change answers, return their reply."""
+        ...
+
+    async def ask_url_consent(self, question: UrlQuestion) -> Reply:
+        """Show the full URL with its domain highlighted and any warnings; Accept means open it."""
+        ...
+
+    async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
+        """Show that a call waits for completion, with elapsed time; return when the person chooses.
+
+        The handler cancels this call when every elicitation completes, so it may run forever.
+        """
+        ...
+
+    def notice(self, text: str) -> None:
+        """Show a one-line, non-blocking notice (for example an elicitation completed)."""
+        ...

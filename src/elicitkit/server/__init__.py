@@ -1,0 +1,3 @@
+"""The server side: what an MCP server author adds to `MCPServer` to elicit safely."""
+
+__all__: list[str] = []
