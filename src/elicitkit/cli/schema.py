@@ -1,7 +1,116 @@
-"""`elicitkit schema lint|check|show`."""
+"""`elicitkit schema lint|check|show`.
+
+Exit codes: 0 when all is well, 1 when the schema has errors or the answer is invalid, 2 when
+an input cannot be read at all (no such file, not JSON, no such type).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
 
-app = typer.Typer(help="Lint form schemas, check answers, show the schema built for a type.", no_args_is_help=True)
+from elicitkit.schema import SchemaBuildError, build, lint, validate
+
+app = typer.Typer(
+    help="Lint form schemas, check answers, show the schema built for a type.", no_args_is_help=True
+)
+
+_JSON = typer.Option("--json", help="Print the findings as a JSON list.")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _read(path: str) -> Any:
+    """The JSON document at `path`, or on standard input for "-"."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot read {path}: {exc.strerror or exc}.") from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise _fail(f"{path} is not JSON ({exc}).") from None
+
+
+@app.command("lint")
+def lint_command(
+    path: Annotated[
+        str, typer.Argument(help="A requestedSchema, elicitation/create params or request; - for stdin.")
+    ],
+    as_json: Annotated[bool, _JSON] = False,
+    message: Annotated[str | None, typer.Option(help="The request message, checked for URLs.")] = None,
+    allow_sensitive: Annotated[
+        list[str] | None,
+        typer.Option("--allow-sensitive", help="FIELD=REASON: a field that only looks sensitive."),
+    ] = None,
+) -> None:
+    """Say everything in a form schema that the 2025-11-25 subset does not allow. Exit 1 on errors."""
+    document = _read(path)
+    if isinstance(document, dict) and isinstance(document.get("params"), dict):
+        document = document["params"]
+    if isinstance(document, dict) and "requestedSchema" in document:
+        message = message if message is not None else document.get("message")
+        document = document["requestedSchema"]
+    allowed = dict(item.partition("=")[::2] for item in allow_sensitive or [])
+    findings = lint(document, message=message if isinstance(message, str) else None, allow_sensitive=allowed)
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(f) for f in findings], indent=2))
+    else:
+        for f in findings:
+            typer.echo(f"{f.severity:<7} {f.pointer or '(message)'}  [{f.code}] {f.message}")
+        errors = sum(f.severity == "error" for f in findings)
+        warnings = len(findings) - errors
+        typer.echo(f"{errors} error(s), {warnings} warning(s)." if findings else "No problems found.")
+    if any(f.severity == "error" for f in findings):
+        raise typer.Exit(1)
+
+
+@app.command("check")
+def check_command(
+    schema_path: Annotated[str, typer.Argument(help="The requestedSchema; - for stdin.")],
+    content_path: Annotated[str, typer.Argument(help="The `content` of an accepted answer; - for stdin.")],
+    as_json: Annotated[bool, _JSON] = False,
+) -> None:
+    """Check an answer strictly against its form schema. Exit 1 when it is not valid."""
+    problems = validate(_read(schema_path), _read(content_path))
+    if as_json:
+        typer.echo(json.dumps([dataclasses.asdict(p) for p in problems], indent=2))
+    else:
+        for p in problems:
+            typer.echo(f"{p.field or '(answer)'}  [{p.code}] {p.message}")
+        typer.echo(f"{len(problems)} problem(s)." if problems else "The answer is valid.")
+    if problems:
+        raise typer.Exit(1)
+
+
+@app.command("show")
+def show_command(
+    target: Annotated[str, typer.Argument(help="MODULE:NAME of a pydantic model, dataclass or TypedDict.")],
+) -> None:
+    """Print the requestedSchema that `build` makes for a type."""
+    module_name, _, name = target.partition(":")
+    if not module_name or not name:
+        raise _fail(f"{target!r} is not MODULE:NAME (for example myapp.forms:Contact).")
+    if "" not in sys.path:
+        sys.path.insert(0, "")  # let `show` find modules in the current directory, as `python -m` does
+    try:
+        tp: Any = importlib.import_module(module_name)
+        for part in name.split("."):
+            tp = getattr(tp, part)
+    except (ImportError, AttributeError) as exc:
+        raise _fail(f"cannot load {target}: {exc}.") from None
+    try:
+        schema = build(tp)
+    except SchemaBuildError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(schema, indent=2))

@@ -2,6 +2,76 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.text import Text
+
+from elicitkit.urls import PartRole, UrlReport, inspect, reveal
 
 app = typer.Typer(help="Inspect a URL as a client would before asking to open it.", no_args_is_help=True)
+
+EXIT_CODES = {"ok": 0, "warn": 1, "block": 2}
+
+_PART_STYLES: dict[PartRole, str] = {
+    "scheme": "dim",
+    "userinfo": "bold red",
+    "subdomain": "dim",
+    "domain": "bold black on yellow",
+    "port": "bold",
+    "path": "dim",
+    "query": "dim",
+    "fragment": "dim",
+}
+_VERDICT_STYLES = {"ok": "bold green", "warn": "bold yellow", "block": "bold red"}
+
+
+@app.command("inspect")
+def inspect_command(
+    url: Annotated[str, typer.Argument(help="The URL to inspect. It is never fetched.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    allow_http: Annotated[
+        bool, typer.Option("--allow-http", help="Accept plain http beyond this computer (with a warning).")
+    ] = False,
+) -> None:
+    """Show a URL's registrable domain, its parts and every warning, without fetching it.
+
+    Exit status: 0 ok, 1 warn, 2 block (2 also for a mistyped command).
+    """
+    report = inspect(url, allow_http=allow_http)
+    if as_json:
+        typer.echo(report.to_json(indent=2))
+    else:
+        Console(highlight=False, soft_wrap=True).print(render(report))
+    raise typer.Exit(EXIT_CODES[report.verdict])
+
+
+def render(report: UrlReport) -> Text:
+    """The report for a terminal: the URL drawn in parts with the domain highlighted.
+
+    Hidden characters are shown as escapes, so the terminal draws what is really there.
+    """
+    text = Text()
+    if report.parts:
+        for part in report.parts:
+            text.append(reveal(part.text), style=_PART_STYLES[part.role])
+    else:
+        text.append(reveal(report.url), style="dim")
+    text.append("\n\n")
+    text.append("Site     ")
+    text.append(reveal(report.domain_unicode or "(none)"), style="bold")
+    if report.domain and report.domain != report.domain_unicode:
+        text.append(f"  ({reveal(report.domain)})")
+    text.append("\nHost     ")
+    text.append(reveal(report.host_unicode or "(none)"))
+    if report.host and report.host != report.host_unicode:
+        text.append(f"  ({reveal(report.host)})")
+    text.append("\nVerdict  ")
+    text.append(report.verdict.upper(), style=_VERDICT_STYLES[report.verdict])
+    for warning in report.warnings:
+        style = "red" if warning.severity == "block" else "yellow"
+        text.append("\n  ")
+        text.append(f"{warning.code}", style=style)
+        text.append(f": {warning.message}")
+    return text

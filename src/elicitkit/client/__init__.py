@@ -1,5 +1,25 @@
 """The client side: protocol rules for `elicitation/create`, and UIs a person can trust."""
 
+from elicitkit.client.completions import Completions
+from elicitkit.client.eliciting import ElicitingClient
+from elicitkit.client.errors import (
+    ElicitationCancelledError,
+    ElicitationDeclinedError,
+    ElicitationError,
+    ElicitationLoopError,
+)
+from elicitkit.client.handler import (
+    DEFAULT_INPUT_ROUNDS,
+    Action,
+    ElicitationHandler,
+    Mode,
+    ServerElicitations,
+    UrlOpener,
+    open_in_system_browser,
+)
+from elicitkit.client.limits import RateLimit
+from elicitkit.client.retry import until_urls_complete
+from elicitkit.client.scripted import ScriptedUI, accept_prefilled
 from elicitkit.client.ui import (
     Accept,
     Cancel,
@@ -12,12 +32,29 @@ from elicitkit.client.ui import (
 )
 
 __all__ = [
+    "DEFAULT_INPUT_ROUNDS",
     "Accept",
+    "Action",
     "Cancel",
+    "Completions",
     "Decline",
+    "ElicitationCancelledError",
+    "ElicitationDeclinedError",
+    "ElicitationError",
+    "ElicitationHandler",
+    "ElicitationLoopError",
     "ElicitationUI",
+    "ElicitingClient",
     "FormQuestion",
+    "Mode",
+    "RateLimit",
     "Reply",
+    "ScriptedUI",
+    "ServerElicitations",
+    "UrlOpener",
     "UrlQuestion",
     "Waiting",
+    "accept_prefilled",
+    "open_in_system_browser",
+    "until_urls_complete",
 ]

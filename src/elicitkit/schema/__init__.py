@@ -7,9 +7,13 @@ Both sides use the same four functions:
 - `lint(schema)`: every way a schema leaves the subset or breaks the spec's rules;
 - `validate(schema, content)`: strict check of an accepted answer;
 - `defaults(schema)`: the pre-filled answer from `default` values.
+
+`Titled` and `TitledEnum` give choices display titles (see `build`). The stable lint codes
+are listed in `elicitkit.schema._lint`, the validation problem codes in
+`elicitkit.schema._validate`.
 """
 
-from elicitkit.schema._build import SchemaBuildError, build
+from elicitkit.schema._build import SchemaBuildError, Titled, TitledEnum, build
 from elicitkit.schema._defaults import defaults
 from elicitkit.schema._lint import LintFinding, Severity, lint
 from elicitkit.schema._validate import ValidationProblem, validate
@@ -18,6 +22,8 @@ __all__ = [
     "LintFinding",
     "SchemaBuildError",
     "Severity",
+    "Titled",
+    "TitledEnum",
     "ValidationProblem",
     "build",
     "defaults",

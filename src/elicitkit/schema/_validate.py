@@ -1,10 +1,36 @@
-"""`validate`: strict check of an accepted form answer against its `requestedSchema`."""
+"""`validate`: strict check of an accepted form answer against its `requestedSchema`.
+
+A schema is compiled once onto a pydantic-core validator (a strict TypedDict that forbids
+unknown keys, with the format and number rules as small validator functions) and cached
+(REQUIREMENTS S-13, C-12). A valid answer costs one pass through that validator; only a
+failing one pays for turning pydantic's errors into sentences.
+
+Strict means JSON types are taken as they are: "5" is not 5, true is not 1, and 5.0 is an
+integer (as JSON Schema says) while 5.5 is not. A multi-select may name each choice once.
+
+Problem codes (stable): `invalid-schema`, `not-an-object`, `unknown-field`, `missing`,
+`wrong-type`, `too-short`, `too-long`, `pattern`, `format`, `not-a-choice`, `too-small`,
+`too-large`, `too-few`, `too-many`, `duplicate`, `invalid`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import json
+import math
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic_core import CoreSchema, PydanticCustomError, SchemaError, SchemaValidator, ValidationError
+from pydantic_core import core_schema as cs
+
+from elicitkit.schema import _formats
+from elicitkit.schema._subset import ANNOTATIONS, FORMATS, KEYWORDS, Kind, choices_of, kind_of
+
+_CACHE_SIZE = 256
 
 
 @dataclass(frozen=True)
@@ -18,4 +44,323 @@ class ValidationProblem:
 
 def validate(schema: Mapping[str, Any], content: Any) -> list[ValidationProblem]:
     """Return every problem with `content`; an empty list means valid. Never raises on JSON input."""
-    raise NotImplementedError
+    return _compiled(schema).check(content)
+
+
+class _BadSchema(Exception):
+    """The schema cannot be compiled; carries the problem to report instead."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """A schema ready to check answers: its validator, or the reason it has none."""
+
+    validator: SchemaValidator | None
+    properties: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    broken: tuple[ValidationProblem, ...] = ()
+
+    def check(self, content: Any) -> list[ValidationProblem]:
+        if self.validator is None:
+            return list(self.broken)
+        try:
+            self.validator.validate_python(content)
+        except ValidationError as exc:
+            return _explain(exc, self.properties)
+        return []
+
+
+# -- the cache -------------------------------------------------------------------------------
+#
+# Compiled validators are kept by a canonical JSON dump of their schema (sorted keys), so equal
+# schemas built anew share one. In front of that, the schema objects seen last are remembered
+# by identity, confirmed by equality with a snapshot (so a schema edited in place is noticed):
+# this spares the common case, one schema object checked many times, the cost of the dump.
+
+_by_json: OrderedDict[str, _Compiled] = OrderedDict()
+_by_id: OrderedDict[int, tuple[Any, Any, _Compiled]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    with _lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)
+
+
+def _compiled(schema: Any) -> _Compiled:
+    entry = _by_id.get(id(schema))
+    if entry is not None and entry[0] is schema and entry[1] == schema:
+        return entry[2]
+    try:
+        canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_plain)
+    except (TypeError, ValueError, RecursionError):
+        return _invalid(None, "The schema is not plain JSON; it must be a JSON object with string keys.")
+    compiled = _by_json.get(canonical)
+    if compiled is None:
+        compiled = _compile(json.loads(json.dumps(schema, default=_plain)))
+        _remember(_by_json, canonical, compiled)
+    _remember(_by_id, id(schema), (schema, json.loads(canonical), compiled))
+    return compiled
+
+
+def _plain(value: Any) -> Any:
+    """Let `json.dumps` take any Mapping as an object (it only knows dict)."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _invalid(field: str | None, message: str) -> _Compiled:
+    problem = ValidationProblem(field, "invalid-schema", message + " Run `elicitkit schema lint` on it.")
+    return _Compiled(None, broken=(problem,))
+
+
+def _compile(schema: Any) -> _Compiled:
+    try:
+        properties = _top_level(schema)
+        required = set(schema.get("required", []))
+        fields = {
+            name: cs.typed_dict_field(_field_schema(name, prop), required=name in required)
+            for name, prop in properties.items()
+        }
+        core = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
+        return _Compiled(SchemaValidator(core), properties)
+    except _BadSchema as exc:
+        return _invalid(exc.field, exc.message)
+    except (SchemaError, re.error, RecursionError) as exc:  # pragma: no cover - belt and braces
+        return _invalid(None, f"The schema could not be compiled ({exc}).")
+
+
+def _top_level(schema: Any) -> dict[str, Mapping[str, Any]]:
+    if not isinstance(schema, dict):
+        raise _BadSchema(None, "The schema must be a JSON object.")
+    if schema.get("type") != "object":
+        raise _BadSchema(None, 'The schema must have "type": "object".')
+    properties = schema.get("properties", {})
+    if not isinstance(properties, dict) or not all(isinstance(p, dict) for p in properties.values()):
+        raise _BadSchema(None, 'The schema\'s "properties" must map each field name to a JSON object.')
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise _BadSchema(None, 'The schema\'s "required" must be a list of field names.')
+    for name in required:
+        if name not in properties:
+            raise _BadSchema(name, f'The schema requires {name!r} but does not define it in "properties".')
+    if schema.get("additionalProperties", False) is not False:
+        raise _BadSchema(
+            None, 'A form schema cannot allow additional properties; drop "additionalProperties".'
+        )
+    return properties
+
+
+def _field_schema(name: str, prop: Mapping[str, Any]) -> CoreSchema:
+    kind = kind_of(prop)
+    if kind is None:
+        raise _BadSchema(name, f"Field {name!r} is not one of the form-mode primitive types.")
+    for keyword in prop:
+        if keyword not in KEYWORDS[kind] and keyword not in ANNOTATIONS:
+            raise _BadSchema(
+                name, f"Field {name!r} uses {keyword!r}, which a form-mode {kind} field cannot have."
+            )
+    if kind == "string":
+        return _string(name, prop)
+    if kind in ("number", "integer"):
+        low, high = _bound(name, prop, "minimum"), _bound(name, prop, "maximum")
+        return cs.no_info_plain_validator_function(_number_check(kind == "integer", low, high))
+    if kind == "boolean":
+        return cs.bool_schema(strict=True)
+    choices = _choices(name, prop, kind)
+    if kind in ("enum", "titled-enum"):
+        return cs.literal_schema(choices)
+    items = cs.list_schema(
+        cs.literal_schema(choices),
+        min_length=_count(name, prop, "minItems"),
+        max_length=_count(name, prop, "maxItems"),
+        strict=True,
+    )
+    return cs.no_info_after_validator_function(_no_duplicates, items)
+
+
+def _string(name: str, prop: Mapping[str, Any]) -> CoreSchema:
+    pattern = prop.get("pattern")
+    if pattern is not None:
+        if not isinstance(pattern, str):
+            raise _BadSchema(name, f"Field {name!r} has a pattern that is not a string.")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise _BadSchema(
+                name, f"Field {name!r} has a pattern that is not a valid regular expression ({exc})."
+            ) from None
+    string = cs.str_schema(
+        min_length=_count(name, prop, "minLength"),
+        max_length=_count(name, prop, "maxLength"),
+        pattern=pattern,
+        regex_engine="python-re",
+        strict=True,
+    )
+    fmt = prop.get("format")
+    if fmt is None:
+        return string
+    if fmt not in FORMATS:
+        raise _BadSchema(name, f"Field {name!r} has format {fmt!r}; a form can only check {sorted(FORMATS)}.")
+    return cs.no_info_after_validator_function(_format_check(fmt), string)
+
+
+def _count(name: str, prop: Mapping[str, Any], keyword: str) -> int | None:
+    value = prop.get(keyword)
+    if value is None:
+        return None
+    if type(value) is float and value.is_integer():
+        value = int(value)
+    if type(value) is not int or value < 0:
+        raise _BadSchema(
+            name, f"Field {name!r} has {keyword} {value!r}; it must be a whole number, 0 or more."
+        )
+    return value
+
+
+def _bound(name: str, prop: Mapping[str, Any], keyword: str) -> int | float | None:
+    value = prop.get(keyword)
+    if value is None or (type(value) in (int, float) and math.isfinite(value)):
+        return value
+    raise _BadSchema(name, f"Field {name!r} has {keyword} {value!r}; it must be a number.")
+
+
+def _choices(name: str, prop: Mapping[str, Any], kind: Kind) -> list[str]:
+    choices = choices_of(prop, kind)
+    if not choices or not all(isinstance(c, str) for c in choices):
+        raise _BadSchema(name, f"Field {name!r} must list its choices as a non-empty list of strings.")
+    return choices
+
+
+# -- the small validators pydantic-core calls --------------------------------------------------
+
+
+def _fail(code: str, message: str) -> PydanticCustomError:
+    return PydanticCustomError("elicitkit", "{message}", {"code": code, "message": message})
+
+
+def _number_check(integer: bool, low: float | None, high: float | None) -> Callable[[Any], Any]:
+    wanted = "an integer" if integer else "a number"
+
+    def check(value: Any) -> Any:
+        kind = type(value)
+        if kind is float:
+            if not math.isfinite(value) or (integer and not value.is_integer()):
+                raise _fail("wrong-type", f"must be {wanted}, not {value!r}.")
+        elif kind is not int:
+            raise _fail("wrong-type", f"must be {wanted}, not {_json_type(value)}.")
+        if low is not None and value < low:
+            raise _fail("too-small", f"must be at least {low}, not {value!r}.")
+        if high is not None and value > high:
+            raise _fail("too-large", f"must be at most {high}, not {value!r}.")
+        return value
+
+    return check
+
+
+def _format_check(fmt: str) -> Callable[[str], str]:
+    conforms = _formats.CHECKS[fmt]
+    described = _formats.DESCRIBED[fmt]
+
+    def check(value: str) -> str:
+        if not conforms(value):
+            raise _fail("format", f"must be {described}, not {value!r}.")
+        return value
+
+    return check
+
+
+def _no_duplicates(values: list[str]) -> list[str]:
+    if len(set(values)) != len(values):
+        repeated = sorted({v for v in values if values.count(v) > 1})
+        raise _fail(
+            "duplicate", f"names {', '.join(map(repr, repeated))} more than once; pick each choice once."
+        )
+    return values
+
+
+# -- turning pydantic's errors into sentences ---------------------------------------------------
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _explain(exc: ValidationError, properties: dict[str, Mapping[str, Any]]) -> list[ValidationProblem]:
+    problems: list[ValidationProblem] = []
+    for error in exc.errors(include_url=False):
+        loc, kind, value = error["loc"], error["type"], error.get("input")
+        ctx: dict[str, Any] = error.get("ctx") or {}
+        if not loc:
+            problems.append(
+                ValidationProblem(
+                    None, "not-an-object", f"The answer must be a JSON object, not {_json_type(value)}."
+                )
+            )
+            continue
+        name = loc[0] if isinstance(loc[0], str) else None
+        shown = repr(loc[0])
+        code, sentence = _sentence(kind, ctx, value, properties.get(name or ""), properties, loc)
+        problems.append(ValidationProblem(name, code, f"{shown} {sentence}"))
+    return problems
+
+
+def _sentence(
+    kind: str,
+    ctx: dict[str, Any],
+    value: Any,
+    prop: Mapping[str, Any] | None,
+    properties: dict[str, Mapping[str, Any]],
+    loc: tuple[int | str, ...],
+) -> tuple[str, str]:
+    if kind == "elicitkit":
+        return ctx["code"], ctx["message"]
+    if kind in ("extra_forbidden", "invalid_key"):
+        known = ", ".join(map(repr, properties)) or "no fields"
+        return "unknown-field", f"is not a field of this form; remove it (the form asks for {known})."
+    if kind == "missing":
+        return "missing", "is required; give it a value."
+    if kind == "string_too_short":
+        return "too-short", f"must be at least {ctx['min_length']} characters long, not {len(value)}."
+    if kind == "string_too_long":
+        return "too-long", f"must be at most {ctx['max_length']} characters long, not {len(value)}."
+    if kind == "string_pattern_mismatch":
+        return "pattern", f"must match the pattern {ctx['pattern']!r}; {value!r} does not."
+    if kind == "too_short":
+        return "too-few", f"must have at least {ctx['min_length']} choices, not {ctx['actual_length']}."
+    if kind == "too_long":
+        return "too-many", f"must have at most {ctx['max_length']} choices, not {ctx['actual_length']}."
+    if kind == "literal_error":
+        choices = ", ".join(map(repr, choices_of(prop or {}, kind_of(prop or {}) or "enum") or []))
+        where = f"item {loc[1]} ({value!r})" if len(loc) > 1 else repr(value)
+        return "not-a-choice", f"has {where}, which is not one of its choices: {choices}."
+    if kind == "string_unicode":
+        return "wrong-type", "must be valid Unicode text (it holds an unpaired surrogate)."
+    expected = {"string_type": "a string", "bool_type": "a boolean", "list_type": "a list of choices"}.get(
+        kind
+    )
+    if expected is not None:
+        return "wrong-type", f"must be {expected}, not {_json_type(value)}."
+    return "invalid", f"is not valid: {kind}."

@@ -1,0 +1,282 @@
+"""A form-mode schema seen as a person's form: one `Field` per property, and what its text means.
+
+Pure and terminal-free, so the widgets only draw and the rules stay testable on their own.
+`None` stands for "no answer": the schema subset has no null type, so it cannot collide.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Literal
+
+from email_validator import EmailNotValidError, validate_email
+
+from elicitkit.schema import ValidationProblem
+
+Kind = Literal["text", "number", "integer", "boolean", "choice", "multi"]
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
+_INTEGER = re.compile(r"[+-]?\d+")
+
+_FORMATS = {
+    "email": "an email address",
+    "uri": "a full URL (kept as text, never opened)",
+    "date": "a date, YYYY-MM-DD",
+    "date-time": "a date and time with zone, YYYY-MM-DDTHH:MM:SSZ",
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One property of `requestedSchema`, classified into the widget that asks for it."""
+
+    name: str
+    title: str
+    description: str
+    kind: Kind
+    required: bool
+    schema: Mapping[str, Any]
+    options: tuple[tuple[Any, str], ...] = ()
+
+    @property
+    def format(self) -> str | None:
+        fmt = self.schema.get("format")
+        return fmt if isinstance(fmt, str) else None
+
+
+def safe(text: str) -> str:
+    """Make untrusted text inert on a terminal: control and bidi characters become visible escapes.
+
+    Server names, messages and URLs come from the server; an escape sequence in them could
+    repaint the screen and forge the very prompt a person is trusting.
+    """
+    out = []
+    for ch in text:
+        if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(ch)
+        else:
+            out.append(f"\\u{ord(ch):04x}")
+    return "".join(out)
+
+
+def form_fields(schema: Mapping[str, Any]) -> list[Field]:
+    """The form's fields, in the schema's property order."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return []
+    required = schema.get("required")
+    required_names = set(required) if isinstance(required, list) else set()
+    result = []
+    for name, prop in properties.items():
+        prop = prop if isinstance(prop, Mapping) else {}
+        kind, options = _classify(prop)
+        title = prop.get("title")
+        description = prop.get("description")
+        result.append(
+            Field(
+                name=str(name),
+                title=safe(title) if isinstance(title, str) and title else safe(str(name)),
+                description=safe(description) if isinstance(description, str) else "",
+                kind=kind,
+                required=name in required_names,
+                schema=prop,
+                options=options,
+            )
+        )
+    return result
+
+
+def _classify(prop: Mapping[str, Any]) -> tuple[Kind, tuple[tuple[Any, str], ...]]:
+    kind = prop.get("type")
+    if kind == "array":
+        items = prop.get("items")
+        return "multi", _options(items if isinstance(items, Mapping) else {})
+    if kind in ("number", "integer", "boolean"):
+        return kind, ()
+    options = _options(prop)
+    return ("choice", options) if options else ("text", ())
+
+
+def _options(schema: Mapping[str, Any]) -> tuple[tuple[Any, str], ...]:
+    """Titled `oneOf`/`anyOf` of `{const, title}`, or plain `enum` (titled by legacy `enumNames`)."""
+    for key in ("oneOf", "anyOf"):
+        titled = schema.get(key)
+        if isinstance(titled, list):
+            return tuple(
+                (option["const"], safe(str(option.get("title") or option["const"])))
+                for option in titled
+                if isinstance(option, Mapping) and "const" in option
+            )
+    enum = schema.get("enum")
+    if not isinstance(enum, list):
+        return ()
+    names = schema.get("enumNames")
+    if isinstance(names, list) and len(names) == len(enum):
+        return tuple((value, safe(str(name))) for value, name in zip(enum, names, strict=True))
+    return tuple((value, safe(str(value))) for value in enum)
+
+
+def hint(field: Field) -> str:
+    """The field's constraints in words, shown before the person types."""
+    s = field.schema
+    parts: list[str] = []
+    if field.kind == "text":
+        parts.append(_range(s.get("minLength"), s.get("maxLength"), "characters"))
+        if isinstance(s.get("pattern"), str):
+            parts.append(f"pattern {safe(s['pattern'])}")
+        if field.format in _FORMATS:
+            parts.append(_FORMATS[field.format])
+    elif field.kind in ("number", "integer"):
+        parts.append("a whole number" if field.kind == "integer" else "a number")
+        parts.append(_range(s.get("minimum"), s.get("maximum"), ""))
+    elif field.kind == "boolean":
+        parts.append("yes or no")
+    elif field.kind == "choice":
+        parts.append(f"one of {len(field.options)}")
+    elif field.kind == "multi":
+        span = _range(s.get("minItems"), s.get("maxItems"), "")
+        parts.append(f"choose {span}" if span else "choose any")
+    return " · ".join(p for p in parts if p)
+
+
+def _range(low: Any, high: Any, unit: str) -> str:
+    unit = f" {unit}" if unit else ""
+    if _is_number(low) and _is_number(high):
+        return f"{low} to {high}{unit}"
+    if _is_number(low):
+        return f"at least {low}{unit}"
+    if _is_number(high):
+        return f"at most {high}{unit}"
+    return ""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def editable(field: Field, value: Any) -> str:
+    """The text a typed field starts with, from a pre-filled value."""
+    if value is None:
+        return ""
+    return str(value)
+
+
+def parse(field: Field, text: str) -> Any:
+    """Turn what the person typed into the JSON value; raise ValueError with a sentence if it is not one."""
+    if not text.strip():
+        return None
+    if field.kind == "integer":
+        if not _INTEGER.fullmatch(text.strip()):
+            raise ValueError("Enter a whole number, like 42.")
+        return int(text.strip())
+    if field.kind == "number":
+        stripped = text.strip()
+        if _INTEGER.fullmatch(stripped):
+            return int(stripped)
+        try:
+            number = float(stripped)
+        except ValueError:
+            raise ValueError("Enter a number, like 3.5.") from None
+        if not math.isfinite(number):
+            raise ValueError("Enter a finite number.")
+        return number
+    return text
+
+
+def check(field: Field, value: Any) -> str | None:
+    """The first thing wrong with `value` for this field, as a sentence; None if it is fine."""
+    if value is None:
+        return "This answer is required." if field.required else None
+    s = field.schema
+    if field.kind == "text":
+        return _check_text(field, value)
+    if field.kind in ("number", "integer"):
+        if _is_number(s.get("minimum")) and value < s["minimum"]:
+            return f"Must be at least {s['minimum']}."
+        if _is_number(s.get("maximum")) and value > s["maximum"]:
+            return f"Must be at most {s['maximum']}."
+    if field.kind == "choice" and value not in [v for v, _ in field.options]:
+        return "Not one of the choices."
+    if field.kind == "multi":
+        if not isinstance(value, list):
+            return "Choose from the list."
+        if isinstance(s.get("minItems"), int) and len(value) < s["minItems"]:
+            return f"Choose at least {s['minItems']}."
+        if isinstance(s.get("maxItems"), int) and len(value) > s["maxItems"]:
+            return f"Choose at most {s['maxItems']}."
+    return None
+
+
+def _check_text(field: Field, value: str) -> str | None:
+    s = field.schema
+    if isinstance(s.get("minLength"), int) and len(value) < s["minLength"]:
+        return f"Must be at least {s['minLength']} characters."
+    if isinstance(s.get("maxLength"), int) and len(value) > s["maxLength"]:
+        return f"Must be at most {s['maxLength']} characters."
+    pattern = s.get("pattern")
+    if isinstance(pattern, str):
+        try:
+            matches = re.search(pattern, value) is not None
+        except re.error:
+            matches = True  # a pattern Python cannot read is left to the server's validation
+        if not matches:
+            return f"Must match the pattern {safe(pattern)}."
+    fmt = field.format
+    if fmt == "email":
+        try:
+            validate_email(value, check_deliverability=False)
+        except EmailNotValidError:
+            return "Enter an email address, like name@example.com."
+    elif fmt == "uri" and not _SCHEME.fullmatch(value):
+        return "Enter a full URL, with its scheme, like https://example.com/."
+    elif fmt == "date" and not _valid(_DATE, value, date.fromisoformat):
+        return "Enter a date as YYYY-MM-DD, like 2025-06-01."
+    elif fmt == "date-time" and not _valid(_DATE_TIME, value, datetime.fromisoformat):
+        return "Enter a date and time with a time zone, like 2025-06-01T09:30:00Z."
+    return None
+
+
+def _valid(shape: re.Pattern[str], value: str, reader: Any) -> bool:
+    if not shape.fullmatch(value):
+        return False
+    try:
+        reader(value.upper())
+    except ValueError:
+        return False
+    return True
+
+
+def show(field: Field, value: Any) -> str:
+    """The answer as a person reads it on the review screen."""
+    if value is None:
+        return "—"
+    if field.kind == "boolean":
+        return "yes" if value else "no"
+    titles = dict((_key(v), t) for v, t in field.options)
+    if field.kind == "choice":
+        return titles.get(_key(value), safe(str(value)))
+    if field.kind == "multi":
+        chosen = [titles.get(_key(v), safe(str(v))) for v in value]
+        return ", ".join(chosen) if chosen else "none"
+    return safe(str(value))
+
+
+def _key(value: Any) -> str:
+    return repr(value)
+
+
+def problems_by_field(problems: Sequence[ValidationProblem], known: Collection[str]) -> dict[str | None, str]:
+    """Group problems by field, one sentence each; a problem about no known field goes under None."""
+    grouped: dict[str | None, str] = {}
+    for problem in problems:
+        where = problem.field if problem.field in known else None
+        message = safe(problem.message)
+        grouped[where] = f"{grouped[where]} {message}" if where in grouped else message
+    return grouped

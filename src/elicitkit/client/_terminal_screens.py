@@ -1,0 +1,231 @@
+"""The few prompt_toolkit screens a terminal UI needs: a line of text, one choice, several, a live panel.
+
+Each runs inline in the caller's asyncio loop, wipes itself when done (the caller prints a
+one-line summary instead, so the scrollback stays a calm transcript), and turns the keys that
+are always there into exceptions: Ctrl-C cancels, Ctrl-D declines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.application import Application
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import AnyFormattedText, to_formatted_text
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, KeyPressEvent, merge_key_bindings
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.containers import Container
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import Output
+from prompt_toolkit.styles import Style
+from prompt_toolkit.validation import ValidationError, Validator
+from prompt_toolkit.widgets import CheckboxList, RadioList
+
+T = TypeVar("T")
+
+STYLE = Style.from_dict(
+    {
+        "prompt": "bold",
+        "toolbar": "reverse",
+        "error": "ansired bold",
+        "muted": "ansibrightblack",
+        "required": "ansired bold",
+        "problem": "ansired",
+        "picked": "bold",
+        "checkbox-selected": "reverse",
+        "radio-number": "ansibrightblack",
+        "validation-toolbar": "ansired bold",
+    }
+)
+
+
+class Declined(Exception):
+    """The person pressed the decline key."""
+
+
+class Cancelled(Exception):
+    """The person pressed the cancel key (or the terminal went away)."""
+
+
+def _always(decline: bool) -> KeyBindings:
+    kb = KeyBindings()
+
+    @kb.add("c-c", eager=True)
+    @kb.add("<sigint>")
+    def _cancel(event: KeyPressEvent) -> None:
+        event.app.exit(exception=Cancelled())
+
+    if decline:
+
+        @kb.add("c-d", eager=True)
+        def _decline(event: KeyPressEvent) -> None:
+            event.app.exit(exception=Declined())
+
+    return kb
+
+
+def _shortcuts(keys: Mapping[str, Any]) -> KeyBindings:
+    kb = KeyBindings()
+    for key, value in keys.items():
+
+        def _choose(event: KeyPressEvent, value: Any = value) -> None:
+            event.app.exit(result=value)
+
+        kb.add(key, eager=True)(_choose)
+    return kb
+
+
+class _Check(Validator):
+    """Inline validation: the sentence from `check` appears under the input, Enter is refused."""
+
+    def __init__(self, check: Callable[[str], str | None]) -> None:
+        self._check = check
+
+    def validate(self, document: Document) -> None:
+        problem = self._check(document.text)
+        if problem is not None:
+            raise ValidationError(message=problem, cursor_position=len(document.text))
+
+
+@dataclass
+class Screens:
+    """Where the screens run (the terminal's input and output) and which one is up now."""
+
+    input: Input | None = None
+    output: Output | None = None
+    current: Application[Any] | None = None
+
+    async def _run(self, app: Application[T]) -> T:
+        self.current = app
+        try:
+            return await app.run_async()
+        except (KeyboardInterrupt, EOFError):
+            raise Cancelled() from None
+        finally:
+            self.current = None
+
+    def _app(self, body: list[Container], toolbar: AnyFormattedText, keys: KeyBindingsBase, **kw: Any) -> Any:
+        bar = Window(FormattedTextControl(toolbar), style="class:toolbar", height=1)
+        return Application(
+            layout=Layout(HSplit([*body, Window(), bar])),
+            key_bindings=keys,
+            style=STYLE,
+            erase_when_done=True,
+            input=self.input,
+            output=self.output,
+            **kw,
+        )
+
+    async def text(
+        self,
+        message: AnyFormattedText,
+        *,
+        default: str,
+        check: Callable[[str], str | None],
+        toolbar: AnyFormattedText,
+    ) -> str:
+        """A line of text, pre-filled with `default`; Enter is refused while `check` objects."""
+        session: PromptSession[str] = PromptSession(
+            input=self.input,
+            output=self.output,
+            style=STYLE,
+            erase_when_done=True,
+            key_bindings=_always(decline=True),
+            bottom_toolbar=toolbar,
+            validator=_Check(check),
+            validate_while_typing=False,
+        )
+        prompt = [*to_formatted_text(message), ("", "\n"), ("class:prompt", "▶ ")]
+        self.current = session.app
+        try:
+            return await session.prompt_async(prompt, default=default)
+        except (KeyboardInterrupt, EOFError):
+            raise Cancelled() from None
+        finally:
+            self.current = None
+
+    async def one(
+        self,
+        message: AnyFormattedText,
+        options: Sequence[tuple[T, AnyFormattedText]],
+        *,
+        default: T | None,
+        toolbar: AnyFormattedText,
+        keys: Mapping[str, T] | None = None,
+        decline: bool = True,
+    ) -> T:
+        """One of `options`: arrows or digits move, Enter or a shortcut key chooses."""
+        radio = RadioList(
+            values=options,
+            default=default,
+            show_numbers=len(options) <= 9,
+            select_on_focus=True,
+            open_character="",
+            select_character="▶",
+            close_character="",
+            selected_style="class:picked",
+            checked_style="class:picked",
+            show_cursor=False,
+            show_scrollbar=False,
+        )
+        kb = _shortcuts(keys or {})
+
+        @kb.add("enter", eager=True)
+        def _enter(event: KeyPressEvent) -> None:
+            event.app.exit(result=radio.current_value)
+
+        body: list[Container] = [_label(message), radio.__pt_container__()]
+        return await self._run(self._app(body, toolbar, merge_key_bindings([_always(decline), kb])))
+
+    async def many(
+        self,
+        message: AnyFormattedText,
+        options: Sequence[tuple[T, AnyFormattedText]],
+        *,
+        default: Sequence[T],
+        check: Callable[[list[T]], str | None],
+        toolbar: AnyFormattedText,
+    ) -> list[T]:
+        """Several of `options`: Space ticks, Enter finishes once `check` agrees."""
+        boxes = CheckboxList(values=options, default_values=default)
+        boxes.show_scrollbar = False
+        refused: list[tuple[str, list[T]]] = []  # the last refusal, and the ticks it was about
+
+        def status() -> AnyFormattedText:
+            if refused and refused[0][1] == boxes.current_values:
+                return [("class:error", f"  {refused[0][0]}")]
+            return [("class:muted", f"  {len(boxes.current_values)} chosen")]
+
+        kb = KeyBindings()
+
+        @kb.add("enter", eager=True)
+        def _enter(event: KeyPressEvent) -> None:
+            chosen = [value for value, _ in options if value in boxes.current_values]
+            problem = check(chosen)
+            if problem is None:
+                event.app.exit(result=chosen)
+            else:
+                refused[:] = [(problem, list(boxes.current_values))]
+
+        body: list[Container] = [_label(message), boxes.__pt_container__(), _label(status)]
+        return await self._run(self._app(body, toolbar, merge_key_bindings([_always(True), kb])))
+
+    async def live(
+        self,
+        body: Callable[[], AnyFormattedText],
+        *,
+        keys: Mapping[str, T],
+        toolbar: AnyFormattedText,
+        refresh: float = 0.5,
+    ) -> T:
+        """A panel redrawn every `refresh` seconds until one of `keys` is pressed."""
+        kb = merge_key_bindings([_always(decline=False), _shortcuts(keys)])
+        return await self._run(self._app([_label(body)], toolbar, kb, refresh_interval=refresh))
+
+
+def _label(text: AnyFormattedText) -> Window:
+    return Window(FormattedTextControl(text), dont_extend_height=True, wrap_lines=True)

@@ -1,0 +1,169 @@
+"""`ElicitingClient`: an `mcp.Client` whose elicitation is answered by an `ElicitationHandler`.
+
+It is the only place elicitkit reaches below the SDK's public API. mcp 2.3.0 declares both
+`form` and `url` whenever an elicitation callback is set, with no switch; `_build_session`
+swaps in a capability builder that declares exactly the configured modes (C-01), on every
+path the SDK builds capabilities from (initialize, discover, the 2026-07-28 per-request
+`_meta`). tests/client/test_wire.py pins the result on the wire.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.client import Client, ClientSession, Transport
+from mcp.client._input_required import DEFAULT_INPUT_REQUIRED_MAX_ROUNDS
+from mcp.client._memory import InMemoryTransport
+from mcp.client.caching import CacheMode
+from mcp.client.session import IncomingMessage, MessageHandlerFnT
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.dispatcher import ProgressFnT
+from mcp_types import (
+    CallToolResult,
+    ClientCapabilities,
+    GetPromptResult,
+    InputResponses,
+    ReadResourceResult,
+    RequestParamsMeta,
+)
+
+from elicitkit.client._association import RequestWatch, WatchedTransport
+from elicitkit.client.handler import ElicitationHandler, ServerElicitations
+from elicitkit.client.retry import until_urls_complete
+
+
+def _transport_for(server: str | StdioServerParameters | Transport | Server[Any] | MCPServer) -> Transport:
+    if isinstance(server, str):
+        return streamable_http_client(server)
+    if isinstance(server, StdioServerParameters):
+        return stdio_client(server)
+    if isinstance(server, Server | MCPServer):
+        return InMemoryTransport(server)
+    return server
+
+
+@dataclass
+class ElicitingClient(Client):
+    """An `mcp.Client` that answers elicitation under `handler`'s rules and waits out -32042.
+
+    `call_tool`, `get_prompt` and `read_resource` keep their SDK signatures; a -32042 answer is
+    handled by `until_urls_complete` and the call retried, so a caller sees the final result or
+    one of `elicitkit.client.errors`.
+    """
+
+    handler: ElicitationHandler | None = field(default=None, kw_only=True)
+    elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.handler is None:
+            raise TypeError("ElicitingClient needs handler=ElicitationHandler(...).")
+        if self.elicitation_callback is not None:
+            raise ValueError(
+                "ElicitingClient answers elicitation with its handler; omit elicitation_callback."
+            )
+        watch = RequestWatch()
+        self.elicitations = ServerElicitations(self.handler, watch)
+        self.elicitation_callback = self.elicitations
+        self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
+        if self.input_required_max_rounds == DEFAULT_INPUT_REQUIRED_MAX_ROUNDS:
+            self.input_required_max_rounds = self.handler.input_rounds
+        self.server = WatchedTransport(_transport_for(self.server), watch)
+        super().__post_init__()
+
+    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
+        session = await super()._build_session(exit_stack)
+        sdk_build = session._build_capabilities
+        declared = self.elicitations.handler.capability
+
+        def declare_configured_modes(version: str) -> ClientCapabilities:
+            return sdk_build(version).model_copy(update={"elicitation": declared})
+
+        session._build_capabilities = declare_configured_modes  # type: ignore[method-assign]
+        return session
+
+    async def __aenter__(self) -> ElicitingClient:
+        await super().__aenter__()
+        info = self.server_info
+        if info is not None:
+            self.elicitations.learn_server_name(info.title or info.name)
+        return self
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        read_timeout_seconds: float | None = None,
+        progress_callback: ProgressFnT | None = None,
+        *,
+        input_responses: InputResponses | None = None,
+        request_state: str | None = None,
+        meta: RequestParamsMeta | None = None,
+    ) -> CallToolResult:
+        """`mcp.Client.call_tool`, retried after the URL elicitations a -32042 lists complete (C-21)."""
+        call = super().call_tool
+        return await until_urls_complete(
+            self.elicitations,
+            lambda: call(
+                name,
+                arguments,
+                read_timeout_seconds,
+                progress_callback,
+                input_responses=input_responses,
+                request_state=request_state,
+                meta=meta,
+            ),
+        )
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, str] | None = None,
+        *,
+        input_responses: InputResponses | None = None,
+        request_state: str | None = None,
+        meta: RequestParamsMeta | None = None,
+    ) -> GetPromptResult:
+        """`mcp.Client.get_prompt`, with the same -32042 handling as `call_tool`."""
+        get = super().get_prompt
+        return await until_urls_complete(
+            self.elicitations,
+            lambda: get(
+                name, arguments, input_responses=input_responses, request_state=request_state, meta=meta
+            ),
+        )
+
+    async def read_resource(
+        self,
+        uri: str,
+        *,
+        input_responses: InputResponses | None = None,
+        request_state: str | None = None,
+        meta: RequestParamsMeta | None = None,
+        cache_mode: CacheMode = "use",
+    ) -> ReadResourceResult:
+        """`mcp.Client.read_resource`, with the same -32042 handling as `call_tool`."""
+        read = super().read_resource
+        return await until_urls_complete(
+            self.elicitations,
+            lambda: read(
+                uri,
+                input_responses=input_responses,
+                request_state=request_state,
+                meta=meta,
+                cache_mode=cache_mode,
+            ),
+        )
+
+
+def _tee(first: MessageHandlerFnT, then: MessageHandlerFnT | None) -> MessageHandlerFnT:
+    async def handle(message: IncomingMessage) -> None:
+        await first(message)
+        if then is not None:
+            await then(message)
+
+    return handle

@@ -1,0 +1,19 @@
+"""What a caller of a held tool call can meet (C-21), each with a sentence saying what happened."""
+
+from __future__ import annotations
+
+
+class ElicitationError(Exception):
+    """Base class: a call could not go on because of an elicitation."""
+
+
+class ElicitationDeclinedError(ElicitationError):
+    """The person did not consent to a URL the server needs (or it was blocked); the call was not retried."""
+
+
+class ElicitationCancelledError(ElicitationError):
+    """The person stopped waiting for a URL elicitation to complete; the call was not retried."""
+
+
+class ElicitationLoopError(ElicitationError):
+    """The server asked again for elicitations that had already completed: retrying would never end."""

@@ -1,0 +1,285 @@
+"""The client rules for `elicitation/create`, and the one place that hands questions to a UI.
+
+`ElicitationHandler` is the configuration a host writes once (modes, UI, limits, timeouts).
+Each connection gets its own `ServerElicitations`, which answers one server's requests: it
+checks the mode (C-02, C-04) and the tie to a client request (C-03), applies the rate limit
+(C-31), fills defaults and validates answers (C-10..C-12), inspects URLs and opens them only
+after consent (C-22), and names the server asking (C-30).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import webbrowser
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+from mcp.client import ClientRequestContext
+from mcp.client.session import IncomingMessage
+from mcp_types import (
+    INVALID_PARAMS,
+    ElicitationCapability,
+    ElicitCompleteNotification,
+    ElicitRequestFormParams,
+    ElicitRequestParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    ErrorData,
+    FormElicitationCapability,
+    UrlElicitationCapability,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from elicitkit import schema, urls
+from elicitkit.client._association import RequestWatch
+from elicitkit.client.completions import Completions
+from elicitkit.client.limits import RateLimit, TokenBucket
+from elicitkit.client.ui import Accept, Cancel, ElicitationUI, FormQuestion, Reply, UrlQuestion
+
+if TYPE_CHECKING:
+    from mcp.client import Transport
+    from mcp.client.client import ConnectMode
+    from mcp.client.session import MessageHandlerFnT
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.server import Server
+    from mcp.server.mcpserver import MCPServer
+
+    from elicitkit.client.eliciting import ElicitingClient
+
+logger = logging.getLogger("elicitkit.client")
+
+Mode = Literal["form", "url"]
+Action = Literal["accept", "decline", "cancel"]
+UrlOpener = Callable[[str], bool]
+
+_CANCEL = Cancel()
+_FLOOD_NOTICE_EVERY = 30.0
+
+DEFAULT_INPUT_ROUNDS = 10_000
+"""2026-07-28 rounds before giving up. The SDK polls a waiting server at most every 250 ms, so
+its default of 10 rounds gives up after about 2 s; 10 000 allows about 40 minutes, time for a
+person to finish a browser flow."""
+
+
+def open_in_system_browser(url: str) -> bool:
+    """Open `url` in the system browser: `webbrowser` only, never a shell, never fetched (C-22)."""
+    return webbrowser.open(url, new=2)
+
+
+@dataclass
+class ElicitationHandler:
+    """How this client answers elicitation: which modes, which UI, what limits and timeouts.
+
+    `modes` ("form", "url" or both) is declared exactly as given (C-01). `wait_timeout` is how
+    long a call held by -32042 waits for completion notices before the person is pressed to
+    retry or cancel (C-21). `input_rounds` caps the 2026-07-28 rounds. `open_url` is the system
+    browser unless a test injects a recorder.
+    """
+
+    ui: ElicitationUI
+    modes: str | Collection[str] = ("form",)
+    rate_limit: RateLimit = field(default_factory=RateLimit)
+    wait_timeout: float = 300.0
+    input_rounds: int = DEFAULT_INPUT_ROUNDS
+    allow_http: bool = False
+    server_name: str | None = None
+    open_url: UrlOpener = open_in_system_browser
+    _turn: anyio.Lock | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.modes, str):
+            self.modes = (self.modes,)
+        unknown = set(self.modes) - {"form", "url"}
+        if unknown or not self.modes:
+            raise ValueError(
+                f"modes must be a non-empty choice of 'form' and 'url', not {sorted(self.modes)!r}."
+            )
+
+    @property
+    def capability(self) -> ElicitationCapability:
+        """The `elicitation` capability object to declare: exactly the configured modes (C-01)."""
+        return ElicitationCapability(
+            form=FormElicitationCapability() if "form" in self.modes else None,
+            url=UrlElicitationCapability() if "url" in self.modes else None,
+        )
+
+    def ui_turn(self) -> anyio.Lock:
+        """One question on the UI at a time, across every server this handler answers for."""
+        if self._turn is None:
+            self._turn = anyio.Lock()
+        return self._turn
+
+    def connect(
+        self,
+        server: str | StdioServerParameters | Transport | Server[Any] | MCPServer,
+        *,
+        mode: ConnectMode = "auto",
+        message_handler: MessageHandlerFnT | None = None,
+        **client_options: Any,
+    ) -> ElicitingClient:
+        """An `mcp.Client` for `server` (URL, stdio parameters or Transport) answering with this handler."""
+        from elicitkit.client.eliciting import ElicitingClient
+
+        return ElicitingClient(
+            server, handler=self, mode=mode, message_handler=message_handler, **client_options
+        )
+
+
+class ServerElicitations:
+    """Answers one server's elicitation requests and completion notices, under `handler`'s rules."""
+
+    def __init__(self, handler: ElicitationHandler, watch: RequestWatch | None = None) -> None:
+        self.handler = handler
+        self.completions = Completions()
+        self._watch = watch
+        self._bucket = TokenBucket(handler.rate_limit)
+        self._waiting = 0
+        self._last_flood_notice = -_FLOOD_NOTICE_EVERY
+        self._server_name = handler.server_name
+
+    @property
+    def waiting(self) -> int:
+        """Questions from this server shown or queued right now (at most `rate_limit.max_waiting`)."""
+        return self._waiting
+
+    # -- who is asking (C-30)
+
+    def server_name(self, context: ClientRequestContext | None = None) -> str:
+        if self._server_name is None and context is not None:
+            info = context.session.server_info
+            if info is not None:
+                self._server_name = info.title or info.name
+        return self._server_name or "An MCP server"
+
+    def learn_server_name(self, name: str | None) -> None:
+        if self._server_name is None and name:
+            self._server_name = name
+
+    # -- the elicitation callback
+
+    async def __call__(
+        self, context: ClientRequestContext, params: ElicitRequestParams
+    ) -> ElicitResult | ErrorData:
+        refusal = self._refusal(context, params)
+        if refusal is not None:
+            logger.warning("refused elicitation/create from %s: %s", self.server_name(context), refusal)
+            return ErrorData(code=INVALID_PARAMS, message=refusal)
+        if not self._admit():
+            return ElicitResult(action="cancel")
+        self._waiting += 1
+        try:
+            async with self.handler.ui_turn():
+                if isinstance(params, ElicitRequestFormParams):
+                    return await self._ask_form(self.server_name(context), params)
+                return await self._ask_url(self.server_name(context), params)
+        finally:
+            self._waiting -= 1
+
+    def _refusal(self, context: ClientRequestContext, params: ElicitRequestParams) -> str | None:
+        """Why this request gets -32602 (C-02, C-03, C-04), or None when it may reach the person."""
+        # C-04: a request without `mode` is a form request, even if it carries a `url`.
+        if isinstance(params, ElicitRequestURLParams) and "mode" not in params.model_fields_set:
+            return "A request without 'mode' is a form request and needs 'requestedSchema'."
+        if params.mode not in self.handler.modes:
+            return f"This client did not declare elicitation mode {params.mode!r}."
+        if isinstance(params, ElicitRequestFormParams):
+            broken = [p for p in schema.validate(params.requested_schema, {}) if p.code == "invalid-schema"]
+            if broken:
+                return f"requestedSchema is outside the form-mode subset: {broken[0].message}"
+        on_wire = self._watch.arrived_on_wire(context.request_id) if self._watch is not None else None
+        modern = context.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if on_wire is None and not modern and self._watch is not None:
+            return "elicitation/create is not associated with a client request in flight."
+        if on_wire is not None and (modern or not on_wire):
+            return "elicitation/create is not associated with a client request in flight."
+        if isinstance(params, ElicitRequestURLParams) and not modern and not params.elicitation_id:
+            return "A URL-mode request needs an 'elicitationId'."
+        return None
+
+    def _admit(self) -> bool:
+        """C-31: within the rate, and room among the questions waiting; else answer cancel."""
+        if self._waiting < self.handler.rate_limit.max_waiting and self._bucket.take():
+            return True
+        logger.info("answered 'cancel' to an elicitation from %s: rate limit", self.server_name())
+        now = time.monotonic()
+        if now - self._last_flood_notice >= _FLOOD_NOTICE_EVERY:
+            self._last_flood_notice = now
+            self._notice(f"{self.server_name()} is asking too often; extra questions are dismissed.")
+        return False
+
+    async def _ask_form(self, server: str, params: ElicitRequestFormParams) -> ElicitResult:
+        """C-10..C-12: start from the defaults, and never send an answer that fails validation."""
+        requested = params.requested_schema
+        initial: dict[str, Any] = schema.defaults(requested)
+        problems: list[schema.ValidationProblem] = []
+        while True:
+            question = FormQuestion(server, params.message, requested, initial, tuple(problems))
+            reply = await self._ask(self.handler.ui.ask_form, question)
+            if not isinstance(reply, Accept):
+                return ElicitResult(action=reply.action)
+            content = dict(reply.content or {})
+            problems = schema.validate(requested, content)
+            if not problems:
+                return ElicitResult(action="accept", content=content)
+            initial = content
+
+    async def _ask_url(self, server: str, params: ElicitRequestURLParams) -> ElicitResult:
+        """C-22: inspect, ask, and open in the system browser only after Accept; never for a blocked URL."""
+        action = await self._consent_and_open(server, params.message, params.url)
+        if action != "accept":
+            return ElicitResult(action=action)
+        if params.elicitation_id:
+            self.completions.expect(params.elicitation_id, params.message)
+        return ElicitResult(action="accept")
+
+    async def consent_and_open(self, message: str, url: str) -> Action:
+        """Ask consent to open `url` (waiting for the UI's turn) and open it on "accept"."""
+        async with self.handler.ui_turn():
+            return await self._consent_and_open(self.server_name(), message, url)
+
+    async def _consent_and_open(self, server: str, message: str, url: str) -> Action:
+        report = urls.inspect(url, allow_http=self.handler.allow_http)
+        if report.verdict == "block":
+            reasons = "; ".join(w.message for w in report.warnings if w.severity == "block")
+            self._notice(f"{server} asked to open a URL that was blocked and not opened: {reasons}")
+            return "decline"
+        reply = await self._ask(self.handler.ui.ask_url_consent, UrlQuestion(server, message, report))
+        if not isinstance(reply, Accept):
+            return reply.action
+        try:
+            opened = self.handler.open_url(url)
+        except Exception:
+            logger.exception("opening the URL failed")
+            opened = False
+        if not opened:
+            self._notice(f"No browser could be opened; open this URL yourself if you trust it: {url}")
+        return "accept"
+
+    async def _ask(self, ask: Callable[[Any], Any], question: Any) -> Reply:
+        """Call the UI; a UI that fails counts as the person dismissing the question."""
+        try:
+            reply: Reply = await ask(question)
+        except Exception:
+            logger.exception("the elicitation UI failed; answering 'cancel'")
+            return _CANCEL
+        return reply
+
+    def _notice(self, text: str) -> None:
+        try:
+            self.handler.ui.notice(text)
+        except Exception:
+            logger.exception("the elicitation UI failed to show a notice")
+
+    # -- the message handler (C-20)
+
+    async def on_message(self, message: IncomingMessage) -> None:
+        """Record completion notices for pending ids; ignore unknown and repeated ones (C-20)."""
+        if isinstance(message, ElicitCompleteNotification):
+            elicitation_id = message.params.elicitation_id
+            if self.completions.complete(elicitation_id):
+                self._notice(f"{self.server_name()}: an elicitation completed.")
+            else:
+                logger.info("ignored completion notice for unknown or completed id %r", elicitation_id)

@@ -1,0 +1,206 @@
+"""The default `Store`: one SQLite file, WAL mode, readable by its owner only."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any, cast
+
+import aiosqlite
+import anyio
+import platformdirs
+
+from elicitkit.server.identity import User
+from elicitkit.server.store import ACTIVE, TERMINAL, Record, State
+
+__all__ = ["SQLiteStore", "default_store_path"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id TEXT PRIMARY KEY,
+    issuer TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    flow TEXT NOT NULL,
+    message TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    details TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_state_expiry ON records (state, expires_at);
+CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS once (key TEXT PRIMARY KEY, data BLOB NOT NULL, deadline REAL NOT NULL);
+"""
+
+_COLUMNS = "id, issuer, subject, client_id, flow, message, state, created_at, updated_at, expires_at, details"
+
+
+def default_store_path() -> Path:
+    """Where the store lives when the author does not say: the user's data directory."""
+    return Path(platformdirs.user_data_dir("elicitkit", appauthor=False)) / "elicitkit.sqlite3"
+
+
+def _row_to_record(row: Any) -> Record:
+    return Record(
+        id=row[0],
+        user=User(issuer=row[1], subject=row[2]),
+        client_id=row[3],
+        flow=row[4],
+        message=row[5],
+        state=cast(State, row[6]),
+        created_at=row[7],
+        updated_at=row[8],
+        expires_at=row[9],
+        details=json.loads(row[10]),
+    )
+
+
+class SQLiteStore:
+    """A `Store` in a SQLite file (created with mode 0600, its folder 0700).
+
+    One connection per store, opened on first use; SQLite serialises writers, and every
+    state change is one conditional UPDATE, so concurrent completions cannot both win.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        self._db: aiosqlite.Connection | None = None
+        self._lock = anyio.Lock()
+
+    async def _conn(self) -> aiosqlite.Connection:
+        if self._db is not None:
+            return self._db
+        async with self._lock:
+            if self._db is None:
+                self._db = await self._open()
+        return self._db
+
+    async def _open(self) -> aiosqlite.Connection:
+        path = self.path
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Create the file owner-only before SQLite touches it; its -wal/-shm files copy this mode.
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
+        db = await aiosqlite.connect(path)
+        await db.execute("PRAGMA journal_mode=WAL")
+        await db.execute("PRAGMA synchronous=NORMAL")
+        await db.execute("PRAGMA busy_timeout=5000")
+        await db.executescript(_SCHEMA)
+        await db.commit()
+        for suffix in ("-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.chmod(side, 0o600)
+        return db
+
+    async def create(self, record: Record) -> None:
+        db = await self._conn()
+        await db.execute(
+            f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
+            (
+                record.id,
+                record.user.issuer,
+                record.user.subject,
+                record.client_id,
+                record.flow,
+                record.message,
+                record.state,
+                record.created_at,
+                record.updated_at,
+                record.expires_at,
+                json.dumps(record.details),
+            ),
+        )
+        await db.commit()
+
+    async def get(self, record_id: str) -> Record | None:
+        db = await self._conn()
+        async with db.execute(f"SELECT {_COLUMNS} FROM records WHERE id = ?", (record_id,)) as cur:  # noqa: S608
+            row = await cur.fetchone()
+        return None if row is None else _row_to_record(row).effective()
+
+    async def transition(
+        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+    ) -> Record | None:
+        states = list(from_states)
+        if not states:
+            return None
+        now = time.time()
+        sql = (
+            f"UPDATE records SET state = ?, updated_at = ? WHERE id = ? "  # noqa: S608
+            f"AND state IN ({', '.join('?' * len(states))})"
+        )
+        params: list[Any] = [to, now, record_id, *states]
+        if to != "expired":
+            sql += " AND expires_at > ?"
+            params.append(now)
+        if user is not None:
+            sql += " AND issuer = ? AND subject = ?"
+            params += [user.issuer, user.subject]
+        sql += f" RETURNING {_COLUMNS}"
+        db = await self._conn()
+        async with db.execute(sql, params) as cur:
+            row = await cur.fetchone()
+        await db.commit()
+        return None if row is None else _row_to_record(row)
+
+    async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        now = time.time() if now is None else now
+        active, terminal = sorted(ACTIVE), sorted(TERMINAL)
+        db = await self._conn()
+        cur = await db.execute(
+            "UPDATE records SET state = 'expired', updated_at = ? WHERE state IN (?, ?) AND expires_at <= ?",
+            (now, *active, now),
+        )
+        changed = cur.rowcount
+        cur = await db.execute(
+            "DELETE FROM records WHERE state IN (?, ?, ?, ?) AND updated_at < ?",
+            (*terminal, now - keep_for),
+        )
+        changed += cur.rowcount
+        await db.execute("DELETE FROM once WHERE deadline <= ?", (now,))
+        await db.commit()
+        return changed
+
+    async def put_blob(self, key: str, data: bytes) -> None:
+        db = await self._conn()
+        await db.execute("INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)", (key, bytes(data)))
+        await db.commit()
+
+    async def get_blob(self, key: str) -> bytes | None:
+        db = await self._conn()
+        async with db.execute("SELECT data FROM blobs WHERE key = ?", (key,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else bytes(row[0])
+
+    async def delete_blob(self, key: str) -> None:
+        db = await self._conn()
+        await db.execute("DELETE FROM blobs WHERE key = ?", (key,))
+        await db.commit()
+
+    async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        db = await self._conn()
+        await db.execute(
+            "INSERT OR REPLACE INTO once (key, data, deadline) VALUES (?, ?, ?)",
+            (key, bytes(data), time.time() + ttl),
+        )
+        await db.commit()
+
+    async def take_once(self, key: str) -> bytes | None:
+        db = await self._conn()
+        async with db.execute(
+            "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, time.time())
+        ) as cur:
+            row = await cur.fetchone()
+        await db.commit()
+        return None if row is None else bytes(row[0])
+
+    async def close(self) -> None:
+        if self._db is not None:
+            db, self._db = self._db, None
+            await db.close()

@@ -1,0 +1,110 @@
+"""`Elicitation`: what a tool awaits to ask the person behind the client a question.
+
+    server = MCPServer("bookings")
+    elicit = Elicitation(server)
+
+    @server.tool()
+    async def book(city: str, ctx: Context) -> str:
+        match await elicit.form(ctx, f"When do you want to go to {city}?", Trip):
+            case Accepted(value=trip):
+                return f"Booked {city} on {trip.day}"
+            case Declined() | Cancelled():
+                return "Nothing booked"
+
+The same tool works on both protocol revisions: on 2025-11-25 the question is a live
+`elicitation/create` tied to the tool call; on 2026-07-28 it is returned in an
+`InputRequiredResult` and the tool runs again, from the top, with the answer (so code before
+a question must be safe to run again). Every answer is checked strictly before the tool sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, overload
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ElicitRequestFormParams
+
+from elicitkit.server import _forms
+from elicitkit.server._ask import ask
+from elicitkit.server._capabilities import Mode, declared_modes
+from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcome
+from elicitkit.server._rounds import RoundsMiddleware
+
+T = TypeVar("T")
+
+_DECLINED = Declined()
+_CANCELLED = Cancelled()
+
+
+class Elicitation:
+    """Asks questions on behalf of the tools, prompts and resources of one `MCPServer`.
+
+    Creating it installs a small middleware on `server` that carries questions and answers
+    across 2026-07-28 rounds; `timeout` is the default for every question (None: no limit).
+    """
+
+    def __init__(self, server: MCPServer[Any], *, timeout: float | None = None) -> None:
+        self.server = server
+        self.timeout = timeout
+        if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
+            server.middleware.append(RoundsMiddleware(server))
+
+    def supports(self, ctx: Context[Any, Any], mode: Mode = "form") -> bool:
+        """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""
+        return mode in declared_modes(ctx)
+
+    @overload
+    async def form(
+        self,
+        ctx: Context[Any, Any],
+        message: str,
+        schema: type[T],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see ask()
+    ) -> FormOutcome[T]: ...
+
+    @overload
+    async def form(
+        self,
+        ctx: Context[Any, Any],
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see ask()
+    ) -> FormOutcome[dict[str, Any]]: ...
+
+    async def form(
+        self,
+        ctx: Context[Any, Any],
+        message: str,
+        schema: type[Any] | Mapping[str, Any],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see ask()
+    ) -> FormOutcome[Any]:
+        """Ask a form-mode question and return exactly one of `Accepted`, `Declined`, `Cancelled`.
+
+        `schema` is a pydantic model, dataclass or TypedDict (the answer comes back as one), or
+        a raw `requestedSchema` dict (the answer comes back as a dict). `key` names the question
+        in 2026-07-28 `inputRequests` (default: its place in the run); `timeout` overrides the
+        default for this question.
+
+        Raises:
+            ModeNotDeclaredError: the client did not declare form mode; nothing was sent (S-01).
+            NotInRequestError: `ctx` is not handling a tools/call, prompts/get or resources/read (S-02).
+            SchemaRefusedError: the schema breaks the form-mode rules; nothing was sent.
+            InvalidAnswerError: the answer does not match the schema; names the fields (S-13).
+            ElicitationTimeoutError: no answer within the timeout.
+        """
+        form: _forms.Form[Any] = (
+            _forms.for_schema(schema) if isinstance(schema, Mapping) else _forms.for_type(schema)
+        )
+        form.check(message)
+        params = ElicitRequestFormParams(message=message, requested_schema=form.schema)
+        result = await ask(ctx, params, key=key, timeout=self.timeout if timeout is None else timeout)
+        if result.action == "accept":
+            return Accepted(form.read(result.content))
+        return _DECLINED if result.action == "decline" else _CANCELLED

@@ -1,0 +1,143 @@
+"""Exceptions a server author can meet, each with a sentence saying what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    ClientCapabilities,
+    ElicitationCapability,
+    FormElicitationCapability,
+    MissingRequiredClientCapabilityErrorData,
+    UrlElicitationCapability,
+)
+
+if TYPE_CHECKING:
+    from elicitkit.schema import LintFinding, ValidationProblem
+
+# --- Form mode and asking in general (issue 3) ----------------------------------------------
+
+
+class ElicitationError(Exception):
+    """Something stopped a question from being asked or answered; the message says what to do."""
+
+
+class NotInRequestError(ElicitationError, RuntimeError):
+    """Elicitation was attempted outside a client request it could be tied to (S-02).
+
+    A question may only be asked while handling `tools/call`, `prompts/get` or
+    `resources/read`, so that the client knows which request it belongs to.
+    """
+
+
+class ModeNotDeclaredError(ElicitationError, MCPError):
+    """The client did not declare the elicitation mode, so it must not be asked in it (S-01).
+
+    Raised before anything is sent. It is also a protocol error (-32021, missing required
+    client capability, M-04), so left uncaught the request fails with that code and the
+    capability the client would need.
+    """
+
+    def __init__(self, mode: Literal["form", "url"]) -> None:
+        self.mode = mode
+        wanted = (
+            ElicitationCapability(form=FormElicitationCapability())
+            if mode == "form"
+            else ElicitationCapability(url=UrlElicitationCapability())
+        )
+        data = MissingRequiredClientCapabilityErrorData(
+            required_capabilities=ClientCapabilities(elicitation=wanted)
+        )
+        MCPError.__init__(
+            self,
+            code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+            message=(
+                f"The client did not declare {mode}-mode elicitation, so it cannot be asked this "
+                f"question; use a client that declares capabilities.elicitation.{mode}, "
+                "or do without the answer."
+            ),
+            data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
+        )
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class SchemaRefusedError(ElicitationError, ValueError):
+    """The form schema breaks the form-mode rules, so the question was not sent (S-10..S-12)."""
+
+    def __init__(self, findings: Sequence[LintFinding]) -> None:
+        self.findings = tuple(findings)
+        detail = "; ".join(f"{f.pointer or '/'}: {f.message}" for f in self.findings)
+        super().__init__(
+            f"The form schema was not sent because it breaks the form-mode rules ({detail}); "
+            "fix the schema, or ask for secrets with URL mode."
+        )
+
+
+class InvalidAnswerError(ElicitationError, ToolError):
+    """The client accepted with content that does not match the schema; nothing was coerced (S-13).
+
+    `fields` names the offending properties (empty when the answer as a whole is wrong);
+    `problems` has one entry per thing wrong. Left uncaught in a tool, the call ends as a
+    tool error carrying this message.
+    """
+
+    def __init__(self, problems: Sequence[ValidationProblem]) -> None:
+        self.problems = tuple(problems)
+        self.fields = tuple(dict.fromkeys(p.field for p in self.problems if p.field is not None))
+        detail = " ".join(m if m.endswith(".") else f"{m}." for m in (p.message for p in self.problems))
+        super().__init__(f"The answer to the form was rejected: {detail} Ask again, or tell the user what to fix.")
+
+
+class ElicitationTimeoutError(ElicitationError, ToolError):
+    """No answer came within the timeout the tool set; the tool goes on without one."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        super().__init__(
+            f"No answer to the question arrived within {timeout:g} seconds; "
+            "ask again, or go on without the answer."
+        )
+
+
+# --- URL mode (issue 5) -------------------------------------------------------------------
+
+
+class UrlModeError(ElicitationError):
+    """Something stopped a URL-mode elicitation; the message says what to do."""
+
+
+class IdentityRequiredError(UrlModeError, ToolError):
+    """URL mode has no verified user to bind the elicitation to (S-30, S-31).
+
+    Left uncaught in a tool, the call ends as a tool error carrying this message.
+    """
+
+
+class UrlElicitationNotCompletedError(UrlModeError, ToolError):
+    """The person declined or cancelled the URL-mode elicitation, or it expired first.
+
+    `state` is the record's final state ("declined", "cancelled", "expired"). Left uncaught in
+    a tool, the call ends as a tool error carrying this message.
+    """
+
+    def __init__(self, state: str, message: str | None = None) -> None:
+        self.state = state
+        super().__init__(
+            message
+            or f"The URL elicitation ended as {state!r} without an answer; "
+            "ask again if the user wants to retry."
+        )
+
+
+class VaultKeyError(UrlModeError):
+    """The vault has no usable key: a start-up error, never a plaintext fallback."""
+
+
+class VaultDecryptError(UrlModeError):
+    """A sealed value could not be opened: wrong or missing key, or the bytes were altered."""

@@ -1,0 +1,260 @@
+"""URL mode for a server: records, pages, the three ways a tool waits, and the completion notice.
+
+One `UrlMode` per server holds the store, the vault, the bus and the pages. Flows (`Secret`,
+and later OAuth connections) call `UrlMode.ask(ctx, flow)`, which binds a record to the
+verified user and waits in the way the connection allows, with the same tool code:
+
+- 2025-11-25, `wait="live"`: a URL-mode `elicitation/create` tied to the tool call, then the
+  tool waits until the page completes the record.
+- 2025-11-25, `wait="error"`: the call fails with -32042 listing the elicitation; the client
+  retries once the completion notice arrives.
+- 2026-07-28: the call returns an input request; the round's `requestState` names the record
+  (the SDK seals it and binds it to the user); each retry is checked against the store and the
+  user, and finds the record completed once the page is done.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
+
+import anyio
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
+from mcp_types import INVALID_PARAMS, ElicitRequest, ElicitRequestURLParams
+from starlette.routing import Route
+
+from elicitkit.server._ask import ask, request_in_flight
+from elicitkit.server._capabilities import require_mode
+from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.bus import Bus, LocalBus
+from elicitkit.server.errors import UrlElicitationNotCompletedError, UrlModeError
+from elicitkit.server.identity import BrowserIdentity, Caller, McpIdentity
+from elicitkit.server.store import ACTIVE, Record, State, Store
+from elicitkit.server.vault import KeyRing, Vault
+from elicitkit.server.web.login import OAuthLogin
+from elicitkit.server.web.site import Flow, Site
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.session import ServerSession
+
+__all__ = ["RequestStateRejectedError", "UrlMode", "Wait"]
+
+logger = logging.getLogger(__name__)
+
+Wait = Literal["live", "error"]
+_SWEEP_EVERY = 60.0
+
+
+class RequestStateRejectedError(MCPError):
+    """A 2026-07-28 retry named an elicitation that is not this user's (or not one at all)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            code=INVALID_PARAMS,
+            message="requestState does not name a URL elicitation of this user; "
+            "call the tool again without it.",
+        )
+
+
+class UrlMode:
+    """URL-mode elicitation for one MCP server.
+
+    `keys` defaults to `KeyRing.from_env()` (a missing key stops start-up), `store` to a
+    `SQLiteStore` in the user's data directory, `bus` to a `LocalBus`, `identity` to the
+    verified MCP token (`McpIdentity()`). `public_url` is the origin the pages are reached at
+    (the MCP server's own; `loopback()` sets it for stdio servers).
+    """
+
+    def __init__(
+        self,
+        *,
+        browser: BrowserIdentity,
+        public_url: str | None = None,
+        keys: KeyRing | None = None,
+        store: Store | None = None,
+        bus: Bus | None = None,
+        identity: McpIdentity | None = None,
+        wait: Wait = "live",
+        ttl: float = 900.0,
+        server_name: str = "This server",
+    ) -> None:
+        self.keys = keys if keys is not None else KeyRing.from_env()
+        self.store: Store = store if store is not None else SQLiteStore()
+        self.vault = Vault(self.keys, self.store)
+        self.bus: Bus = bus if bus is not None else LocalBus()
+        self.identity = identity if identity is not None else McpIdentity()
+        self.browser = browser
+        self.wait: Wait = wait
+        self.ttl = ttl
+        self.flows: dict[str, Flow] = {}
+        self.site = Site(
+            server_name=server_name,
+            store=self.store,
+            keys=self.keys,
+            bus=self.bus,
+            browser=browser,
+            flows=self.flows,
+            public_url=public_url or "",
+        )
+        self._last_sweep = 0.0
+
+    # -- setup -----------------------------------------------------------------------------
+
+    def add(self, flow: Flow) -> None:
+        if flow.name in self.flows:
+            raise UrlModeError(
+                f"A URL-mode flow named {flow.name!r} exists already; give each flow its own name."
+            )
+        self.flows[flow.name] = flow
+
+    def install(self, server: MCPServer[Any]) -> None:
+        """Mount the pages on the server's own Starlette app and let tools ask in 2026-07-28 rounds."""
+        if self.site.server_name == "This server":
+            self.site.server_name = server.name
+        auth = server.settings.auth
+        if auth is not None and self.identity.issuer is None:
+            self.identity.issuer = str(auth.issuer_url).rstrip("/")
+        if isinstance(self.browser, OAuthLogin) and self.browser.token_verifier is None:
+            self.browser.token_verifier = server._token_verifier  # pyright: ignore[reportPrivateUsage]
+        for route in self.site.routes():
+            assert isinstance(route, Route)
+            methods = sorted(route.methods or {"GET"})
+            server.custom_route(route.path, methods=methods, include_in_schema=False)(route.endpoint)
+        if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
+            server.middleware.append(RoundsMiddleware(server))  # the 2026-07-28 rounds, shared with forms
+
+    @asynccontextmanager
+    async def loopback(self, *, port: int = 0) -> AsyncIterator[str]:
+        """Serve the pages on 127.0.0.1 for a stdio server; yields the public URL.
+
+        Threat model (docs/url-mode.md): anything on this machine can reach the port, so the
+        pages still check the browser person against the record's user; only the local
+        machine's users and processes can try.
+        """
+        import uvicorn
+        from starlette.applications import Starlette
+
+        app = Starlette(routes=self.site.routes())
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+        server = uvicorn.Server(config)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
+                await anyio.sleep(0.01)
+            bound = server.servers[0].sockets[0].getsockname()[1]
+            self.site.public_url = f"http://127.0.0.1:{bound}"
+            try:
+                yield self.site.public_url
+            finally:
+                server.should_exit = True
+
+    async def sweep(self) -> int:
+        """Expire overdue records and drop old finished ones (also runs now and then by itself)."""
+        self._last_sweep = time.time()
+        return await self.store.sweep()
+
+    # -- asking ----------------------------------------------------------------------------
+
+    async def ask(
+        self, ctx: Context[Any, Any], flow: Flow, message: str, details: Mapping[str, Any]
+    ) -> Record:
+        """Run `flow` for the current user until its record is completed, and return it.
+
+        Raises:
+            IdentityRequiredError: there is no verified user to bind the record to (S-30, S-31).
+            ModeNotDeclaredError: the client did not declare URL mode; nothing was sent (S-01).
+            UrlElicitationRequiredError: the -32042 waiting style; the client retries later (S-24).
+            UrlElicitationNotCompletedError: the person declined, cancelled or let it expire.
+        """
+        if flow.name not in self.flows:
+            self.add(flow)
+        request_in_flight(ctx)
+        require_mode(ctx, "url")
+        caller = self.identity.caller()
+        if uses_rounds(ctx.protocol_version):
+            return await self._ask_in_rounds(ctx, caller, flow, message, details)
+        record = await self._new_record(caller, flow, message, details)
+        url = self.site.url_for(record.id)
+        params = ElicitRequestURLParams(message=message, url=url, elicitation_id=record.id)
+        if self.wait == "error":
+            self._notify_on_finish(record.id, ctx.session, related_request_id=None)
+            raise UrlElicitationRequiredError([params])
+        finished = self._notify_on_finish(record.id, ctx.session, related_request_id=ctx.request_id)
+        answer = await ask(ctx, params)
+        if answer.action != "accept":  # S-22: accept is consent to open, not completion
+            await self._close(record, "declined" if answer.action == "decline" else "cancelled")
+        with anyio.move_on_after(max(0.0, record.expires_at - time.time())):
+            await finished.wait()
+        return await self._outcome(record)
+
+    async def _new_record(
+        self, caller: Caller, flow: Flow, message: str, details: Mapping[str, Any]
+    ) -> Record:
+        if time.time() - self._last_sweep > _SWEEP_EVERY:
+            await self.sweep()
+        record = Record.new(
+            caller.user, caller.client_id, flow.name, message, ttl=self.ttl, details=dict(details)
+        )
+        await self.store.create(record)
+        return record
+
+    def _notify_on_finish(
+        self, record_id: str, session: ServerSession, *, related_request_id: str | int | None
+    ) -> anyio.Event:
+        """Send the completion notice to this session, and no other, when the record finishes (S-23)."""
+        finished = anyio.Event()
+
+        async def deliver(elicitation_id: str) -> None:
+            try:
+                await session.send_elicit_complete(elicitation_id, related_request_id=related_request_id)
+            except Exception as exc:  # the session may be gone; the retry path still works
+                logger.info("completion notice not delivered: %s", type(exc).__name__)
+            finally:
+                finished.set()
+
+        self.bus.subscribe(record_id, deliver)
+        return finished
+
+    async def _close(self, record: Record, state: State) -> NoReturn:
+        await self.store.transition(record.id, from_states=ACTIVE, to=state, user=record.user)
+        await self.bus.publish(record.id)
+        raise UrlElicitationNotCompletedError(state)
+
+    async def _outcome(self, record: Record) -> Record:
+        final = await self.store.get(record.id)
+        if final is not None and final.state == "completed":
+            return final
+        if final is not None and final.state in ACTIVE:
+            await self.store.transition(record.id, from_states=ACTIVE, to="expired")
+        raise UrlElicitationNotCompletedError(final.state if final is not None else "expired")
+
+    async def _ask_in_rounds(
+        self, ctx: Context[Any, Any], caller: Caller, flow: Flow, message: str, details: Mapping[str, Any]
+    ) -> Record:
+        """2026-07-28: the round's sealed state names the record; every retry re-reads the store."""
+        current = current_round(ctx)
+        key = f"elicitkit.url.{flow.name}"
+        named = current.notes.get(key)
+        if named is None:
+            record = await self._new_record(caller, flow, message, details)
+            current.notes[key] = record.id
+        else:
+            found = await self.store.get(named) if isinstance(named, str) else None
+            if found is None or found.user != caller.user or found.client_id != caller.client_id:
+                logger.warning("2026-07-28 retry refused: its state names no URL elicitation of this user")
+                raise RequestStateRejectedError()
+            if found.state == "completed":
+                return found
+            if found.state not in ACTIVE:
+                raise UrlElicitationNotCompletedError(found.state)
+            record = found
+        params = ElicitRequestURLParams(message=record.message, url=self.site.url_for(record.id))
+        answer = await ask(ctx, params, key=key)  # first round: ends here with the input request
+        if answer.action != "accept":
+            await self._close(record, "declined" if answer.action == "decline" else "cancelled")
+        current.ask(key, ElicitRequest(params=params))  # consented, not finished yet: ask again (M-03)

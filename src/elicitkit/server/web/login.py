@@ -1,0 +1,205 @@
+"""`OAuthLogin`: learn who the person in the browser is by a login at the MCP tokens' issuer.
+
+A separate OAuth client of the same authorization server runs the authorization code flow
+with PKCE (authlib does the protocol). The token it gets is checked by the same
+`TokenVerifier` that checks MCP tokens, so the browser person and the MCP user come out of
+one derivation (issuer + subject) and can be compared. The `state` is random, single-use,
+short-lived, bound to this browser's session and matched exactly (S-35).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import httpx
+from authlib.common.security import generate_token  # type: ignore[import-untyped]
+from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
+from mcp.server.auth.provider import TokenVerifier
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from elicitkit.server.identity import User, user_from_token
+
+if TYPE_CHECKING:
+    from elicitkit.server.store import Store
+    from elicitkit.server.web.site import BrowserSession, Site
+
+__all__ = ["OAuthLogin"]
+
+logger = logging.getLogger(__name__)
+
+_STATE_TTL = 600.0
+CALLBACK_PATH = "/elicit/login/callback"
+
+
+class OAuthLogin:
+    """A `BrowserIdentity` that signs the person in at `issuer_url` (authorization code + PKCE).
+
+    `client_id` (and `client_secret` for a confidential client) name this login's own client
+    at the authorization server, registered with the redirect URI `<public url>/elicit/login/callback`;
+    leave `client_id` out to register a public client dynamically (RFC 7591) on first use.
+    `token_verifier` defaults to the MCP server's own when installed with `UrlMode.install`.
+    """
+
+    def __init__(
+        self,
+        issuer_url: str,
+        *,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        scopes: Sequence[str] = (),
+        resource: str | None = None,
+        token_verifier: TokenVerifier | None = None,
+    ) -> None:
+        self.issuer_url = issuer_url.rstrip("/")
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.scopes = list(scopes)
+        self.resource = resource
+        self.token_verifier = token_verifier
+        self._metadata: dict[str, Any] | None = None
+        self._site: Site | None = None
+
+    # -- BrowserIdentity -------------------------------------------------------------------
+
+    def routes(self, site: Site) -> Sequence[BaseRoute]:
+        self._site = site
+        return [Route(CALLBACK_PATH, self._callback, methods=["GET"])]
+
+    async def identify(self, request: Request, session: BrowserSession) -> User | None:
+        return session.user
+
+    async def login(self, request: Request, session: BrowserSession, return_to: str) -> Response:
+        metadata = await self._discover()
+        await self._ensure_client(metadata)
+        state = generate_token(43)
+        verifier = generate_token(64)
+        await self._state_store().put_once(
+            f"login:{state}",
+            json.dumps({"verifier": verifier, "return_to": return_to, "sid": session.sid}).encode(),
+            ttl=_STATE_TTL,
+        )
+        extra: dict[str, str] = {}
+        if self.resource:
+            extra["resource"] = self.resource
+        async with self._oauth() as oauth:
+            url, _ = oauth.create_authorization_url(
+                metadata["authorization_endpoint"], state=state, code_verifier=verifier, **extra
+            )
+        session.dirty = True  # make sure the browser keeps the session the state is bound to
+        return RedirectResponse(url, status_code=303)
+
+    # -- the callback ----------------------------------------------------------------------
+
+    async def _callback(self, request: Request) -> Response:
+        site = self._require_site()
+        session = site.load_session(request)
+        state = request.query_params.get("state", "")
+        code = request.query_params.get("code", "")
+        saved = await self._state_store().take_once(f"login:{state}") if state else None
+        data: dict[str, str] = json.loads(saved) if saved else {}
+        bound = session is not None and secrets.compare_digest(data.get("sid", ""), session.sid)
+        if session is None or not data or not bound or not code:
+            return site.refusal(
+                request,
+                "Sign-in not completed",
+                "This sign-in could not be matched to your browser. "
+                "Open the link from your application again.",
+                status_code=400,
+            )
+        user = await self._exchange(code, data["verifier"])
+        if user is None:
+            return site.refusal(
+                request, "Sign-in failed", "The sign-in did not succeed. Try again.", status_code=401
+            )
+        from elicitkit.server.web.site import BrowserSession, _with_session
+
+        fresh = BrowserSession.new(user)  # a new session id and CSRF token at sign-in (no fixation)
+        return_to = data["return_to"]
+        if not return_to.startswith("/elicit/") or "//" in return_to:
+            return_to = "/elicit/"
+        return _with_session(site, RedirectResponse(return_to, status_code=303), fresh)
+
+    async def _exchange(self, code: str, verifier: str) -> User | None:
+        metadata = await self._discover()
+        try:
+            async with self._oauth() as oauth:
+                extra: dict[str, str] = {}
+                if self.resource:
+                    extra["resource"] = self.resource
+                token = await oauth.fetch_token(
+                    metadata["token_endpoint"], code=code, code_verifier=verifier, **extra
+                )
+        except Exception as exc:  # authlib raises several types; all mean "no sign-in"
+            logger.warning("browser sign-in: token exchange failed (%s)", type(exc).__name__)
+            return None
+        if self.token_verifier is None:
+            raise RuntimeError(
+                "OAuthLogin has no token_verifier: pass one, or install it with UrlMode.install."
+            )
+        access = await self.token_verifier.verify_token(str(token["access_token"]))
+        if access is None:
+            logger.warning("browser sign-in: the issued token did not verify")
+            return None
+        return user_from_token(access, default_issuer=metadata.get("issuer", self.issuer_url))
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _oauth(self) -> AsyncOAuth2Client:
+        return AsyncOAuth2Client(
+            client_id=self.client_id,
+            client_secret=self.client_secret,
+            token_endpoint_auth_method="client_secret_post" if self.client_secret else "none",
+            scope=" ".join(self.scopes) or None,
+            redirect_uri=self._redirect_uri(),
+            code_challenge_method="S256",
+        )
+
+    def _redirect_uri(self) -> str:
+        return self._require_site().public_url + CALLBACK_PATH
+
+    def _require_site(self) -> Site:
+        if self._site is None:
+            raise RuntimeError("OAuthLogin is not mounted; install it through UrlMode.")
+        return self._site
+
+    def _state_store(self) -> Store:
+        return self._require_site().store
+
+    async def _discover(self) -> dict[str, Any]:
+        if self._metadata is None:
+            async with httpx.AsyncClient(timeout=10) as http:
+                response = await http.get(f"{self.issuer_url}/.well-known/oauth-authorization-server")
+                response.raise_for_status()
+                self._metadata = dict(response.json())
+        return self._metadata
+
+    async def _ensure_client(self, metadata: dict[str, Any]) -> None:
+        if self.client_id is not None:
+            return
+        endpoint = metadata.get("registration_endpoint")
+        if not endpoint:
+            raise RuntimeError(
+                "The authorization server offers no dynamic registration: register a client for "
+                f"{self._redirect_uri()} and pass OAuthLogin(client_id=...)."
+            )
+        body: dict[str, Any] = {
+            "client_name": "elicitkit browser sign-in",
+            "redirect_uris": [self._redirect_uri()],
+            "grant_types": ["authorization_code"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        }
+        if self.scopes:
+            body["scope"] = " ".join(self.scopes)
+        async with httpx.AsyncClient(timeout=10) as http:
+            response = await http.post(endpoint, json=body)
+            response.raise_for_status()
+            registered = response.json()
+        self.client_id = str(registered["client_id"])
+        self.client_secret = registered.get("client_secret")

@@ -1,0 +1,316 @@
+"""The Starlette routes behind `<public url>/elicit/<id>`.
+
+Every page checks that the person in the browser is the user the record belongs to before it
+shows or accepts anything (S-34); a different person gets a refusal and nothing changes.
+Pages are Jinja2 with autoescape, every POST carries a CSRF token tied to the browser
+session, every response forbids framing, and the one cookie is `__Host-`, Secure, HttpOnly,
+SameSite=Lax and sealed with the vault's key ring. Nothing sensitive goes into a URL or log.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import json
+import logging
+import re
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import jinja2
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from elicitkit.server.errors import VaultDecryptError
+from elicitkit.server.identity import User
+from elicitkit.server.store import ACTIVE, Record
+
+if TYPE_CHECKING:
+    from elicitkit.server.bus import Bus
+    from elicitkit.server.identity import BrowserIdentity
+    from elicitkit.server.store import Store
+    from elicitkit.server.vault import KeyRing
+
+__all__ = ["COOKIE", "PREFIX", "SECURITY_HEADERS", "BrowserSession", "Flow", "Site", "harden"]
+
+logger = logging.getLogger(__name__)
+_R = TypeVar("_R", bound=Response)
+
+PREFIX = "/elicit"
+COOKIE = "__Host-elicitkit"
+_SESSION_AAD = b"elicitkit/browser-session/v1"
+_SESSION_TTL = 12 * 3600
+_RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+_HERE = Path(__file__).parent
+
+SECURITY_HEADERS: Mapping[str, str] = {
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass
+class BrowserSession:
+    """One browser's session: a random id, its CSRF token, and the person once known."""
+
+    sid: str
+    csrf: str
+    user: User | None = None
+    expires_at: float = 0.0
+    dirty: bool = False
+
+    @classmethod
+    def new(cls, user: User | None = None) -> BrowserSession:
+        return cls(
+            sid=secrets.token_urlsafe(24),
+            csrf=secrets.token_urlsafe(24),
+            user=user,
+            expires_at=time.time() + _SESSION_TTL,
+            dirty=True,
+        )
+
+
+class Flow(Protocol):
+    """What a URL-mode elicitation asks for, as its page shows and stores it."""
+
+    name: str
+    """Unique per server; records name their flow."""
+    title: str
+    """What is asked, in a few words ("Weather API key")."""
+    template: str
+    """The Jinja2 template of the landing page's form."""
+
+    async def check(self, record: Record, form: FormData) -> str | None:
+        """Validate what the person entered: a sentence to show them, or None when it is fine."""
+        ...
+
+    async def finish(self, record: Record, form: FormData) -> None:
+        """Keep what the person entered; called once, after the record was claimed as completed."""
+        ...
+
+
+class Site:
+    """The URL-mode pages of one server, ready to mount on any Starlette app."""
+
+    def __init__(
+        self,
+        *,
+        server_name: str,
+        store: Store,
+        keys: KeyRing,
+        bus: Bus,
+        browser: BrowserIdentity,
+        flows: Mapping[str, Flow],
+        public_url: str,
+    ) -> None:
+        self.server_name = server_name
+        self.store = store
+        self.keys = keys
+        self.bus = bus
+        self.browser = browser
+        self.flows = flows
+        self.public_url = public_url.rstrip("/")
+        self._env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(_HERE / "templates"),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+        )
+
+    # -- routes --------------------------------------------------------------------------
+
+    def routes(self) -> list[BaseRoute]:
+        own: list[BaseRoute] = [
+            Route(f"{PREFIX}/static/style.css", self._style, methods=["GET"]),
+            *self.browser.routes(self),
+            Route(f"{PREFIX}/{{record_id}}", self._landing, methods=["GET"]),
+            Route(f"{PREFIX}/{{record_id}}", self._submit, methods=["POST"]),
+        ]
+        return own
+
+    def url_for(self, record_id: str) -> str:
+        """The URL a client shows: the public base and the record id, nothing else (S-21)."""
+        return f"{self.public_url}{PREFIX}/{record_id}"
+
+    # -- sessions ------------------------------------------------------------------------
+
+    def load_session(self, request: Request) -> BrowserSession | None:
+        raw = request.cookies.get(COOKIE)
+        if not raw:
+            return None
+        try:
+            data = json.loads(self.keys.open(_b64d(raw), _SESSION_AAD))
+            session = BrowserSession(sid=data["sid"], csrf=data["csrf"], expires_at=float(data["exp"]))
+            if data.get("iss") and data.get("sub"):
+                session.user = User(issuer=data["iss"], subject=data["sub"])
+        except (VaultDecryptError, ValueError, KeyError, TypeError):
+            return None
+        return session if session.expires_at > time.time() else None
+
+    def save_session(self, response: Response, session: BrowserSession) -> None:
+        data: dict[str, Any] = {"sid": session.sid, "csrf": session.csrf, "exp": session.expires_at}
+        if session.user is not None:
+            data["iss"], data["sub"] = session.user.issuer, session.user.subject
+        sealed = _b64e(self.keys.seal(json.dumps(data).encode(), _SESSION_AAD))
+        response.set_cookie(
+            COOKIE,
+            sealed,
+            max_age=max(0, int(session.expires_at - time.time())),
+            path="/",
+            secure=True,
+            httponly=True,
+            samesite="lax",
+        )
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def render(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        html = self._env.get_template(template).render(server_name=self.server_name, prefix=PREFIX, **context)
+        return harden(HTMLResponse(html, status_code=status_code))
+
+    def refusal(self, request: Request, title: str, reason: str, *, status_code: int) -> HTMLResponse:
+        return self.render("refusal.html", status_code=status_code, title=title, reason=reason)
+
+    # -- pages ---------------------------------------------------------------------------
+
+    async def _style(self, request: Request) -> Response:
+        return harden(FileResponse(_HERE / "static" / "style.css", media_type="text/css"))
+
+    async def _find(self, request: Request) -> tuple[Record, Flow] | Response:
+        record_id = request.path_params["record_id"]
+        record = await self.store.get(record_id) if _RECORD_ID.match(record_id) else None
+        flow = self.flows.get(record.flow) if record is not None else None
+        if record is None or flow is None:
+            return self.refusal(
+                request,
+                "Link not valid",
+                "This link does not lead to a request we know. Ask again from your application.",
+                status_code=404,
+            )
+        if record.state not in ACTIVE:
+            reasons = {
+                "completed": "This request was already completed. Nothing more is needed here.",
+                "expired": "This link has expired. Ask again from your application to get a new one.",
+            }
+            reason = reasons.get(record.state, "This request was closed. Ask again from your application.")
+            return self.refusal(request, "Link no longer active", reason, status_code=410)
+        return record, flow
+
+    def _not_yours(self, request: Request) -> Response:
+        logger.warning("URL-mode page refused: the signed-in person is not the user the link was made for")
+        return self.refusal(
+            request,
+            "This link is not for you",
+            "This link was made for a different account than the one you are signed in with. "
+            "Nothing was changed. If someone sent you this link, do not use it.",
+            status_code=403,
+        )
+
+    async def _landing(self, request: Request) -> Response:
+        found = await self._find(request)
+        if isinstance(found, Response):
+            return found
+        record, flow = found
+        session = self.load_session(request) or BrowserSession.new()
+        person = await self.browser.identify(request, session)
+        if person is None:
+            response = await self.browser.login(request, session, f"{PREFIX}/{record.id}")
+        elif person != record.user:
+            response = self._not_yours(request)
+        else:
+            await self.store.transition(record.id, from_states={"pending"}, to="opened", user=person)
+            response = self._page(record, flow, session, person)
+        return _with_session(self, response, session)
+
+    def _page(
+        self, record: Record, flow: Flow, session: BrowserSession, person: User, *, error: str | None = None
+    ) -> HTMLResponse:
+        return self.render(
+            flow.template,
+            status_code=400 if error else 200,
+            title=flow.title,
+            message=record.message,
+            person=str(person),
+            action=f"{PREFIX}/{record.id}",
+            csrf=session.csrf,
+            error=error,
+            details=record.details,
+        )
+
+    async def _submit(self, request: Request) -> Response:
+        session = self.load_session(request)
+        form = await request.form()
+        token = form.get("csrf")
+        if session is None or not isinstance(token, str) or not hmac.compare_digest(token, session.csrf):
+            return self.refusal(
+                request,
+                "Request refused",
+                "This form could not be verified (it may be stale or from another site). "
+                "Open the link again and retry.",
+                status_code=403,
+            )
+        found = await self._find(request)
+        if isinstance(found, Response):
+            return found
+        record, flow = found
+        person = await self.browser.identify(request, session)
+        if person is None:
+            return self.refusal(
+                request, "Sign in first", "Open the link again to sign in, then retry.", status_code=401
+            )
+        if person != record.user:
+            return self._not_yours(request)
+        if form.get("action") == "decline":
+            declined = await self.store.transition(record.id, from_states=ACTIVE, to="declined", user=person)
+            if declined is None:
+                return self.refusal(request, "Link no longer active", "Nothing was changed.", status_code=409)
+            await self.bus.publish(record.id)
+            return self.render("done.html", title="Declined", text="You declined. Nothing was stored.")
+        error = await flow.check(record, form)
+        if error is not None:
+            return self._page(record, flow, session, person, error=error)
+        claimed = await self.store.transition(record.id, from_states=ACTIVE, to="completed", user=person)
+        if claimed is None:
+            return self.refusal(
+                request,
+                "Already completed",
+                "This request was completed already; your entry was not stored.",
+                status_code=409,
+            )
+        await flow.finish(claimed, form)
+        await self.bus.publish(record.id)
+        return self.render(
+            "done.html", title="Done", text="Saved. You can close this tab and return to your application."
+        )
+
+
+def harden(response: _R) -> _R:
+    """Forbid framing, sniffing, caching and referrers on a page of ours."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers[name] = value
+    return response
+
+
+def _with_session(site: Site, response: Response, session: BrowserSession) -> Response:
+    if session.dirty:
+        site.save_session(response, session)
+    return harden(response)
+
+
+def _b64e(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _b64d(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

@@ -1,0 +1,148 @@
+"""What a person is shown and what the server gets back: forms (C-10..C-12, C-30) and URL consent (C-22)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from client_http import record, serve
+from client_servers import State, elicit_server
+
+from elicitkit.client import (
+    Accept,
+    Cancel,
+    Decline,
+    ElicitationHandler,
+    FormQuestion,
+    ScriptedUI,
+    UrlQuestion,
+    accept_prefilled,
+)
+
+AGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "default": "Ada"},
+        "age": {"type": "integer", "minimum": 0, "default": 30},
+        "verified": {"type": "boolean", "default": True},
+    },
+    "required": ["name", "age"],
+}
+
+
+async def ask(handler: ElicitationHandler, tool: str, **arguments: Any) -> dict[str, Any]:
+    with serve(elicit_server(State()).streamable_http_app()) as url:
+        async with handler.connect(url, mode="legacy") as client:
+            result = await client.call_tool(tool, arguments)
+    return dict(json.loads(result.content[0].text))  # type: ignore[union-attr]
+
+
+async def test_form_starts_from_defaults_and_names_the_server() -> None:
+    ui = ScriptedUI(accept_prefilled)
+    answer = await ask(ElicitationHandler(ui), "ask_form", schema=json.dumps(AGE_SCHEMA))
+    assert answer == {"action": "accept", "content": {"name": "Ada", "age": 30, "verified": True}}
+    [question] = ui.shown
+    assert isinstance(question, FormQuestion)
+    assert question.server == "Test Elicitor"
+    assert question.message == "Who are you?"
+    assert question.initial == {"name": "Ada", "age": 30, "verified": True}
+    assert question.problems == ()
+
+
+async def test_an_invalid_answer_is_never_sent_the_person_is_asked_again() -> None:
+    ui = ScriptedUI(
+        Accept({"name": "Bob", "age": -4}),
+        Accept({"name": "Bob", "age": "x"}),
+        Accept({"name": "Bob", "age": 4}),
+    )
+    answer = await ask(ElicitationHandler(ui), "ask_form", schema=json.dumps(AGE_SCHEMA))
+    assert answer == {"action": "accept", "content": {"name": "Bob", "age": 4}}
+    _, second, third = ui.shown
+    assert isinstance(second, FormQuestion) and isinstance(third, FormQuestion)
+    assert second.initial == {"name": "Bob", "age": -4}
+    assert [p.field for p in second.problems] == ["age"]
+    assert [p.field for p in third.problems] == ["age"]
+
+
+async def test_decline_and_cancel_go_back_without_content() -> None:
+    assert await ask(ElicitationHandler(ScriptedUI(Decline())), "ask_form") == {
+        "action": "decline",
+        "content": None,
+    }
+    assert await ask(ElicitationHandler(ScriptedUI(Cancel())), "ask_form") == {
+        "action": "cancel",
+        "content": None,
+    }
+
+
+async def test_a_failing_ui_counts_as_cancel() -> None:
+    def broken(question: Any) -> Any:
+        raise RuntimeError("terminal went away")
+
+    assert await ask(ElicitationHandler(ScriptedUI(broken)), "ask_form") == {
+        "action": "cancel",
+        "content": None,
+    }
+
+
+async def test_url_is_opened_only_after_accept_and_exactly_as_given() -> None:
+    opened: list[str] = []
+    ui = ScriptedUI(Accept())
+    handler = ElicitationHandler(ui, modes=("url",), open_url=record(opened))
+    answer = await ask(handler, "ask_url", url="https://accounts.example.com/connect?x=1")
+    assert answer == {"action": "accept", "content": None}
+    assert opened == ["https://accounts.example.com/connect?x=1"]
+    [question] = ui.shown
+    assert isinstance(question, UrlQuestion)
+    assert question.report.url == "https://accounts.example.com/connect?x=1"
+    assert question.report.domain == "example.com"
+
+
+async def test_declined_or_cancelled_url_is_never_opened() -> None:
+    opened: list[str] = []
+    handler = ElicitationHandler(ScriptedUI(Decline(), Cancel()), modes=("url",), open_url=record(opened))
+    assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "decline"
+    assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "cancel"
+    assert opened == []
+
+
+async def test_blocked_url_is_declined_without_asking_and_the_person_is_told() -> None:
+    opened: list[str] = []
+    ui = ScriptedUI(otherwise=Accept())
+    handler = ElicitationHandler(ui, modes=("url",), open_url=record(opened))
+    assert (await ask(handler, "ask_url", url="javascript:alert(1)"))["action"] == "decline"
+    assert opened == [] and ui.shown == []
+    assert len(ui.notices) == 1 and "blocked" in ui.notices[0]
+
+
+async def test_no_browser_tells_the_person_where_to_go() -> None:
+    ui = ScriptedUI(Accept())
+    handler = ElicitationHandler(ui, modes=("url",), open_url=lambda u: False)
+    assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "accept"
+    assert any("https://example.com/a" in n for n in ui.notices)
+
+
+async def test_a_failing_browser_is_told_not_crashed() -> None:
+    def browser(url: str) -> bool:
+        raise OSError("no display")
+
+    ui = ScriptedUI(Accept())
+    handler = ElicitationHandler(ui, modes=("url",), open_url=browser)
+    assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "accept"
+    assert any("https://example.com/a" in n for n in ui.notices)
+
+
+async def test_the_default_opener_uses_webbrowser_only(monkeypatch: Any) -> None:
+    import webbrowser
+
+    from elicitkit.client import open_in_system_browser
+
+    calls: list[tuple[str, int]] = []
+
+    def fake_open(url: str, new: int = 0) -> bool:
+        calls.append((url, new))
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", fake_open)
+    assert open_in_system_browser("https://example.com/a") is True
+    assert calls == [("https://example.com/a", 2)]

@@ -1,0 +1,254 @@
+"""`validate`: each invalid answer is caught naming its field, and its valid twin passes."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from elicitkit.schema import ValidationProblem, validate
+from elicitkit.schema import _validate as validate_module
+
+FORM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Name", "minLength": 1, "maxLength": 20},
+        "handle": {"type": "string", "pattern": "^[a-z0-9_]+$"},
+        "email": {"type": "string", "format": "email"},
+        "site": {"type": "string", "format": "uri"},
+        "born": {"type": "string", "format": "date"},
+        "meet": {"type": "string", "format": "date-time"},
+        "age": {"type": "integer", "minimum": 0, "maximum": 150},
+        "score": {"type": "number", "minimum": 0, "maximum": 1},
+        "ok": {"type": "boolean", "default": False},
+        "color": {"type": "string", "enum": ["Red", "Green", "Blue"]},
+        "hex": {
+            "type": "string",
+            "oneOf": [{"const": "#f00", "title": "Red"}, {"const": "#0f0", "title": "Green"}],
+        },
+        "tags": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["a", "b", "c"]},
+            "minItems": 1,
+            "maxItems": 2,
+        },
+        "picks": {
+            "type": "array",
+            "items": {"anyOf": [{"const": "x", "title": "X"}, {"const": "y", "title": "Y"}]},
+        },
+        "size": {"type": "string", "enum": ["s", "m"], "enumNames": ["Small", "Medium"]},
+    },
+    "required": ["name", "email", "age"],
+}
+VALID: dict[str, Any] = {
+    "name": "Ada",
+    "handle": "ada_l",
+    "email": "ada@example.com",
+    "site": "https://example.com/ada?x=1#top",
+    "born": "1815-12-10",
+    "meet": "2025-11-25T10:00:00Z",
+    "age": 36,
+    "score": 0.5,
+    "ok": True,
+    "color": "Red",
+    "hex": "#f00",
+    "tags": ["a", "b"],
+    "picks": ["y"],
+    "size": "m",
+}
+_ABSENT = object()
+
+# (id, field, invalid value (or _ABSENT to leave it out), valid twin value (or _ABSENT), problem code)
+CASES: list[tuple[str, str, Any, Any, str]] = [
+    ("name-empty", "name", "", "A", "too-short"),
+    ("name-too-long", "name", "x" * 21, "x" * 20, "too-long"),
+    ("name-null", "name", None, "Ada", "wrong-type"),
+    ("name-number", "name", 5, "5", "wrong-type"),
+    ("handle-pattern", "handle", "Ada!", "ada", "pattern"),
+    ("handle-list", "handle", ["ada"], "ada", "wrong-type"),
+    ("email-no-at", "email", "nope", "n@example.org", "format"),
+    ("email-no-local", "email", "@example.com", "a@example.com", "format"),
+    ("email-no-dot-domain", "email", "a@localhost", "a@local.host", "format"),
+    ("email-space", "email", "a b@example.com", "a.b@example.com", "format"),
+    ("uri-words", "site", "not a uri", "urn:isbn:0451450523", "format"),
+    ("uri-relative", "site", "example.com/page", "https://example.com/page", "format"),
+    ("uri-space", "site", "http://exa mple.com", "http://example.com", "format"),
+    ("date-feb-30", "born", "2024-02-30", "2024-02-29", "format"),
+    ("date-slashes", "born", "2024/01/01", "2024-01-01", "format"),
+    ("date-short-year", "born", "24-01-01", "2024-01-01", "format"),
+    ("date-time-no-zone", "meet", "2025-11-25T10:00:00", "2025-11-25T10:00:00+01:00", "format"),
+    ("date-time-space", "meet", "2025-11-25 10:00", "2025-11-25T10:00:00.5Z", "format"),
+    ("date-time-month-13", "meet", "2025-13-01T00:00:00Z", "2025-12-01T00:00:00Z", "format"),
+    ("age-string", "age", "5", 5, "wrong-type"),
+    ("age-true", "age", True, 1, "wrong-type"),
+    ("age-fraction", "age", 5.5, 5.0, "wrong-type"),
+    ("age-negative", "age", -1, 0, "too-small"),
+    ("age-too-big", "age", 151, 150, "too-large"),
+    ("age-null", "age", None, 40, "wrong-type"),
+    ("score-string", "score", "0.5", 0.25, "wrong-type"),
+    ("score-false", "score", False, 0, "wrong-type"),
+    ("score-too-big", "score", 1.5, 1, "too-large"),
+    ("score-too-small", "score", -0.1, 0.0, "too-small"),
+    ("ok-one", "ok", 1, True, "wrong-type"),
+    ("ok-string", "ok", "true", False, "wrong-type"),
+    ("color-unknown", "color", "Purple", "Blue", "not-a-choice"),
+    ("color-case", "color", "red", "Red", "not-a-choice"),
+    ("color-list", "color", ["Red"], "Green", "not-a-choice"),
+    ("hex-title-not-const", "hex", "Red", "#0f0", "not-a-choice"),
+    ("size-legacy-name", "size", "Small", "s", "not-a-choice"),
+    ("tags-none", "tags", [], ["c"], "too-few"),
+    ("tags-too-many", "tags", ["a", "b", "c"], ["a", "c"], "too-many"),
+    ("tags-unknown", "tags", ["a", "d"], ["a", "b"], "not-a-choice"),
+    ("tags-duplicate", "tags", ["a", "a"], ["a"], "duplicate"),
+    ("tags-string", "tags", "a", ["a"], "wrong-type"),
+    ("tags-number", "tags", [1], ["b"], "not-a-choice"),
+    ("picks-title", "picks", ["X"], ["x", "y"], "not-a-choice"),
+    ("picks-object", "picks", {"x": True}, [], "wrong-type"),
+    ("missing-name", "name", _ABSENT, "Ada", "missing"),
+    ("missing-email", "email", _ABSENT, "ada@example.com", "missing"),
+    ("missing-age", "age", _ABSENT, 36, "missing"),
+    ("unknown-key", "nickname", "ada", _ABSENT, "unknown-field"),
+    ("unknown-key-case", "Name", "Ada", _ABSENT, "unknown-field"),
+]
+
+
+def answer(field: str, value: Any) -> dict[str, Any]:
+    content = copy.deepcopy(VALID)
+    content.pop(field, None)
+    if value is not _ABSENT:
+        content[field] = value
+    return content
+
+
+def test_there_are_at_least_forty_cases() -> None:
+    assert len(CASES) >= 40
+    assert len({c[0] for c in CASES}) == len(CASES)
+
+
+def test_the_base_answer_is_valid() -> None:
+    assert validate(FORM, VALID) == []
+
+
+@pytest.mark.parametrize(
+    ("field", "bad", "code"), [(c[1], c[2], c[4]) for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_invalid_answer_is_caught_naming_the_field(field: str, bad: Any, code: str) -> None:
+    problems = validate(FORM, answer(field, bad))
+    assert [(p.field, p.code) for p in problems] == [(field, code)], problems
+    assert repr(field) in problems[0].message and problems[0].message.endswith(".")
+
+
+@pytest.mark.parametrize(("field", "good"), [(c[1], c[3]) for c in CASES], ids=[c[0] for c in CASES])
+def test_valid_twin_is_accepted(field: str, good: Any) -> None:
+    assert validate(FORM, answer(field, good)) == []
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    content = {**VALID, "age": "5", "email": "nope", "tags": ["a", "a"], "extra": 1}
+    del content["name"]
+    problems = validate(FORM, content)
+    assert {(p.field, p.code) for p in problems} == {
+        ("name", "missing"),
+        ("age", "wrong-type"),
+        ("email", "format"),
+        ("tags", "duplicate"),
+        ("extra", "unknown-field"),
+    }
+
+
+def test_optional_fields_may_be_left_out() -> None:
+    assert validate(FORM, {"name": "Ada", "email": "ada@example.com", "age": 1}) == []
+
+
+def test_messages_say_what_to_do() -> None:
+    (problem,) = validate(FORM, answer("age", 151))
+    assert problem == ValidationProblem("age", "too-large", "'age' must be at most 150, not 151.")
+    (problem,) = validate(FORM, answer("nickname", "x"))
+    assert "remove it" in problem.message and "'name'" in problem.message
+
+
+@pytest.mark.parametrize("content", [None, [], "x", 5, True, [VALID]])
+def test_an_answer_that_is_not_an_object(content: Any) -> None:
+    assert [(p.field, p.code) for p in validate(FORM, content)] == [(None, "not-an-object")]
+
+
+@pytest.mark.parametrize(
+    ("schema", "field"),
+    [
+        ([], None),
+        ({"type": "array"}, None),
+        ({"type": "object", "properties": []}, None),
+        ({"type": "object", "properties": {"a": {"type": "object"}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "number", "exclusiveMinimum": 0}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "pattern": "("}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "format": "ipv4"}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "enum": [1]}}}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "string", "minLength": -1}}}, "a"),
+        ({"type": "object", "properties": {}, "required": ["a"]}, "a"),
+        ({"type": "object", "properties": {"a": {"type": "number", "minimum": float("nan")}}}, None),
+        ({"type": "object", "properties": {1: {"type": "string"}, "b": {"type": "string"}}}, None),
+    ],
+)
+def test_a_schema_outside_the_subset_is_a_problem_not_an_exception(schema: Any, field: str | None) -> None:
+    problems = validate(schema, {"a": 1})
+    assert [(p.field, p.code) for p in problems] == [(field, "invalid-schema")]
+    assert "elicitkit schema lint" in problems[0].message
+
+
+def test_annotations_do_not_stop_validation() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string", "examples": ["x"], "$comment": "c"}}}
+    assert validate(schema, {"a": "x"}) == []
+
+
+def test_integer_accepts_whole_floats_only_and_big_ints() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert validate(schema, {"n": 10**40}) == []
+    assert validate(schema, {"n": 3.0}) == []
+    assert [p.code for p in validate(schema, {"n": float("inf")})] == ["wrong-type"]
+
+
+def test_number_refuses_nan() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "number"}}}
+    assert [p.code for p in validate(schema, {"n": float("nan")})] == ["wrong-type"]
+
+
+def test_compiled_validators_are_cached_and_edits_are_noticed() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}}
+    first = validate_module._compiled(schema)
+    assert validate_module._compiled(schema) is first
+    assert validate_module._compiled(copy.deepcopy(schema)) is first  # equal schema, same validator
+    schema["properties"]["n"]["maximum"] = 3
+    assert validate_module._compiled(schema) is not first
+    assert [p.code for p in validate(schema, {"n": 4})] == ["too-large"]
+
+
+def test_cache_is_bounded() -> None:
+    for i in range(validate_module._CACHE_SIZE + 10):
+        validate({"type": "object", "properties": {"n": {"type": "integer", "maximum": i}}}, {"n": 0})
+    assert len(validate_module._by_json) <= validate_module._CACHE_SIZE
+    assert len(validate_module._by_id) <= validate_module._CACHE_SIZE
+
+
+def test_spec_structured_example_response_is_valid() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "Your full name"},
+            "email": {"type": "string", "format": "email", "description": "Your email address"},
+            "age": {"type": "number", "minimum": 18, "description": "Your age"},
+        },
+        "required": ["name", "email"],
+    }
+    # The translated page redacts the address as "[e-mail]"; the English page has a real one.
+    assert validate(schema, {"name": "Monalisa Octocat", "email": "octocat@github.com", "age": 30}) == []
+    assert [p.code for p in validate(schema, {"name": "Monalisa Octocat", "email": "[e-mail]"})] == ["format"]
+    assert [p.code for p in validate(schema, {"name": "M", "email": "octocat@github.com", "age": 17})] == [
+        "too-small"
+    ]
+
+
+def test_spec_simple_example_response_is_valid() -> None:
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    assert validate(schema, {"name": "octocat"}) == []
+    assert [p.code for p in validate(schema, {})] == ["missing"]

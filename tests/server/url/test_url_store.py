@@ -1,0 +1,167 @@
+"""The Store contract, run against every backend (a Redis backend joins the parametrization)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.identity import User
+from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
+
+ALICE = User("https://as.example", "alice")
+BOB = User("https://as.example", "bob")
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    backend: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "s.sqlite3")
+    yield backend
+    await backend.close()
+
+
+def _record(user: User = ALICE, ttl: float = 60.0) -> Record:
+    return Record.new(user, "client-1", "weather-key", "Your weather API key", ttl=ttl, details={"d": 1})
+
+
+async def test_create_and_get_round_trip(store: Store) -> None:
+    record = _record()
+    await store.create(record)
+    got = await store.get(record.id)
+    assert got == record
+    assert got is not None and got.state == "pending" and got.user == ALICE and got.details == {"d": 1}
+    assert await store.get("no-such-id") is None
+
+
+async def test_ids_are_long_and_random() -> None:
+    ids = {_record().id for _ in range(200)}
+    assert len(ids) == 200
+    assert all(len(i) >= 32 for i in ids)  # 24 random bytes, base64url: 192 bits
+
+
+async def test_duplicate_id_is_refused(store: Store) -> None:
+    record = _record()
+    await store.create(record)
+    with pytest.raises(Exception):  # noqa: B017 - each backend raises its own integrity error
+        await store.create(record)
+
+
+async def test_state_machine_transitions(store: Store) -> None:
+    record = _record()
+    await store.create(record)
+    opened = await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+    assert opened is not None and opened.state == "opened"
+    # pending -> opened again does not apply: it is opened already
+    assert await store.transition(record.id, from_states={"pending"}, to="opened") is None
+    done = await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
+    assert done is not None and done.state == "completed"
+    # a terminal record does not move again: a second completion or a decline is refused
+    assert await store.transition(record.id, from_states=ACTIVE, to="completed") is None
+    assert await store.transition(record.id, from_states=ACTIVE, to="declined") is None
+    final = await store.get(record.id)
+    assert final is not None and final.state == "completed"
+
+
+async def test_transition_bound_to_user(store: Store) -> None:
+    record = _record()
+    await store.create(record)
+    assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=BOB) is None
+    same_subject_other_issuer = User("https://evil.example", "alice")
+    assert (
+        await store.transition(record.id, from_states=ACTIVE, to="completed", user=same_subject_other_issuer)
+        is None
+    )
+    unchanged = await store.get(record.id)
+    assert unchanged is not None and unchanged.state == "pending"
+
+
+async def test_concurrent_completions_only_one_wins(store: Store) -> None:
+    record = _record()
+    await store.create(record)
+    results = await asyncio.gather(
+        *(store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE) for _ in range(20))
+    )
+    assert sum(r is not None for r in results) == 1
+
+
+async def test_expired_records_read_as_expired_and_cannot_complete(store: Store) -> None:
+    record = _record(ttl=0.05)
+    await store.create(record)
+    await asyncio.sleep(0.1)
+    got = await store.get(record.id)
+    assert got is not None and got.state == "expired"
+    assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE) is None
+
+
+async def test_sweep_expires_and_forgets(store: Store) -> None:
+    overdue, live, old_done = _record(ttl=0.01), _record(ttl=60), _record(ttl=60)
+    for r in (overdue, live, old_done):
+        await store.create(r)
+    await store.transition(old_done.id, from_states=ACTIVE, to="completed")
+    await asyncio.sleep(0.05)
+    changed = await store.sweep()
+    assert changed == 1
+    got = await store.get(overdue.id)
+    assert got is not None and got.state == "expired"
+    # later, finished records past the keep window are dropped; active ones stay
+    changed = await store.sweep(now=time.time() + 10, keep_for=1)
+    assert changed == 2
+    assert await store.get(overdue.id) is None and await store.get(old_done.id) is None
+    assert await store.get(live.id) is not None
+
+
+async def test_blobs(store: Store) -> None:
+    assert await store.get_blob("k") is None
+    await store.put_blob("k", b"\x00sealed")
+    await store.put_blob("k", b"\x01sealed")
+    assert await store.get_blob("k") == b"\x01sealed"
+    await store.delete_blob("k")
+    assert await store.get_blob("k") is None
+
+
+async def test_single_use_values(store: Store) -> None:
+    await store.put_once("state-1", b"v", ttl=60)
+    assert await store.take_once("state-1") == b"v"
+    assert await store.take_once("state-1") is None  # single use
+    await store.put_once("state-2", b"v", ttl=0.01)
+    await asyncio.sleep(0.05)
+    assert await store.take_once("state-2") is None  # short-lived
+    assert await store.take_once("never") is None
+
+
+async def test_sqlite_file_is_owner_only_and_durable(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "store.sqlite3"
+    first = SQLiteStore(path)
+    record = _record()
+    await first.create(record)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            assert stat.S_IMODE(os.stat(side).st_mode) & 0o077 == 0
+    await first.close()
+    second = SQLiteStore(path)
+    assert await second.get(record.id) == record
+    await second.close()
+
+
+async def test_sqlite_uses_wal(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "w.sqlite3")
+    await store.create(_record())
+    db = await store._conn()
+    async with db.execute("PRAGMA journal_mode") as cur:
+        row = await cur.fetchone()
+    assert row is not None and row[0] == "wal"
+    await store.close()
+
+
+def test_default_path_is_per_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert SQLiteStore().path == tmp_path / "elicitkit" / "elicitkit.sqlite3"
