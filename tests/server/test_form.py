@@ -20,6 +20,7 @@ from elicitkit.server import (
     Cancelled,
     Declined,
     Elicitation,
+    ElicitationError,
     ElicitationTimeoutError,
     InvalidAnswerError,
     NotInRequestError,
@@ -113,6 +114,15 @@ def make_server(**options: Any) -> tuple[MCPServer, Elicitation, list[Any]]:
         except SchemaRefusedError as exc:
             return f"refused: {exc.findings[0].pointer}"
         return "sent"
+
+    @server.tool()
+    async def twins(ctx: Context) -> str:
+        await elicit.form(ctx, "Where to?", Trip, key="same")
+        try:
+            await elicit.form(ctx, "Where else?", Trip, key="same")
+        except ElicitationError as exc:
+            return str(exc)
+        return "asked twice"
 
     @server.prompt()
     async def greeting(ctx: Context) -> str:
@@ -292,3 +302,11 @@ def test_installing_twice_adds_one_middleware() -> None:
     before = len(server.middleware)
     Elicitation(server)
     assert len(server.middleware) == before
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_one_key_names_one_question(mode: str) -> None:
+    server, _, _ = make_server()
+    async with Client(server, mode=mode, elicitation_callback=Script(accept(city="Oslo"))) as client:
+        result = await client.call_tool("twins", {})
+    assert text(result).startswith("Two questions in one call share the key 'same'")

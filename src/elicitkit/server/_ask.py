@@ -66,9 +66,9 @@ async def ask(
     request = request_in_flight(ctx)
     require_mode(ctx, params.mode)
     question = ElicitRequest(params=params)
+    current = _rounds.current_round(ctx)
+    name = current.claim(key)  # on both revisions, so a tool that works on one works on the other
     if _rounds.uses_rounds(request.protocol_version):
-        current = _rounds.current_round(ctx)
-        name = key if key is not None else current.next_key()
         answer = current.take(name, question, timeout)
         if answer is None:
             current.ask(name, question)

@@ -72,6 +72,7 @@ class Round:
     notes: dict[str, Any] = field(default_factory=dict)
     responses: Mapping[str, Any] = field(default_factory=dict)
     carried: dict[str, dict[str, Any]] = field(default_factory=dict)
+    keys: set[str] = field(default_factory=set)
     count: int = 0
     loaded: bool = False
 
@@ -86,10 +87,18 @@ class Round:
             self.notes = state.get("notes", {})
         return self
 
-    def next_key(self) -> str:
-        """A key for a question the author did not name: its place in the run."""
-        self.count += 1
-        return f"elicitation-{self.count}"
+    def claim(self, key: str | None) -> str:
+        """The question's key for this run: the author's, or its place in the run; each used once."""
+        if key is None:
+            self.count += 1
+            key = f"elicitation-{self.count}"
+        if key in self.keys:
+            raise ElicitationError(
+                f"Two questions in one call share the key {key!r}, so their answers would be mixed up "
+                "on the 2026-07-28 revision; give each question its own key."
+            )
+        self.keys.add(key)
+        return key
 
     def take(self, key: str, request: ElicitRequest, timeout: float | None) -> ElicitResult | None:
         """The answer to `request` under `key`, from an earlier round or this retry; None if unanswered."""

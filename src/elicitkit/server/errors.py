@@ -91,7 +91,9 @@ class InvalidAnswerError(ElicitationError, ToolError):
         self.problems = tuple(problems)
         self.fields = tuple(dict.fromkeys(p.field for p in self.problems if p.field is not None))
         detail = " ".join(m if m.endswith(".") else f"{m}." for m in (p.message for p in self.problems))
-        super().__init__(f"The answer to the form was rejected: {detail} Ask again, or tell the user what to fix.")
+        super().__init__(
+            f"The answer to the form was rejected: {detail} Ask again, or tell the user what to fix."
+        )
 
 
 class ElicitationTimeoutError(ElicitationError, ToolError):
