@@ -18,7 +18,15 @@ from rich.console import Console
 
 import elicitkit.schema
 from elicitkit.client.terminal import NotATerminalError, TerminalUI
-from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client.ui import (
+    Accept,
+    Cancel,
+    Decline,
+    ElicitationUI,
+    FormQuestion,
+    UrlQuestion,
+    Waiting,
+)
 from elicitkit.schema import ValidationProblem
 from elicitkit.urls import inspect
 
@@ -53,6 +61,11 @@ class Term:
 def term() -> Iterator[Term]:
     with create_pipe_input() as pipe:
         yield Term(pipe)
+
+
+def test_it_is_an_elicitation_ui(term: Term) -> None:
+    ui: ElicitationUI = term.ui  # checked by mypy --strict against the protocol
+    assert ui is term.ui
 
 
 def test_refuses_to_start_when_stdin_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:

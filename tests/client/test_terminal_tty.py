@@ -38,6 +38,7 @@ class Pane:
             check=True,
             env=env,
         )  # fmt: skip
+        self.socket_path = Path(self.tmux("display-message", "-p", "#{socket_path}").strip())
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run([TMUX, "-L", self.socket, *args], check=True, capture_output=True, text=True)
@@ -71,6 +72,7 @@ class Pane:
 
     def close(self) -> None:
         subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, check=False)
+        self.socket_path.unlink(missing_ok=True)
 
 
 @pytest.fixture
@@ -93,6 +95,7 @@ def test_form_with_every_widget_filled_and_one_answer_changed_on_review(start: C
     # Who asks and why (C-30); the server's escape sequence is shown, not obeyed.
     assert "The server “Demo \\u001b[31mserver” asks you to fill in a form" in screen
     assert "Tell us about you." in screen
+    assert "✱ required answer   Ctrl-D declines   Ctrl-C cancels" in screen
     assert "2 to 40 characters · pattern ^[A-Za-z ]+$" in screen
     pane.type("R2")
     pane.keys("Enter")
@@ -112,7 +115,7 @@ def test_form_with_every_widget_filled_and_one_answer_changed_on_review(start: C
     pane.type("https://ada.example.org/")
     pane.keys("Enter")
 
-    pane.wait_for("Birthday  (4/13)", "a date, YYYY-MM-DD")
+    pane.wait_for("Birthday  (4/13)", "a date, YYYY-MM-DD", "▶ e.g. YYYY-MM-DD")  # a faint example
     pane.type("1815-12-10")
     pane.keys("Enter")
 
@@ -340,6 +343,21 @@ def test_the_terminal_works_again_after_the_handler_stops_a_wait(start: Callable
     pane = start("wait-done")
     pane.wait_for("Waiting for")
     screen = pane.wait_for("Name ✱  (1/1)", timeout=20)
+    assert "Waiting for" not in screen
+    pane.type("Ada")
+    pane.keys("Enter")
+    pane.wait_for("Review your answers")
+    pane.keys("s")
+    assert pane.reply() == {
+        "wait": "stopped by the handler",
+        "then": {"action": "accept", "content": {"name": "Ada"}},
+    }
+
+
+def test_a_notice_and_an_anyio_cancel_scope_end_the_wait_cleanly(start: Callable[..., Pane]) -> None:
+    pane = start("wait-anyio")
+    pane.wait_for("Waiting for")
+    screen = pane.wait_for("◆ Demo server: an elicitation completed.", "Name ✱  (1/1)")
     assert "Waiting for" not in screen
     pane.type("Ada")
     pane.keys("Enter")

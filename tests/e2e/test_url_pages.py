@@ -79,7 +79,7 @@ async def test_bad_ids_get_refusal_pages(auth: DemoAuthServer, tmp_path: Path) -
             url, record_id = url_required(raised.value)
             async with Browser(auth, "alice") as browser:
                 edited = url[:-1] + ("A" if url[-1] != "A" else "B")
-                for bad in (edited, url[:-5], f"{base}/elicit/{'x' * 43}", f"{base}/elicit/..%2F..%2Fetc"):
+                for bad in (edited, url[:-5], f"{base}/elicit/{'x' * 43}"):
                     page = await browser.open(bad)
                     assert page.status_code == 404, bad
                     assert "Link not valid" in page.text

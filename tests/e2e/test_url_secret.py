@@ -250,9 +250,7 @@ async def test_secret_bytes_appear_only_in_the_vault(
         alice_user = User(auth.issuer, "alice")
         assert await weather.url_mode.vault.get(alice_user, "weather-api-key") == SECRET
     assert SECRET not in caplog.text
-    assert (
-        any(r.name.startswith(("elicitkit", "mcp", "uvicorn")) for r in caplog.records) or caplog.text == ""
-    )
+    assert any(r.name.startswith("mcp.") for r in caplog.records)  # the server logs were captured
     files = list(tmp_path.glob("url-mode.sqlite3*"))
     assert files
     for file in files:

@@ -310,3 +310,37 @@ async def test_one_key_names_one_question(mode: str) -> None:
     async with Client(server, mode=mode, elicitation_callback=Script(accept(city="Oslo"))) as client:
         result = await client.call_tool("twins", {})
     assert text(result).startswith("Two questions in one call share the key 'same'")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+async def test_an_answer_the_sdk_cannot_even_read_is_still_an_invalid_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # mcp.Client refuses to send such an answer, so this one skips that check (other clients may not).
+    import mcp.client.session as client_session
+
+    methods = client_session._methods
+
+    class Lax:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(methods, name)
+
+        def validate_client_result(self, *args: Any) -> None:
+            return None
+
+    monkeypatch.setattr(client_session, "_methods", Lax())
+    server, _, _ = make_server()
+    nested = ElicitResult.model_construct(action="accept", content={"city": {"name": "Oslo"}})
+    async with Client(server, mode="legacy", elicitation_callback=Script(nested)) as client:
+        result = await client.call_tool("careful", {})
+    assert text(result) == "invalid: city"
+
+
+def test_an_integral_float_is_read_as_the_integer_json_schema_says_it_is() -> None:
+    class Party(BaseModel):
+        size: int = Field(ge=1, le=12)
+
+    form = _forms.for_type(Party)
+    assert form.read({"size": 4.0}) == Party(size=4)
+    with pytest.raises(InvalidAnswerError):
+        form.read({"size": 4.5})

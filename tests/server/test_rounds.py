@@ -45,6 +45,13 @@ def make_server() -> MCPServer:
         outcome = await elicit.form(ctx, QUESTION["text"], Word, key="first")
         return outcome.action
 
+    @server.tool()
+    async def noting(ctx: Context) -> str:
+        notes = current_round(ctx).notes  # what a URL-mode flow keeps between rounds (a record id)
+        notes["runs"] = notes.get("runs", 0) + 1
+        outcome = await elicit.form(ctx, "Word?", Word, key="w")
+        return f"run {notes['runs']}: {outcome.action}"
+
     return server
 
 
@@ -171,3 +178,13 @@ async def test_an_answer_of_the_wrong_kind_is_a_protocol_error() -> None:
 def test_rounds_need_the_elicitation_attached() -> None:
     with pytest.raises(ElicitationError, match=r"no elicitkit\.server\.Elicitation attached"):
         current_round(Context())
+
+
+async def test_notes_survive_into_the_next_round_sealed() -> None:
+    async with modern() as client:
+        r1 = await first_round(client, "noting")
+        assert "runs" not in (r1.request_state or "")
+        done = await client.session.call_tool(
+            "noting", {}, input_responses={"w": accept(word="x")}, request_state=r1.request_state
+        )
+        assert text(done) == "run 2: accept"

@@ -25,6 +25,12 @@ _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
 _INTEGER = re.compile(r"[+-]?\d+")
 
+_EXAMPLES = {
+    "email": "name@example.com",
+    "uri": "https://example.com/",
+    "date": "YYYY-MM-DD",
+    "date-time": "YYYY-MM-DDTHH:MM:SSZ",
+}
 _FORMATS = {
     "email": "an email address",
     "uri": "a full URL (kept as text, never opened)",
@@ -159,6 +165,13 @@ def _range(low: Any, high: Any, unit: str) -> str:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def example(field: Field) -> str:
+    """A faint example shown in an empty typed field, so the expected shape is plain."""
+    if field.kind in ("number", "integer"):
+        return "42" if field.kind == "integer" else "3.5"
+    return _EXAMPLES.get(field.format or "", "")
 
 
 def editable(field: Field, value: Any) -> str:

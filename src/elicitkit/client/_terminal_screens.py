@@ -127,6 +127,7 @@ class Screens:
         default: str,
         check: Callable[[str], str | None],
         toolbar: AnyFormattedText,
+        placeholder: str = "",
     ) -> str:
         """A line of text, pre-filled with `default`; Enter is refused while `check` objects."""
         session: PromptSession[str] = PromptSession(
@@ -138,6 +139,7 @@ class Screens:
             bottom_toolbar=toolbar,
             validator=_Check(check),
             validate_while_typing=False,
+            placeholder=[("class:muted", f"e.g. {placeholder}")] if placeholder else None,
         )
         prompt = [*to_formatted_text(message), ("", "\n"), ("class:prompt", "▶ ")]
         self.current = session.app

@@ -64,7 +64,9 @@ class Board:
         return entry
 
     def find(self, entry_id: str) -> Entry | None:
-        return next((e for e in self.entries if secrets.compare_digest(e.id.encode(), entry_id.encode())), None)
+        return next(
+            (e for e in self.entries if secrets.compare_digest(e.id.encode(), entry_id.encode())), None
+        )
 
     def answer(self, entry: Entry, reply: Any, flash: str) -> None:
         """Settle a question and take it off the board at once, so the next page shows what follows."""
@@ -104,14 +106,14 @@ class Board:
         """Whether a page is open now, or was seen `within` seconds ago."""
         return self.watchers > 0 or time.monotonic() - self.last_seen < within
 
-    async def wait_change(self, since: int, timeout: float) -> None:
-        """Return when the board differs from version `since`, or after `timeout` seconds."""
+    async def wait_change(self, since: int, seconds: float) -> None:
+        """Return when the board differs from version `since`, or after `seconds`."""
         if self.version != since or self.closed:
             return
         changed = self._changed
         self.watchers += 1
         try:
-            await asyncio.wait_for(changed.wait(), timeout)
+            await asyncio.wait_for(changed.wait(), seconds)
         except TimeoutError:
             pass
         finally:

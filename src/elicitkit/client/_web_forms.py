@@ -58,7 +58,7 @@ class Draft:
     def __post_init__(self) -> None:
         self.fields = form_fields(self.question.schema)
         self.raw = {f.name: _raw(f, self.question.initial.get(f.name)) for f in self.fields}
-        self.problems = problems_by_field(self.question.problems)
+        self.problems = problems_by_field(self.question.problems, self.raw)
         self.focus = next((f.name for f in self.fields if f.name in self.problems), None)
 
     def take(self, posted: Mapping[str, list[str]]) -> None:
@@ -83,7 +83,7 @@ class Draft:
             elif value is not None:
                 content[f.name] = value
         if not problems:
-            problems = problems_by_field(validate(self.question.schema, content))
+            problems = problems_by_field(validate(self.question.schema, content), self.raw)
         self.problems = problems
         self.content = None if problems else content
         self.focus = next((f.name for f in self.fields if f.name in problems), None)
@@ -113,6 +113,8 @@ def _raw(f: Field, value: Any) -> Raw:
         return next((str(i) for i, (option, _) in enumerate(f.options) if _same(option, value)), "")
     if f.format == "date-time" and isinstance(value, str):
         return _local(value)
+    if _is_number(value):
+        return _number(value)
     return str(value)
 
 

@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from elicitkit.client._terminal_fields import safe
 from elicitkit.client._web_board import Board, Entry
-from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion
 from elicitkit.urls import reveal
 
 _LONG_POLL = 25.0
@@ -223,7 +223,9 @@ class _Pages:
         if action == "decline":
             self.board.answer(entry, Decline(), f"You declined the form; “{server}” is told you said no.")
         elif action == "cancel":
-            self.board.answer(entry, Cancel(), f"You dismissed the form; “{server}” is told it was cancelled.")
+            self.board.answer(
+                entry, Cancel(), f"You dismissed the form; “{server}” is told it was cancelled."
+            )
         elif action == "review":
             draft.take(posted)
             draft.step = "review" if draft.check() else "edit"

@@ -16,18 +16,15 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
-import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.application.current import set_app
-from prompt_toolkit.formatted_text import ANSI, AnyFormattedText, StyleAndTextTuples
+from prompt_toolkit.formatted_text import ANSI, AnyFormattedText
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
-from rich.console import Console, Group, RenderableType
-from rich.panel import Panel
-from rich.table import Table
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from elicitkit import schema as _schema
@@ -35,16 +32,23 @@ from elicitkit.client._terminal_fields import (
     Field,
     check,
     editable,
+    example,
     form_fields,
-    hint,
     parse,
     problems_by_field,
     safe,
     show,
 )
 from elicitkit.client._terminal_screens import Cancelled, Declined, Screens
+from elicitkit.client._terminal_views import (
+    answers_table,
+    field_heading,
+    header,
+    review_row,
+    url_details,
+    waiting_panel,
+)
 from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, Reply, UrlQuestion, Waiting
-from elicitkit.urls import UrlReport
 
 __all__ = ["NotATerminalError", "TerminalUI"]
 
@@ -57,7 +61,6 @@ _CONSENT_KEYS = " ↑↓: move   Enter: choose   o: open   d/Ctrl-D: decline   C
 _BLOCKED_KEYS = " ↑↓: move   Enter: choose   d/Ctrl-D: decline   Ctrl-C: cancel "
 _WAIT_KEYS = " r: retry now   c/Ctrl-C: cancel "
 
-_URL_STYLES = {"domain": "bold reverse", "userinfo": "bold red underline"}
 _SUBMIT, _DECLINE, _CANCEL = ("do", "submit"), ("do", "decline"), ("do", "cancel")
 
 
@@ -97,7 +100,8 @@ class TerminalUI:
         fields = form_fields(question.schema)
         answers: dict[str, Any] = {f.name: question.initial.get(f.name) for f in fields}
         problems = problems_by_field(question.problems, [f.name for f in fields])
-        self.console.print(_header(question.server, "asks you to fill in a form", question.message))
+        keys = "✱ required answer   Ctrl-D declines   Ctrl-C cancels"
+        self.console.print(header(question.server, "asks you to fill in a form", question.message, keys))
         try:
             if not problems:
                 for index, field in enumerate(fields, 1):
@@ -111,10 +115,7 @@ class TerminalUI:
         except Cancelled:
             self.console.print(Text("✗ Cancelled. Nothing you typed is sent.", style="yellow"))
             return Cancel()
-        summary = Table.grid(padding=(0, 2), pad_edge=True)
-        for field in fields:
-            summary.add_row(Text(field.title, style="dim"), Text(show(field, answers[field.name])))
-        self.console.print(Text("✓ Answers submitted:", style="green"), summary)
+        self.console.print(Text("✓ Answers submitted:", style="green"), answers_table(fields, answers))
         return Accept(content)
 
     async def _review(
@@ -127,10 +128,11 @@ class TerminalUI:
         """The review screen (C-10): every answer, any of them changeable, until submit."""
         by_name = {f.name: f for f in fields}
         selected = _first_problem(fields, problems)
-        width = max((len(f.title) for f in fields), default=0)
+        width = min(max((len(f.title) for f in fields), default=0), 30)
         while True:
             rows: list[tuple[tuple[str, str], AnyFormattedText]] = [
-                (("field", f.name), _row(f, answers[f.name], problems.get(f.name), width)) for f in fields
+                (("field", f.name), review_row(f, answers[f.name], problems.get(f.name), width))
+                for f in fields
             ]
             rows += [
                 (_SUBMIT, [("class:prompt", "Submit answers")]),
@@ -166,7 +168,7 @@ class TerminalUI:
         self, field: Field, value: Any, problem: str | None, index: int = 0, total: int = 0
     ) -> Any:
         """Ask one field with the widget for its kind; returns the new value (None: no answer)."""
-        heading = self._ansi(_field_heading(field, problem, f"{index}/{total}" if index else "change"))
+        heading = self._ansi(field_heading(field, problem, f"{index}/{total}" if index else "change"))
         if field.kind in ("boolean", "choice"):
             if field.kind == "boolean":
                 values: list[Any] = [True, False]
@@ -217,7 +219,11 @@ class TerminalUI:
                 return check(field, typed) or _check_one(field, typed)
 
             text = await self._screens.text(
-                heading, default=editable(field, value), check=check_text, toolbar=_TEXT_KEYS
+                heading,
+                default=editable(field, value),
+                check=check_text,
+                toolbar=_TEXT_KEYS,
+                placeholder=example(field),
             )
             answer = parse(field, text)
         line = Text("  ")
@@ -232,8 +238,8 @@ class TerminalUI:
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
         """The full URL with its domain highlighted, both forms of the host, every warning."""
         report = question.report
-        self.console.print(_header(question.server, "asks you to open a web page", question.message))
-        self.console.print(_url_details(report, question.server))
+        self.console.print(header(question.server, "asks you to open a web page", question.message))
+        self.console.print(url_details(report, question.server))
         blocked = report.verdict == "block"
         options: list[tuple[str, AnyFormattedText]] = []
         if not blocked:
@@ -266,7 +272,7 @@ class TerminalUI:
         """A live panel with the elapsed time; `r` and `c` work at any moment."""
 
         def body() -> AnyFormattedText:
-            return self._ansi(_waiting_panel(waiting))
+            return self._ansi(waiting_panel(waiting))
 
         keys: dict[str, Literal["retry", "cancel"]] = {"r": "retry", "c": "cancel"}
         try:
@@ -341,120 +347,3 @@ def _first_problem(fields: list[Field], problems: Mapping[str | None, str]) -> t
 
 def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
-
-
-def _header(server: str, verb: str, message: str) -> Panel:
-    title = Text.assemble(("The server ", ""), (f"“{safe(server)}”", "bold"), f" {verb}")
-    return Panel(Text(safe(message)), title=title, title_align="left", border_style="cyan", expand=False)
-
-
-def _field_heading(field: Field, problem: str | None, progress: str) -> RenderableType:
-    title = Text(field.title, style="bold")
-    if field.required:
-        title.append(" ✱", style="bold red")
-    title.append(f"  ({progress})", style="dim")
-    lines: list[RenderableType] = [title]
-    if field.description:
-        lines.append(Text(f"  {field.description}"))
-    details = hint(field)
-    if details:
-        lines.append(Text(f"  {details}", style="dim"))
-    if problem:
-        lines.append(Text(f"  ⚠ {problem}", style="red"))
-    return Group(*lines)
-
-
-def _row(field: Field, value: Any, problem: str | None, width: int) -> StyleAndTextTuples:
-    row: StyleAndTextTuples = [("", field.title.ljust(width))]
-    row.append(("class:required", " ✱ " if field.required else "   "))
-    shown = show(field, value)
-    row.append(("class:muted" if value is None else "bold", shown if len(shown) <= 60 else shown[:59] + "…"))
-    if problem:
-        row.append(("class:problem", f"   ⚠ {problem}"))
-    return row
-
-
-def _url_details(report: UrlReport, server: str) -> RenderableType:
-    url = Text(overflow="fold")
-    if "".join(p.text for p in report.parts) == report.url:
-        for part in report.parts:
-            url.append(safe(part.text), style=_URL_STYLES.get(part.role, ""))
-    else:
-        url.append(safe(report.url))
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="dim", no_wrap=True)
-    grid.add_column(overflow="fold")
-    grid.add_row("URL", url)
-    names = (("Domain", report.domain, report.domain_unicode), ("Host", report.host, report.host_unicode))
-    for label, name, readable in names:
-        if label == "Host" and name == report.domain:
-            continue  # the host is the domain itself: once is clearer
-        if not name:
-            grid.add_row(label, Text("none", style="dim"))
-            continue
-        unicode_name, ascii_name = _host_forms(name)
-        unicode_name = readable or unicode_name
-        grid.add_row(label, Text(safe(unicode_name), style="bold" if label == "Domain" else ""))
-        if ascii_name != unicode_name:
-            grid.add_row("", Text(f"{safe(ascii_name)}  (punycode: what the browser uses)", style="dim"))
-    lines: list[RenderableType] = [grid]
-    if report.verdict == "block":
-        lines.append(Text("✖ This URL is blocked: it will not be opened.", style="bold red"))
-    elif report.verdict == "warn":
-        lines.append(Text("⚠ Look closely before opening it:", style="bold yellow"))
-    else:
-        lines.append(
-            Text(f"Nothing odd found in the URL. Open it only if you expected this from “{safe(server)}”.")
-        )
-    warnings = Table.grid(padding=(0, 1), pad_edge=True)
-    warnings.add_column(no_wrap=True)
-    warnings.add_column(overflow="fold")
-    for warning in report.warnings:
-        mark, style = ("✖", "red") if warning.severity == "block" else ("⚠", "yellow")
-        warnings.add_row(
-            Text(mark, style=style), Text.assemble(safe(warning.message), (f"  [{warning.code}]", "dim"))
-        )
-    if report.warnings:
-        lines.append(warnings)
-    return Group(*lines)
-
-
-def _host_forms(host: str) -> tuple[str, str]:
-    """The host as a person reads it (unicode) and as the browser resolves it (punycode)."""
-    try:
-        ascii_host = host.encode("idna").decode("ascii")
-    except UnicodeError:
-        ascii_host = host
-    try:
-        unicode_host = ascii_host.encode("ascii").decode("idna")
-    except UnicodeError:
-        unicode_host = host
-    return unicode_host, ascii_host
-
-
-def _waiting_panel(waiting: Waiting) -> RenderableType:
-    count = len(waiting.pending)
-    title = Text.assemble(
-        ("Waiting for ", ""),
-        (f"“{safe(waiting.server)}”", "bold"),
-        f": {count} step{'s' if count != 1 else ''} to finish in your browser   ",
-        (_clock(time.monotonic() - waiting.started), "bold cyan"),
-    )
-    lines: list[RenderableType] = [title]
-    for elicitation_id, message in waiting.pending:
-        lines.append(Text.assemble("  • ", safe(message), (f"  ({safe(elicitation_id)})", "dim")))
-    for note in waiting.notes:
-        lines.append(Text(f"  {safe(note)}", style="dim"))
-    if waiting.timed_out:
-        lines.append(
-            Text("No completion came in time. Retry the call now (r), or cancel it (c)?", style="bold yellow")
-        )
-    else:
-        lines.append(Text("The call is retried by itself when the server reports completion.", style="dim"))
-    return Group(*lines)
-
-
-def _clock(seconds: float) -> str:
-    whole = max(0, int(seconds))
-    hours, rest = divmod(whole, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"

@@ -81,7 +81,8 @@ async def ask(
                 metadata=ServerMessageMetadata(related_request_id=request.request_id),
             )
     except TimeoutError:
-        assert timeout is not None
+        if timeout is None:
+            raise
         raise ElicitationTimeoutError(timeout) from None
     except pydantic.ValidationError as exc:
         # The SDK checks the result's shape first; an answer it cannot even read is still a bad answer.

@@ -58,9 +58,20 @@ class Form(Generic[T]):
         if self.adapter is None:
             return dict(answer)  # type: ignore[return-value]  # a dict schema is answered by a dict
         try:
-            return self.adapter.validate_json(json.dumps(answer), strict=True)
+            return self.adapter.validate_json(json.dumps(_integral(self.schema, answer)), strict=True)
         except ValidationError as exc:
             raise InvalidAnswerError([_problem(e) for e in exc.errors()]) from None
+
+
+def _integral(schema: Mapping[str, Any], answer: Mapping[str, Any]) -> Mapping[str, Any]:
+    """JSON Schema counts 5.0 as an integer; hand the strict model the 5 it means."""
+    properties = schema.get("properties", {})
+    return {
+        name: int(value)
+        if isinstance(value, float) and value.is_integer() and properties.get(name, {}).get("type") == "integer"
+        else value
+        for name, value in answer.items()
+    }
 
 
 def _problem(error: Any) -> ValidationProblem:

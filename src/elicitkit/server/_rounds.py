@@ -61,7 +61,8 @@ def digest(request: ElicitRequest) -> str:
 
 @dataclass
 class Round:
-    """One run of a handler on 2026-07-28: what earlier rounds recorded and what this one carries on.
+    """One run of a handler: the keys its questions used and, on 2026-07-28, what earlier rounds
+    recorded and what this one carries on.
 
     `notes` is a small JSON-able scratchpad that survives into the next round (sealed like the
     rest), for flows that must remember something between rounds.

@@ -143,3 +143,26 @@ class VaultKeyError(UrlModeError):
 
 class VaultDecryptError(UrlModeError):
     """A sealed value could not be opened: wrong or missing key, or the bytes were altered."""
+
+
+# --- Shared backends: store and bus (issue 8) -----------------------------------------------
+
+
+class BackendUnavailableError(UrlModeError, ToolError):
+    """The shared store or bus (Redis) could not be reached, even after retrying with backoff.
+
+    Retrying is safe: transitions are conditional on the current state, so a retry never applies
+    one twice. Left uncaught in a tool, the call ends as a tool error carrying this message.
+    """
+
+
+class StoreUnavailableError(BackendUnavailableError):
+    """The store did not answer; the record, blob or single-use value was not read or written."""
+
+
+class BusUnavailableError(BackendUnavailableError):
+    """A completion could not be published; the waiting session finds out on its next retry."""
+
+
+class BackendURLError(UrlModeError, ValueError):
+    """A store or bus URL that `open_store` / `open_bus` cannot use; the message says which form works."""

@@ -13,6 +13,8 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+import anyio
+
 from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import FormQuestion, UrlQuestion, Waiting
 from elicitkit.schema import ValidationProblem
@@ -111,6 +113,19 @@ async def main(scenario: str) -> Any:
         with contextlib.suppress(asyncio.CancelledError):
             await task
         # The terminal must be usable again once the handler stopped the wait.
+        then = await ui.ask_form(FormQuestion("Demo server", "And now?", SMALL, {}))
+        return {"wait": "stopped by the handler", "then": asdict(then)}
+    if scenario == "wait-anyio":
+        # As the handler does it: a notice, then an anyio cancel scope ends the wait.
+        async with anyio.create_task_group() as tg:
+
+            async def completed() -> None:
+                await anyio.sleep(1.5)
+                ui.notice("Demo server: an elicitation completed.")
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(ui.wait, Waiting("Demo server", [("el-1", "Connect")], time.monotonic()))
+            tg.start_soon(completed)
         then = await ui.ask_form(FormQuestion("Demo server", "And now?", SMALL, {}))
         return {"wait": "stopped by the handler", "then": asdict(then)}
     raise SystemExit(f"unknown scenario {scenario}")

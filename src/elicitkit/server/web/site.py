@@ -19,7 +19,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import jinja2
 from starlette.datastructures import FormData
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from elicitkit.server.store import Store
     from elicitkit.server.vault import KeyRing
 
-__all__ = ["COOKIE", "PREFIX", "SECURITY_HEADERS", "BrowserSession", "Flow", "Site", "harden"]
+__all__ = ["COOKIE", "PREFIX", "SECURITY_HEADERS", "BrowserSession", "Flow", "HandOffFlow", "Site", "harden"]
 
 logger = logging.getLogger(__name__)
 _R = TypeVar("_R", bound=Response)
@@ -101,6 +101,17 @@ class Flow(Protocol):
         ...
 
 
+@runtime_checkable
+class HandOffFlow(Protocol):
+    """A flow whose form sends the person elsewhere (an OAuth provider) and completes later, when
+    they come back to `<public url>/elicit/callback/<flow name>`. Its POST answers with
+    `proceed` instead of completing the record; `callback` then completes it itself."""
+
+    async def proceed(self, request: Request, record: Record, session: BrowserSession) -> Response: ...
+
+    async def callback(self, request: Request) -> Response: ...
+
+
 class Site:
     """The URL-mode pages of one server, ready to mount on any Starlette app."""
 
@@ -136,6 +147,7 @@ class Site:
             *self.browser.routes(self),
             Route(f"{PREFIX}/{{record_id}}", self._landing, methods=["GET"]),
             Route(f"{PREFIX}/{{record_id}}", self._submit, methods=["POST"]),
+            Route(f"{PREFIX}/callback/{{flow}}", self._flow_callback, methods=["GET"]),
         ]
         return own
 
@@ -280,6 +292,8 @@ class Site:
         error = await flow.check(record, form)
         if error is not None:
             return self._page(record, flow, session, person, error=error)
+        if isinstance(flow, HandOffFlow):  # completes at its callback, not here
+            return _with_session(self, await flow.proceed(request, record, session), session)
         claimed = await self.store.transition(record.id, from_states=ACTIVE, to="completed", user=person)
         if claimed is None:
             return self.refusal(
@@ -293,6 +307,12 @@ class Site:
         return self.render(
             "done.html", title="Done", text="Saved. You can close this tab and return to your application."
         )
+
+    async def _flow_callback(self, request: Request) -> Response:
+        flow = self.flows.get(request.path_params["flow"])
+        if not isinstance(flow, HandOffFlow):
+            return self.refusal(request, "Link not valid", "This page does not exist.", status_code=404)
+        return harden(await flow.callback(request))
 
 
 def harden(response: _R) -> _R:

@@ -1,0 +1,161 @@
+"""What the terminal UI draws, as rich renderables: who asks, a field, a review row, a URL, a wait.
+
+Drawing only; `terminal.py` decides when. Every string from the server passes through `safe`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from elicitkit.client._terminal_fields import Field, hint, safe, show
+from elicitkit.client.ui import Waiting
+from elicitkit.urls import UrlReport
+
+_URL_STYLES = {"domain": "bold reverse", "userinfo": "bold red underline"}
+
+
+def header(server: str, verb: str, message: str, keys: str | None = None) -> Panel:
+    """Who asks and why (C-30): the server's name and its message, both inert."""
+    title = Text.assemble(("The server ", ""), (f"“{safe(server)}”", "bold"), f" {verb}")
+    subtitle = Text(keys, style="dim") if keys else None
+    return Panel(
+        Text(safe(message)),
+        title=title,
+        title_align="left",
+        subtitle=subtitle,
+        subtitle_align="right",
+        border_style="cyan",
+        expand=False,
+    )
+
+
+def field_heading(field: Field, problem: str | None, progress: str) -> RenderableType:
+    title = Text(field.title, style="bold")
+    if field.required:
+        title.append(" ✱", style="bold red")
+    title.append(f"  ({progress})", style="dim")
+    lines: list[RenderableType] = [title]
+    if field.description:
+        lines.append(Text(f"  {field.description}"))
+    details = hint(field)
+    if details:
+        lines.append(Text(f"  {details}", style="dim"))
+    if problem:
+        lines.append(Text(f"  ⚠ {problem}", style="red"))
+    return Group(*lines)
+
+
+def review_row(field: Field, value: Any, problem: str | None, width: int) -> StyleAndTextTuples:
+    """One line of the review screen: title, required mark, answer, and what to fix."""
+    row: StyleAndTextTuples = [("", clip(field.title, width).ljust(width))]
+    row.append(("class:required", " ✱ " if field.required else "   "))
+    shown = clip(" ".join(show(field, value).splitlines()), 60)
+    row.append(("class:muted" if value is None else "bold", shown))
+    if problem:
+        row.append(("class:problem", f"   ⚠ {problem}"))
+    return row
+
+
+def answers_table(fields: list[Field], answers: dict[str, Any]) -> Table:
+    """What was submitted, left in the scrollback: the last word on what left this machine."""
+    table = Table.grid(padding=(0, 2), pad_edge=True)
+    for field in fields:
+        table.add_row(Text(field.title, style="dim"), Text(show(field, answers[field.name])))
+    return table
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def url_details(report: UrlReport, server: str) -> RenderableType:
+    url = Text(overflow="fold")
+    if "".join(p.text for p in report.parts) == report.url:
+        for part in report.parts:
+            url.append(safe(part.text), style=_URL_STYLES.get(part.role, ""))
+    else:
+        url.append(safe(report.url))
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="dim", no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row("URL", url)
+    names = (("Domain", report.domain, report.domain_unicode), ("Host", report.host, report.host_unicode))
+    for label, name, readable in names:
+        if label == "Host" and name == report.domain:
+            continue  # the host is the domain itself: once is clearer
+        if not name:
+            grid.add_row(label, Text("none", style="dim"))
+            continue
+        unicode_name, ascii_name = _host_forms(name)
+        unicode_name = readable or unicode_name
+        grid.add_row(label, Text(safe(unicode_name), style="bold" if label == "Domain" else ""))
+        if ascii_name != unicode_name:
+            grid.add_row("", Text(f"{safe(ascii_name)}  (punycode: what the browser uses)", style="dim"))
+    lines: list[RenderableType] = [grid]
+    if report.verdict == "block":
+        lines.append(Text("✖ This URL is blocked: it will not be opened.", style="bold red"))
+    elif report.verdict == "warn":
+        lines.append(Text("⚠ Look closely before opening it:", style="bold yellow"))
+    else:
+        lines.append(
+            Text(f"Nothing odd found in the URL. Open it only if you expected this from “{safe(server)}”.")
+        )
+    warnings = Table.grid(padding=(0, 1), pad_edge=True)
+    warnings.add_column(no_wrap=True)
+    warnings.add_column(overflow="fold")
+    for warning in report.warnings:
+        mark, style = ("✖", "red") if warning.severity == "block" else ("⚠", "yellow")
+        warnings.add_row(
+            Text(mark, style=style), Text.assemble(safe(warning.message), (f"  [{warning.code}]", "dim"))
+        )
+    if report.warnings:
+        lines.append(warnings)
+    return Group(*lines)
+
+
+def _host_forms(host: str) -> tuple[str, str]:
+    """The host as a person reads it (unicode) and as the browser resolves it (punycode)."""
+    try:
+        ascii_host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        ascii_host = host
+    try:
+        unicode_host = ascii_host.encode("ascii").decode("idna")
+    except UnicodeError:
+        unicode_host = host
+    return unicode_host, ascii_host
+
+
+def waiting_panel(waiting: Waiting) -> RenderableType:
+    count = len(waiting.pending)
+    title = Text.assemble(
+        ("Waiting for ", ""),
+        (f"“{safe(waiting.server)}”", "bold"),
+        f": {count} step{'s' if count != 1 else ''} to finish in your browser   ",
+        (_clock(time.monotonic() - waiting.started), "bold cyan"),
+    )
+    lines: list[RenderableType] = [title]
+    for elicitation_id, message in waiting.pending:
+        lines.append(Text.assemble("  • ", safe(message), (f"  ({safe(elicitation_id)})", "dim")))
+    for note in waiting.notes:
+        lines.append(Text(f"  {safe(note)}", style="dim"))
+    if waiting.timed_out:
+        lines.append(
+            Text("No completion came in time. Retry the call now (r), or cancel it (c)?", style="bold yellow")
+        )
+    else:
+        lines.append(Text("The call is retried by itself when the server reports completion.", style="dim"))
+    return Group(*lines)
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, int(seconds))
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"

@@ -1,0 +1,83 @@
+"use strict";
+(() => {
+  const body = document.body;
+  const current = body.dataset.current;
+  let version = body.dataset.version;
+
+  const offline = document.getElementById("offline");
+  const notices = document.getElementById("notices");
+  const queued = document.getElementById("queued");
+
+  function show(state) {
+    notices.replaceChildren(...state.notices.map((text) => {
+      const item = document.createElement("li");
+      item.textContent = text;
+      return item;
+    }));
+    queued.textContent = `${state.queued} more waiting after this one.`;
+    queued.hidden = state.queued === 0;
+  }
+
+  // Long-poll the client: move on as soon as the question on this page is no longer the current one.
+  async function watch() {
+    for (;;) {
+      let state;
+      try {
+        const response = await fetch(`${body.dataset.events}?since=${version}`, { cache: "no-store" });
+        if (!response.ok) throw new Error(`status ${response.status}`);
+        state = await response.json();
+      } catch {
+        offline.hidden = false;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        continue;
+      }
+      if (state.closed) {
+        offline.hidden = false;
+        document.querySelectorAll("button, input, select").forEach((element) => { element.disabled = true; });
+        return;
+      }
+      offline.hidden = true;
+      if (state.current !== current) {
+        location.replace(location.pathname);
+        return;
+      }
+      version = state.version;
+      show(state);
+    }
+  }
+
+  // The waiting page's clock.
+  const clock = document.getElementById("elapsed");
+  if (clock) {
+    const start = Date.now() - Number(clock.dataset.elapsed) * 1000;
+    const two = (n) => String(n).padStart(2, "0");
+    const tick = () => {
+      const whole = Math.floor((Date.now() - start) / 1000);
+      const hours = Math.floor(whole / 3600);
+      const minutes = Math.floor((whole % 3600) / 60);
+      const seconds = whole % 60;
+      clock.textContent = hours ? `${hours}:${two(minutes)}:${two(seconds)}` : `${two(minutes)}:${two(seconds)}`;
+    };
+    tick();
+    setInterval(tick, 1000);
+  }
+
+  // Multi-choice item limits, as a constraint the browser checks like any other.
+  document.querySelectorAll("fieldset[data-min], fieldset[data-max]").forEach((set) => {
+    const boxes = [...set.querySelectorAll("input[type=checkbox]")];
+    const low = Number(set.dataset.min || 0);
+    const high = set.dataset.max === undefined ? Infinity : Number(set.dataset.max);
+    const check = () => {
+      const ticked = boxes.filter((box) => box.checked).length;
+      const counted = ticked > 0 || set.dataset.required === "true";
+      const message = counted && ticked < low ? `Choose at least ${low}.`
+        : ticked > high ? `Choose at most ${high}.` : "";
+      boxes.forEach((box) => box.setCustomValidity(""));
+      if (boxes.length) boxes[0].setCustomValidity(message);
+    };
+    set.addEventListener("change", check);
+    check();
+  });
+
+  watch();
+})();

@@ -1,0 +1,450 @@
+"""The demo story: alice uses the demo assistant, and it asks her for things in every way MCP can.
+
+Seven steps, each a tool call from alice's client: a form with every kind of field, a form
+declined, a form cancelled, an API key entered on a web page (URL mode), a message that needs
+a token and is held with error -32042 until the page is done, a phishing attempt (bob opens
+alice's link and is refused), and a third-party OAuth connection (Demo Calendar).
+
+Played unattended, a `ScriptedUI` answers for alice and a `ScriptedBrowser` is her browser
+(and bob's); each step then checks what happened and the story stops at the first step that
+did not behave, naming it. Played interactively, the person answers in the terminal (or web)
+UI and completes the pages in their own browser; bob is still played by a script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+import httpx2
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult, TextContent
+
+from elicitkit.client import (
+    Accept,
+    Cancel,
+    Decline,
+    ElicitationHandler,
+    ElicitationUI,
+    ElicitingClient,
+    FormQuestion,
+    Reply,
+    ScriptedUI,
+    open_in_system_browser,
+)
+from elicitkit.client.errors import ElicitationError
+from elicitkit.demo._people import DEMO_PASSWORDS
+from elicitkit.demo.browser import BrowserError, Page, ScriptedBrowser
+from elicitkit.demo.mcp_server import key_fingerprint
+from elicitkit.demo.stage import Stage
+from elicitkit.demo.transcript import NarratedUI, Transcript
+from elicitkit.server.store import ACTIVE
+
+__all__ = ["STEPS", "Step", "StepFailedError", "Story"]
+
+PERSON = "alice"
+WEATHER_KEY = "demo-weather-123"
+MESSENGER_TOKEN = "demo-messenger-456"
+_URL_TIMEOUT = 30.0
+_CALL_TIMEOUT = 45.0
+
+
+class StepFailedError(Exception):
+    """A step of the story did not behave as it should; the message says how."""
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    about: str
+    play: Callable[[Story], Awaitable[None]]
+
+
+@dataclass
+class Call:
+    """A tool call in flight, and the URLs it has had opened so far."""
+
+    name: str
+    task: asyncio.Task[CallToolResult]
+
+
+@dataclass
+class Story:
+    """One playing of the story against a running `Stage`.
+
+    `ui` is the person's UI when someone is there; without it the story plays unattended,
+    answering from a script and checking every step.
+    """
+
+    stage: Stage
+    transcript: Transcript
+    ui: ElicitationUI | None = None
+    scripted: ScriptedUI | None = field(default=None, init=False)
+    client: ElicitingClient | None = field(default=None, init=False)
+    opened: asyncio.Queue[str] = field(default_factory=asyncio.Queue, init=False)
+    browsers: dict[str, ScriptedBrowser] = field(default_factory=dict, init=False)
+    held: Call | None = field(default=None, init=False)
+    held_url: str = field(default="", init=False)
+    mcp_token: str = field(default="", init=False)
+
+    @property
+    def unattended(self) -> bool:
+        return self.ui is None
+
+    # -- playing -------------------------------------------------------------------------
+
+    async def play(self, steps: list[Step] | None = None) -> None:
+        """Play every step in order; raises `StepFailedError` naming the first one that failed."""
+        steps = STEPS if steps is None else steps
+        token = await self.stage.auth.token_for(PERSON, scopes=["mcp"])
+        self.mcp_token = token.access_token
+        self.transcript.say(PERSON, f"signs in to {self.stage.auth.service_name}; her client gets an MCP access token.")
+        if self.ui is None:
+            self.scripted = ScriptedUI()
+            ui: ElicitationUI = NarratedUI(self.scripted, self.transcript, PERSON)
+        else:
+            ui = self.ui
+        handler = ElicitationHandler(ui=ui, modes=("form", "url"), open_url=self._open_url, wait_timeout=120)
+        http = httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {self.mcp_token}"}, timeout=httpx2.Timeout(30, read=300)
+        )
+        transport = streamable_http_client(self.stage.server.mcp_url, http_client=http)
+        failure = ""
+        try:
+            async with http, ElicitingClient(transport, handler=handler, mode="legacy") as client:
+                self.client = client
+                tools = await client.list_tools()
+                names = ", ".join(tool.name for tool in tools.tools)
+                self.transcript.say(
+                    f"{PERSON}'s client", f"connects to {client.elicitations.server_name()}: tools {names}."
+                )
+                for number, step in enumerate(steps, 1):
+                    self.transcript.step(number, len(steps), step.title, step.about)
+                    failure = await self._play_step(step)
+                    if failure:
+                        failure = f"Step {number} ({step.title}) failed: {failure}"
+                        break
+        finally:
+            if self.held is not None:
+                self.held.task.cancel()
+            for browser in self.browsers.values():
+                await browser.aclose()
+        if failure:  # raised out here, not through the client's task groups
+            raise StepFailedError(failure)
+
+    async def _play_step(self, step: Step) -> str:
+        """Play one step: the empty string when it behaved, else what went wrong."""
+        try:
+            await step.play(self)
+        except StepFailedError as error:
+            message = str(error)
+        except (TimeoutError, ElicitationError, BrowserError, OSError, httpx2.HTTPError) as error:
+            message = str(error) or type(error).__name__
+        else:
+            return ""
+        self.transcript.fail(message)
+        return message
+
+    # -- what steps use ------------------------------------------------------------------
+
+    def answer(self, *replies: Reply | Callable[[Any], Reply]) -> None:
+        """Queue the scripted person's answers (unattended only)."""
+        if self.scripted is not None:
+            self.scripted.replies.extend(replies)
+
+    def tell(self, text: str) -> None:
+        """An instruction for the person at the keyboard (interactive only)."""
+        if not self.unattended:
+            self.transcript.say("you", text, style="yellow")
+
+    def start(self, name: str, arguments: dict[str, Any]) -> Call:
+        assert self.client is not None
+        shown = json.dumps(arguments, ensure_ascii=False)
+        self.transcript.say(f"{PERSON}'s client", f"calls {name} {shown}")
+        return Call(name, asyncio.create_task(self.client.call_tool(name, arguments)))
+
+    async def finish(self, call: Call) -> str:
+        """The call's result text, written into the transcript."""
+        try:
+            result = await asyncio.wait_for(call.task, None if not self.unattended else _CALL_TIMEOUT)
+        except TimeoutError:
+            raise StepFailedError(f"{call.name} did not return within {_CALL_TIMEOUT:.0f} s.") from None
+        except ElicitationError as error:
+            self.transcript.say("result", str(error), style="yellow")
+            return str(error)
+        text = " ".join(c.text for c in result.content if isinstance(c, TextContent))
+        self.transcript.say("error" if result.is_error else "result", text, style="red" if result.is_error else "")
+        if result.is_error and self.unattended:
+            raise StepFailedError(f"{call.name} returned an error: {text}")
+        return text
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> str:
+        return await self.finish(self.start(name, arguments))
+
+    async def next_url(self, call: Call) -> str | None:
+        """The next URL the person agreed to open, or None if the call ended without one."""
+        getting = asyncio.ensure_future(self.opened.get())
+        timeout = _URL_TIMEOUT if self.unattended else None
+        done, _ = await asyncio.wait({getting, call.task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if getting in done:
+            return getting.result()
+        getting.cancel()
+        if not done:
+            raise StepFailedError(f"{call.name} asked for no URL within {_URL_TIMEOUT:.0f} s.")
+        return None
+
+    def browser(self, person: str) -> ScriptedBrowser:
+        """That person's (scripted) browser, kept for the whole story like a real one."""
+        if person not in self.browsers:
+            self.browsers[person] = ScriptedBrowser(person, on_page=self.transcript.page)
+        return self.browsers[person]
+
+    def expect(self, condition: bool, failure: str, success: str = "") -> None:
+        """Check an outcome (unattended only): a sentence for either way."""
+        if not self.unattended:
+            return
+        if not condition:
+            raise StepFailedError(failure)
+        if success:
+            self.transcript.ok(success)
+
+    def notices(self) -> list[str]:
+        return list(self.scripted.notices) if self.scripted is not None else []
+
+    def _open_url(self, url: str) -> bool:
+        self.opened.put_nowait(url)
+        if self.unattended:
+            return True
+        self.transcript.say("browser", "opening the page in your system browser.")
+        return open_in_system_browser(url)
+
+
+# -- the steps -----------------------------------------------------------------------------
+
+VISIT_DAY = (date.today() + timedelta(days=14)).isoformat()
+BOOKING = {
+    "day": VISIT_DAY,
+    "party_size": 4,
+    "seating": "terrace",
+    "dietary": ["vegetarian", "gluten-free"],
+    "email": "alice@example.com",
+    "high_chair": True,
+}
+
+
+def _fill(changes: dict[str, Any]) -> Callable[[Any], Reply]:
+    """Start from what the form shows (its defaults), change some fields, submit."""
+
+    def reply(question: Any) -> Reply:
+        assert isinstance(question, FormQuestion)
+        return Accept(dict(question.initial) | changes)
+
+    return reply
+
+
+async def form_every_field(story: Story) -> None:
+    story.tell("Fill in the form; try a party size of 40 to see the answer refused, then review and submit.")
+    story.answer(_fill(BOOKING | {"party_size": 40}), _fill(BOOKING))
+    text = await story.call("book_table", {"restaurant": "Chez Elicit"})
+    if story.scripted is not None:
+        shown = story.scripted.shown[-2:]
+        properties = shown[0].schema.get("properties", {}) if isinstance(shown[0], FormQuestion) else {}
+        kinds = {json.dumps({k: v for k, v in p.items() if k in ("type", "format")}) for p in properties.values()}
+        story.expect(
+            len(properties) == 7 and len(kinds) >= 6,
+            f"the form had {len(properties)} fields of {len(kinds)} kinds, not 7 of every kind",
+            "the form had a date, an integer, a titled choice, a multi-select, a text with a default, "
+            "an email and a yes/no",
+        )
+        second = shown[-1]
+        story.expect(
+            isinstance(second, FormQuestion) and any(p.field == "party_size" for p in second.problems),
+            "a party size of 40 was not refused before sending",
+            "the client refused a party size of 40 before sending, and alice corrected it",
+        )
+    story.expect(
+        f"Booked Chez Elicit on {VISIT_DAY} for 4, on the terrace" in text
+        and "'No special requests'" in text
+        and "alice@example.com" in text,
+        f"the booking did not come back as answered: {text!r}",
+        "the tool received every answer, typed, and the note's default",
+    )
+
+
+async def form_declined(story: Story) -> None:
+    story.tell("Decline this one: choose Decline on the review screen (or press Ctrl-D).")
+    story.answer(Decline())
+    text = await story.call("book_table", {"restaurant": "Le Refus"})
+    story.expect("you declined" in text, f"the tool did not see a decline: {text!r}", "the tool saw a decline")
+
+
+async def form_cancelled(story: Story) -> None:
+    story.tell("Cancel this one: press Ctrl-C.")
+    story.answer(Cancel())
+    text = await story.call("book_table", {"restaurant": "Chez Annul"})
+    story.expect("dismissed" in text, f"the tool did not see a cancel: {text!r}", "the tool saw a cancel")
+
+
+async def _sign_in_hint(story: Story) -> None:
+    story.tell(f"In the browser, sign in as {PERSON} (password {DEMO_PASSWORDS[PERSON]}) and follow the page.")
+
+
+async def secret_by_url(story: Story) -> None:
+    story.answer(Accept())
+    call = story.start("check_weather", {"city": "Lisbon"})
+    url = await story.next_url(call)
+    if story.unattended and url is not None:
+        browser = story.browser(PERSON)
+        page = await browser.open(url)
+        _expect_page(story, page, 200, "Demo Weather API key")
+        story.transcript.say(f"browser ({PERSON})", f"types the API key ({len(WEATHER_KEY)} characters) and presses Save.")
+        done = await browser.submit(page, button="save", secret=WEATHER_KEY)
+        _expect_page(story, done, 200, "Done")
+    elif url is not None:
+        await _sign_in_hint(story)
+        story.tell(f"Enter any API key, for example {WEATHER_KEY}, and press Save.")
+    text = await story.finish(call)
+    story.expect(
+        f"fingerprint is {key_fingerprint(WEATHER_KEY)}" in text and WEATHER_KEY not in text,
+        f"the tool did not get the key entered on the page: {text!r}",
+        "the tool got the key from the vault; the key itself never passed through the client",
+    )
+    story.expect(
+        any("completed" in notice for notice in story.notices()),
+        "no completion notice reached alice's client",
+        "the completion notice reached alice's client",
+    )
+
+
+async def held_with_32042(story: Story) -> None:
+    story.answer(Accept())
+    call = story.start("send_message", {"to": "bob", "text": "See you at Chez Elicit!"})
+    url = await story.next_url(call)
+    if story.unattended and url is not None:
+        browser = story.browser(PERSON)
+        page = await browser.open(url)
+        _expect_page(story, page, 200, "Demo Messenger token")
+        story.transcript.say(f"browser ({PERSON})", "types the token and presses Save.")
+        done = await browser.submit(page, button="save", secret=MESSENGER_TOKEN)
+        _expect_page(story, done, 200, "Done")
+    elif url is not None:
+        await _sign_in_hint(story)
+        story.tell(f"Enter any token, for example {MESSENGER_TOKEN}, and press Save; the call then retries by itself.")
+    text = await story.finish(call)
+    if story.scripted is not None:
+        story.expect(
+            bool(story.scripted.waited),
+            "the call was not held with error -32042",
+            "the server answered -32042; the client waited for the completion notice",
+        )
+    story.expect(
+        f"token fingerprint {key_fingerprint(MESSENGER_TOKEN)}" in text,
+        f"the retried call did not succeed: {text!r}",
+        "the client retried the call by itself, and it succeeded",
+    )
+
+
+async def phishing_refused(story: Story) -> None:
+    story.answer(Accept())
+    call = story.start("list_events", {})
+    url = await story.next_url(call)
+    if url is None:
+        await story.finish(call)
+        raise StepFailedError("list_events asked for no URL")
+    story.held, story.held_url = call, url
+    record_id = url.rsplit("/", 1)[-1]
+    before = await story.stage.store.get(record_id)
+    story.transcript.say("bob", f"gets the link from alice (or steals it) and opens it, signed in as bob.")
+    page = await story.browser("bob").open(url)
+    after = await story.stage.store.get(record_id)
+    story.expect(
+        page.status == 403 and "not for you" in page.heading,
+        f"bob was not refused: HTTP {page.status}, {page.heading!r}",
+        "bob got the refusal page",
+    )
+    story.expect(
+        before is not None
+        and after is not None
+        and after.state in ACTIVE
+        and after.user.subject == PERSON
+        and after.updated_at == before.updated_at,
+        f"alice's elicitation changed when bob opened it: {before} -> {after}",
+        f"alice's elicitation is unchanged (still {after.state if after else '?'}, still hers)",
+    )
+    story.expect(
+        not story.stage.calendar.authorization_headers and not call.task.done(),
+        "something reached Demo Calendar, or the call ended, after bob's visit",
+        "nothing reached Demo Calendar; alice's call still waits for her",
+    )
+
+
+async def oauth_connection(story: Story) -> None:
+    call, url = story.held, story.held_url
+    if call is None:
+        raise StepFailedError("there is no call waiting for the calendar connection")
+    if story.unattended:
+        browser = story.browser(PERSON)
+        page = await browser.open(url)
+        _expect_page(story, page, 200, "")
+        story.transcript.say(f"browser ({PERSON})", "agrees to connect Demo Calendar.")
+        done = await browser.submit(page)
+        _expect_page(story, done, 200, "")
+    else:
+        await _sign_in_hint(story)
+        story.tell("Allow the connection, then sign in to Demo Calendar as alice too.")
+    text = await story.finish(call)
+    story.held = None
+    story.expect(
+        "alice's Demo Calendar" in text and "Dentist" in text and "Lunch with Carol" in text,
+        f"the tool did not list alice's events: {text!r}",
+        "the tool read alice's events from Demo Calendar with her calendar token",
+    )
+    headers = story.stage.calendar.authorization_headers
+    story.expect(
+        bool(headers) and all(story.mcp_token not in header for header in headers),
+        "alice's MCP access token was sent to Demo Calendar (token passthrough)",
+        "Demo Calendar never saw alice's MCP access token",
+    )
+
+
+def _expect_page(story: Story, page: Page, status: int, heading: str) -> None:
+    story.expect(
+        page.status == status and heading in page.heading,
+        f"the browser landed on {page.heading or page.title!r} (HTTP {page.status}), "
+        f"not {heading or 'a page'!r} (HTTP {status})",
+    )
+
+
+STEPS: list[Step] = [
+    Step(
+        "A form with every kind of field",
+        "book_table asks in form mode; the client validates, alice reviews and submits.",
+        form_every_field,
+    ),
+    Step("A form declined", "The same question; alice says no.", form_declined),
+    Step("A form cancelled", "The same question; alice dismisses it.", form_cancelled),
+    Step(
+        "A secret by URL mode",
+        "check_weather needs an API key: it must never go through the chat, so it is typed on a page.",
+        secret_by_url,
+    ),
+    Step(
+        "Held with -32042, retried by itself",
+        "send_message needs a token and answers error -32042; the client retries after completion.",
+        held_with_32042,
+    ),
+    Step(
+        "A phishing attempt, refused",
+        "list_events needs alice's Demo Calendar; bob opens alice's link first.",
+        phishing_refused,
+    ),
+    Step(
+        "A third-party OAuth connection",
+        "alice opens her link, connects Demo Calendar, and the waiting call lists her events.",
+        oauth_connection,
+    ),
+]

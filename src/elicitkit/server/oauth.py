@@ -1,0 +1,552 @@
+"""`OAuthConnection`: the user's account at a third-party service, connected over URL mode.
+
+A tool that calls a third-party API for its user needs that user's authorization from the
+third party itself, outside MCP (S-33). `await conn.token(ctx)` returns a valid access token
+from the vault (refreshing it silently when it expired) or runs a URL-mode elicitation: the
+page asks the person to consent, sends them to the provider (authorization code + PKCE S256,
+authlib does the protocol), and the provider sends them back to
+`<public url>/elicit/callback/<name>`, where the code becomes tokens sealed in the vault for
+that user. Tokens never leave the server: not to the client, not in any JSON-RPC message; and
+the MCP client's own token is never sent to the provider (no passthrough).
+
+The `state` is random, single-use (`Store.take_once`), short-lived, bound to the record, the
+user and this browser's session, and matched exactly (S-35). With one static client id at the
+provider, the confused-deputy defence of the MCP security best practices applies: a per-user
+record of which MCP client the person approved, for which scopes, shown on the consent page,
+written by the consent POST and checked before anyone is sent on, and before a stored token
+serves a request from any MCP client.
+
+S-32: a connection refuses to run against the MCP server's own authorization server (the
+issuer of the MCP tokens or of the browser sign-in, or an endpoint under it), or for a
+`resource` on the MCP server itself: URL mode is never a way to sign in to the MCP server.
+
+The consent POST answers with a short page that moves on to the provider (a meta refresh and
+a link) instead of a 303: the pages' CSP `form-action 'self'` also governs where a form's
+redirects may go, and Chromium enforces that, so a redirect to the provider would be blocked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import time
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import httpx
+from authlib.common.security import generate_token  # type: ignore[import-untyped]
+from authlib.integrations.base_client import OAuthError  # type: ignore[import-untyped]
+from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import Response
+
+from elicitkit.server._oauth_errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
+from elicitkit.server._oauth_metadata import ProviderMetadata, discover, same_server
+from elicitkit.server.errors import VaultDecryptError
+from elicitkit.server.identity import LOCAL_ISSUER, Caller, User
+from elicitkit.server.store import ACTIVE, Record
+from elicitkit.server.web.login import OAuthLogin
+from elicitkit.server.web.site import PREFIX, BrowserSession
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import Context
+
+    from elicitkit.server.url_mode import UrlMode
+
+__all__ = [
+    "CALLBACK_PREFIX",
+    "OAuthConfigError",
+    "OAuthConnection",
+    "OAuthConnectionError",
+    "OAuthProviderError",
+]
+
+logger = logging.getLogger(__name__)
+
+CALLBACK_PREFIX = f"{PREFIX}/callback"
+"""A connection's redirect URI is `<public url>/elicit/callback/<name>`; register it exactly."""
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+_ERROR_CODE = re.compile(r"^[a-z_]{1,40}$")
+_STATE_AAD = b"elicitkit/oauth-state/v1"
+_GONE = frozenset({"invalid_grant", "invalid_token", "unauthorized_client"})
+"""Refresh errors that mean the grant is over: ask the person again."""
+
+
+class OAuthConnection:
+    """The current user's account at one third-party OAuth provider.
+
+    Give the provider's `issuer` (its endpoints are discovered, RFC 8414 / OpenID Connect) or
+    its `authorization_endpoint` and `token_endpoint` (and `revocation_endpoint`). `client_id`
+    and `client_secret` are this server's client at the provider, registered with
+    `redirect_uri` exactly. `service` is what people call the provider ("Demo Calendar");
+    `scope_descriptions` turns scope names into words for the consent page.
+    """
+
+    template = "oauth_consent.html"
+
+    def __init__(
+        self,
+        url_mode: UrlMode,
+        name: str,
+        *,
+        service: str,
+        client_id: str,
+        client_secret: str,
+        scopes: Sequence[str] = (),
+        issuer: str | None = None,
+        authorization_endpoint: str | None = None,
+        token_endpoint: str | None = None,
+        revocation_endpoint: str | None = None,
+        scope_descriptions: Mapping[str, str] | None = None,
+        message: str | None = None,
+        resource: str | None = None,
+        token_endpoint_auth_method: str | None = None,
+        state_ttl: float = 600.0,
+        leeway: float = 30.0,
+    ) -> None:
+        if not _NAME.match(name):
+            raise OAuthConfigError(
+                f"Connection name {name!r} must be 1-63 lowercase letters, digits, '-' or '_' "
+                "(it is part of the redirect URI)."
+            )
+        if (authorization_endpoint is None) != (token_endpoint is None):
+            raise OAuthConfigError(
+                "Give both authorization_endpoint and token_endpoint, or neither and an issuer to discover."
+            )
+        if authorization_endpoint is None and issuer is None:
+            raise OAuthConfigError(
+                f"Connection {name!r} needs the provider's issuer (for discovery) or its endpoints."
+            )
+        self.url_mode = url_mode
+        self.name = name
+        self.service = service
+        self.title = f"Connect {service}"
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.scopes = list(scopes)
+        self.issuer = issuer.rstrip("/") if issuer else None
+        self.scope_descriptions = dict(scope_descriptions or {})
+        self.message = message or f"This tool needs access to your {service} account."
+        self.resource = resource
+        self.token_endpoint_auth_method = token_endpoint_auth_method
+        self.state_ttl = state_ttl
+        self.leeway = leeway
+        self._metadata: ProviderMetadata | None = None
+        if authorization_endpoint is not None and token_endpoint is not None:
+            self._metadata = ProviderMetadata(
+                authorization_endpoint=authorization_endpoint,
+                token_endpoint=token_endpoint,
+                issuer=self.issuer,
+                revocation_endpoint=revocation_endpoint,
+            ).checked()
+        self._locks: dict[User, anyio.Lock] = {}
+        url_mode.add(self)
+
+    @property
+    def redirect_uri(self) -> str:
+        """The exact redirect URI to register at the provider."""
+        return f"{self.url_mode.site.public_url}{CALLBACK_PREFIX}/{self.name}"
+
+    # -- what tools call -----------------------------------------------------------------
+
+    async def token(self, ctx: Context[Any, Any], *, rejected: str | None = None) -> str:
+        """A valid access token for the current user, connecting them first when needed.
+
+        Pass `rejected=` the token the provider's API just refused (HTTP 401) to get a
+        refreshed one. Raises `OAuthConfigError` (S-32 included), `OAuthProviderError`, or
+        the URL-mode errors of `UrlMode.ask` (declined, expired, -32042 waiting style).
+        """
+        caller = self.url_mode.identity.caller()
+        metadata = await self.metadata(caller.user)
+        if await self._consented(caller.user, caller.client_id):
+            access = await self._stored_access(caller.user, metadata, rejected)
+            if access is not None:
+                return access
+        details = await self._details(caller, metadata)
+        record = await self.url_mode.ask(ctx, self, self.message, details)
+        tokens = await self._load(record.user)
+        if tokens is None:
+            raise OAuthConnectionError(
+                f"The {self.service} connection completed but its tokens were not stored; "
+                "ask the user to connect again."
+            )
+        return str(tokens["access_token"])
+
+    def auth(self, ctx: Context[Any, Any]) -> httpx.Auth:
+        """An `httpx.Auth` for the provider's API: sends the user's token, and on a 401 refreshes
+        it once and retries (`httpx.AsyncClient(auth=conn.auth(ctx))`)."""
+        return _BearerAuth(self, ctx)
+
+    async def disconnect(self, ctx: Context[Any, Any]) -> bool:
+        """Revoke the current user's tokens at the provider and delete them and the consent record.
+
+        Returns True when the provider confirmed the revocation; the local copies are deleted
+        either way.
+        """
+        user = self.url_mode.identity.caller().user
+        tokens = await self._load(user)
+        revoked = False
+        try:
+            if tokens is not None:
+                revoked = await self._revoke(await self.metadata(user), tokens)
+        finally:
+            await self.url_mode.vault.delete(user, self._tokens_name)
+            await self.url_mode.vault.delete(user, self._consent_name)
+        return revoked
+
+    async def metadata(self, user: User | None = None) -> ProviderMetadata:
+        """The provider's endpoints (discovered once), refused if they are the MCP server's own (S-32)."""
+        if self._metadata is None:
+            assert self.issuer is not None
+            self._metadata = await discover(self.issuer)
+        self._refuse_own_server(self._metadata, user)
+        return self._metadata
+
+    # -- Flow (elicitkit.server.web.site) --------------------------------------------------
+
+    async def check(self, record: Record, form: FormData) -> str | None:
+        return None  # nothing to type: the POST itself is the consent
+
+    async def finish(self, record: Record, form: FormData) -> None:
+        """Not called: this flow completes at its callback, once the provider sent the person back."""
+
+    async def proceed(self, request: Request, record: Record, session: BrowserSession) -> Response:
+        """The person consented on our page: record it, then send them to the provider."""
+        site = self.url_mode.site
+        metadata = await self.metadata(record.user)
+        await self._remember_consent(record.user, record.client_id)
+        if not await self._consented(record.user, record.client_id):  # the registry decides, not the POST
+            return site.refusal(request, "Consent not recorded", "Open the link again.", status_code=409)
+        state, verifier = generate_token(43), generate_token(64)
+        bound = {
+            "record": record.id,
+            "sid": session.sid,
+            "iss": record.user.issuer,
+            "sub": record.user.subject,
+            "verifier": verifier,
+        }
+        sealed = site.keys.seal(json.dumps(bound).encode(), _STATE_AAD + self.name.encode())
+        await site.store.put_once(self._state_key(state), sealed, ttl=self.state_ttl)
+        extra = {"resource": self.resource} if self.resource else {}
+        async with self._client(metadata) as oauth:
+            url, _ = oauth.create_authorization_url(
+                metadata.authorization_endpoint, state=state, code_verifier=verifier, **extra
+            )
+        return site.render("oauth_continue.html", title=self.title, service=self.service, url=url)
+
+    async def callback(self, request: Request) -> Response:
+        """The provider sent the person back: match `state`, exchange the code, keep the tokens."""
+        site = self.url_mode.site
+        query = request.query_params
+        state = query.get("state", "")
+        sealed = await site.store.take_once(self._state_key(state)) if state else None  # single-use
+        try:
+            bound: dict[str, str] = (
+                json.loads(site.keys.open(sealed, _STATE_AAD + self.name.encode())) if sealed else {}
+            )
+        except (VaultDecryptError, ValueError):
+            bound = {}
+        if not bound:
+            logger.warning("OAuth callback refused: state missing, unknown, used or expired")
+            return self._page_error(
+                request,
+                "This sign-in answer is not valid",
+                f"It does not belong to a {self.service} connection started in this browser, or it was "
+                "already used or is too old. Nothing was stored. Open the link from your application again.",
+                400,
+            )
+        session = site.load_session(request)
+        user = User(issuer=bound["iss"], subject=bound["sub"])
+        if session is None or session.sid != bound["sid"] or session.user != user:
+            logger.warning(
+                "OAuth callback refused: it arrived in another browser than the one that started it"
+            )
+            return self._page_error(
+                request,
+                "This sign-in answer is not for this browser",
+                "It belongs to a connection started in another browser or by another account. "
+                "Nothing was stored. If someone sent you this link, do not use it.",
+                403,
+            )
+        record = await site.store.get(bound["record"])
+        if record is None or record.user != user or record.state not in ACTIVE:
+            return self._page_error(
+                request,
+                "Link no longer active",
+                "This request was completed, declined or has expired. Nothing more is needed here.",
+                410,
+            )
+        metadata = await self.metadata(user)
+        iss_expected = metadata.issuer is not None and (metadata.iss_in_response or "iss" in query)
+        if iss_expected and query.get("iss") != metadata.issuer:  # RFC 9207: from this provider only
+            logger.warning("OAuth callback refused: iss does not name the expected provider")
+            return self._page_error(
+                request,
+                "This sign-in answer is not valid",
+                f"It did not come from {self.service}. Nothing was stored.",
+                400,
+            )
+        error = query.get("error")
+        if error is not None:
+            return await self._provider_said_no(request, record, error)
+        code = query.get("code", "")
+        if not code:
+            return self._page_error(
+                request, "This sign-in answer is not valid", "It carries no code. Nothing was stored.", 400
+            )
+        try:
+            tokens = await self._exchange(metadata, code, bound["verifier"])
+        except OAuthProviderError as failure:
+            return self._page_error(request, f"{self.service} did not connect", str(failure), 502)
+        claimed = await site.store.transition(record.id, from_states=ACTIVE, to="completed", user=user)
+        if claimed is None:
+            await self._revoke(metadata, tokens)
+            return self._page_error(
+                request,
+                "Already completed",
+                "This request was completed already; nothing new was stored.",
+                409,
+            )
+        await self._save(user, tokens)
+        await site.bus.publish(record.id)
+        return site.render(
+            "done.html",
+            title="Connected",
+            text=f"Your {self.service} account is connected. "
+            "You can close this tab and return to your application.",
+        )
+
+    # -- the provider ----------------------------------------------------------------------
+
+    def _client(self, metadata: ProviderMetadata) -> AsyncOAuth2Client:
+        method = self.token_endpoint_auth_method or _auth_method(metadata.token_endpoint_auth_methods)
+        return AsyncOAuth2Client(
+            client_id=self.client_id,
+            client_secret=self.client_secret,
+            token_endpoint_auth_method=method,
+            revocation_endpoint_auth_method=method,
+            scope=" ".join(self.scopes) or None,
+            redirect_uri=self.redirect_uri,
+            code_challenge_method="S256",
+            timeout=10,
+        )
+
+    async def _exchange(self, metadata: ProviderMetadata, code: str, verifier: str) -> dict[str, Any]:
+        extra = {"resource": self.resource} if self.resource else {}
+        try:
+            async with self._client(metadata) as oauth:
+                token = await oauth.fetch_token(
+                    metadata.token_endpoint,
+                    grant_type="authorization_code",
+                    code=code,
+                    code_verifier=verifier,
+                    **extra,
+                )
+            return _kept(dict(token))
+        except OAuthError as error:
+            logger.warning("OAuth code exchange refused by %s: %s", self.service, _code(error.error))
+            raise OAuthProviderError(
+                f"{self.service} refused the sign-in ({_code(error.error)}). Nothing was stored. "
+                "Open the link from your application again to retry."
+            ) from None
+        except (httpx.HTTPError, ValueError, KeyError) as error:
+            logger.warning("OAuth code exchange with %s failed: %s", self.service, type(error).__name__)
+            raise OAuthProviderError(
+                f"{self.service} could not be reached or gave an answer we cannot read. "
+                "Nothing was stored. Try again in a moment."
+            ) from None
+
+    async def _stored_access(
+        self, user: User, metadata: ProviderMetadata, rejected: str | None
+    ) -> str | None:
+        """The stored access token, refreshed first if it expired or was rejected; None: ask again."""
+        lock = self._locks.setdefault(user, anyio.Lock())
+        async with lock:  # one refresh at a time per user: rotated refresh tokens are single-use
+            tokens = await self._load(user)
+            if tokens is None:
+                return None
+            access = str(tokens["access_token"])
+            expires_at = tokens.get("expires_at")
+            expired = isinstance(expires_at, int | float) and time.time() >= expires_at - self.leeway
+            if access != rejected and not expired:
+                return access
+            refresh = tokens.get("refresh_token")
+            if not refresh:
+                await self.url_mode.vault.delete(user, self._tokens_name)
+                return None
+            try:
+                async with self._client(metadata) as oauth:
+                    fresh = await oauth.refresh_token(metadata.token_endpoint, refresh_token=refresh)
+            except OAuthError as error:
+                logger.info("refresh at %s refused: %s", self.service, _code(error.error))
+                if error.error in _GONE:  # the person revoked us, or the grant ran out: ask again
+                    await self.url_mode.vault.delete(user, self._tokens_name)
+                    return None
+                raise OAuthProviderError(
+                    f"{self.service} refused to refresh the access token ({_code(error.error)}); "
+                    "try again later."
+                ) from None
+            except (httpx.HTTPError, ValueError, KeyError) as error:
+                raise OAuthProviderError(
+                    f"{self.service} could not be reached to refresh the access token "
+                    f"({type(error).__name__}); try again later."
+                ) from None
+            kept = _kept(dict(fresh))
+            kept.setdefault("refresh_token", refresh)
+            await self._save(user, kept)
+            return str(kept["access_token"])
+
+    async def _revoke(self, metadata: ProviderMetadata, tokens: Mapping[str, Any]) -> bool:
+        if metadata.revocation_endpoint is None:
+            return False
+        confirmed = True
+        async with self._client(metadata) as oauth:
+            for hint in ("refresh_token", "access_token"):
+                value = tokens.get(hint)
+                if not value:
+                    continue
+                try:
+                    answer = await oauth.revoke_token(
+                        metadata.revocation_endpoint, token=value, token_type_hint=hint
+                    )
+                    confirmed = confirmed and answer.status_code == 200
+                except httpx.HTTPError as error:
+                    logger.warning("revocation at %s failed: %s", self.service, type(error).__name__)
+                    confirmed = False
+        return confirmed
+
+    async def _provider_said_no(self, request: Request, record: Record, error: str) -> Response:
+        site = self.url_mode.site
+        if error == "access_denied":  # the person said no at the provider: a decline
+            if await site.store.transition(record.id, from_states=ACTIVE, to="declined", user=record.user):
+                await site.bus.publish(record.id)
+            return site.render(
+                "done.html", title="Declined", text=f"You did not connect {self.service}. Nothing was stored."
+            )
+        logger.warning("OAuth callback carried an error from %s: %s", self.service, _code(error))
+        return self._page_error(
+            request,
+            f"{self.service} did not connect",
+            f"{self.service} answered with an error ({_code(error)}). Nothing was stored. "
+            "Open the link from your application again to retry.",
+            502,
+        )
+
+    def _page_error(self, request: Request, title: str, reason: str, status: int) -> Response:
+        return self.url_mode.site.refusal(request, title, reason, status_code=status)
+
+    # -- S-32 --------------------------------------------------------------------------------
+
+    def _refuse_own_server(self, metadata: ProviderMetadata, user: User | None) -> None:
+        """URL mode must not authorize the user to the MCP server itself (S-32)."""
+        own = {self.url_mode.identity.issuer, user.issuer if user else None}
+        browser = self.url_mode.browser
+        if isinstance(browser, OAuthLogin):
+            own.add(browser.issuer_url)
+        urls = (metadata.issuer, metadata.authorization_endpoint, metadata.token_endpoint)
+        for issuer in own - {None, LOCAL_ISSUER}:
+            assert issuer is not None
+            if any(url is not None and same_server(url, issuer) for url in urls):
+                raise OAuthConfigError(
+                    f"The {self.service} connection points at {issuer}, the authorization server of "
+                    "this MCP server itself; URL mode must not be used to sign users in to the MCP "
+                    "server (S-32). Use MCP authorization for that, and OAuthConnection for third parties."
+                )
+        public = self.url_mode.site.public_url
+        if self.resource and public and same_server(self.resource, public):
+            raise OAuthConfigError(
+                f"The {self.service} connection asks for a token for {self.resource}, this MCP server "
+                "itself (S-32); an OAuthConnection is only for third-party resources."
+            )
+
+    # -- the vault ---------------------------------------------------------------------------
+
+    @property
+    def _tokens_name(self) -> str:
+        return f"oauth:{self.name}:tokens"
+
+    @property
+    def _consent_name(self) -> str:
+        return f"oauth:{self.name}:consent"
+
+    def _state_key(self, state: str) -> str:
+        return f"oauth-state:{self.name}:{hashlib.sha256(state.encode()).hexdigest()}"
+
+    async def _load(self, user: User) -> dict[str, Any] | None:
+        raw = await self.url_mode.vault.get(user, self._tokens_name)
+        return None if raw is None else dict(json.loads(raw))
+
+    async def _save(self, user: User, tokens: Mapping[str, Any]) -> None:
+        await self.url_mode.vault.put(user, self._tokens_name, json.dumps(dict(tokens)))
+
+    async def _consents(self, user: User) -> dict[str, dict[str, Any]]:
+        raw = await self.url_mode.vault.get(user, self._consent_name)
+        return {} if raw is None else dict(json.loads(raw))
+
+    async def _consented(self, user: User, client_id: str) -> bool:
+        given = (await self._consents(user)).get(client_id)
+        return given is not None and set(self.scopes) <= set(given.get("scopes", ()))
+
+    async def _remember_consent(self, user: User, client_id: str) -> None:
+        consents = await self._consents(user)
+        consents[client_id] = {"scopes": self.scopes, "at": time.time()}
+        await self.url_mode.vault.put(user, self._consent_name, json.dumps(consents))
+
+    async def _details(self, caller: Caller, metadata: ProviderMetadata) -> dict[str, Any]:
+        """What the consent page shows: who asks, for which scopes, where the person goes next."""
+        given = (await self._consents(caller.user)).get(caller.client_id)
+        at = given.get("at") if given else None
+        return {
+            "service": self.service,
+            "scopes": [self.scope_descriptions.get(scope, scope) for scope in self.scopes],
+            "client": caller.client_id,
+            "consented_at": (
+                datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+                if isinstance(at, int | float)
+                else None
+            ),
+            "provider": httpx.URL(metadata.authorization_endpoint).host,
+        }
+
+
+class _BearerAuth(httpx.Auth):
+    def __init__(self, connection: OAuthConnection, ctx: Context[Any, Any]) -> None:
+        self.connection = connection
+        self.ctx = ctx
+
+    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        token = await self.connection.token(self.ctx)
+        request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        if response.status_code == 401:
+            token = await self.connection.token(self.ctx, rejected=token)
+            request.headers["Authorization"] = f"Bearer {token}"
+            yield request
+
+
+def _auth_method(supported: Sequence[str]) -> str:
+    for method in ("client_secret_basic", "client_secret_post"):
+        if method in supported:
+            return method
+    return "client_secret_basic"
+
+
+def _kept(token: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a token response worth keeping."""
+    keep = ("access_token", "refresh_token", "expires_at", "token_type", "scope")
+    kept = {key: token[key] for key in keep if token.get(key) is not None}
+    if "access_token" not in kept:
+        raise KeyError("access_token")
+    return kept
+
+
+def _code(error: object) -> str:
+    """An OAuth error code safe to show and log (providers' free text is neither)."""
+    text = str(error)
+    return text if _ERROR_CODE.match(text) else "unknown_error"

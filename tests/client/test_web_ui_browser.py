@@ -1,0 +1,281 @@
+"""WebUI in a real browser: Chromium, driven by Playwright, answers forms, a URL consent and a wait.
+
+The page is opened by the UI itself (the opener is Playwright's `page.goto`), and later
+questions reach the already open tab by themselves, as they would in the system browser.
+The screenshots in docs/images/ are taken here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from playwright.async_api import Browser, Page, async_playwright, expect
+
+from elicitkit.client.ui import Accept, Decline, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client.web import WebUI
+from elicitkit.schema import defaults
+from elicitkit.urls import inspect
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+# A table booking with every widget kind the form-mode subset has.
+BOOKING: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Name on the booking", "minLength": 2, "maxLength": 40},
+        "code": {
+            "type": "string",
+            "title": "Voucher code",
+            "description": "Three capital letters, from your voucher.",
+            "pattern": "^[A-Z]{3}$",
+        },
+        "email": {"type": "string", "title": "Email for the confirmation", "format": "email"},
+        "day": {"type": "string", "title": "Day", "format": "date"},
+        "arrival": {"type": "string", "title": "Arrival", "format": "date-time"},
+        "party": {"type": "integer", "title": "Party size", "minimum": 1, "maximum": 12},
+        "budget": {"type": "number", "title": "Budget per person (EUR)", "minimum": 0, "maximum": 500},
+        "seating": {
+            "type": "string",
+            "title": "Seating",
+            "oneOf": [
+                {"const": "inside", "title": "Inside, by the window"},
+                {"const": "terrace", "title": "On the terrace"},
+            ],
+        },
+        "course": {"type": "string", "title": "Menu", "enum": ["set", "carte"]},
+        "wine": {
+            "type": "string",
+            "title": "Wine pairing",
+            "enum": ["none", "half", "full"],
+            "enumNames": ["No wine", "Half pairing", "Full pairing"],
+        },
+        "diet": {
+            "type": "array",
+            "title": "Dietary needs",
+            "items": {
+                "type": "string",
+                "anyOf": [
+                    {"const": "vegetarian", "title": "Vegetarian"},
+                    {"const": "vegan", "title": "Vegan"},
+                    {"const": "gluten-free", "title": "Gluten-free"},
+                    {"const": "nut-free", "title": "Nut-free"},
+                ],
+            },
+            "maxItems": 2,
+        },
+        "extras": {
+            "type": "array",
+            "title": "Extras",
+            "items": {"type": "string", "enum": ["cake", "flowers", "highchair"]},
+            "minItems": 1,
+        },
+        "reminder": {"type": "boolean", "title": "Send me a reminder", "default": True},
+        "website": {"type": "string", "title": "Your website", "format": "uri"},
+        "note": {"type": "string", "title": "Note for the kitchen", "default": "No coriander, please."},
+    },
+    "required": ["name", "code", "email", "day", "arrival", "party", "seating", "reminder"],
+}
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield chromium
+        await chromium.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    context = await browser.new_context(viewport={"width": 900, "height": 900}, locale="en-GB")
+    tab = await context.new_page()
+    yield tab
+    await context.close()
+
+
+async def snapshot(page: Page, name: str) -> None:
+    """The whole page at its own height, so the sticky button bar sits where it belongs."""
+    height = await page.evaluate(
+        "Math.ceil(document.querySelector('main').getBoundingClientRect().bottom) + 24"
+    )
+    await page.set_viewport_size({"width": 900, "height": height})
+    await page.screenshot(path=IMAGES / name)
+    await page.set_viewport_size({"width": 900, "height": 900})
+
+
+async def settled(task: asyncio.Task[Any], seconds: float = 10.0) -> Any:
+    return await asyncio.wait_for(asyncio.shield(task), seconds)
+
+
+async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_consent(page: Page) -> None:
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    async with WebUI(opener=page.goto) as ui:
+        question = FormQuestion(
+            "Bistro Lumière",
+            "To book your table for Saturday, tell us who is coming and what you would like.",
+            BOOKING,
+            defaults(BOOKING),
+        )
+        asked = asyncio.create_task(ui.ask_form(question))
+
+        # Who asks and why, required marks, defaults pre-filled.
+        await expect(page.locator(".asker .server")).to_have_text("Bistro Lumière")
+        await expect(page.locator(".message")).to_contain_text("book your table for Saturday")
+        await expect(page.get_by_label("Note for the kitchen")).to_have_value("No coriander, please.")
+        await expect(page.get_by_role("radio", name="Yes")).to_be_checked()
+        await expect(
+            page.locator("[data-field=party] legend, [data-field=party] label").first
+        ).to_contain_text("*")
+        for always in ("Decline", "Cancel"):  # on screen even before scrolling down the long form
+            await expect(page.get_by_role("button", name=always)).to_be_in_viewport()
+        assert await page.locator("a").count() == 0
+
+        await page.get_by_label("Name on the booking").fill("Ada Lovelace")
+        await page.get_by_label("Voucher code").fill("ab1")  # breaks the pattern: only the server can tell
+        await page.get_by_label("Email for the confirmation").fill("ada@example.com")
+        await page.get_by_label("Day").fill("2026-03-14")
+        await page.get_by_label("Arrival").fill("2026-03-14T19:30")
+        await page.get_by_label("Party size").fill("40")  # above the maximum: the browser refuses it
+        await page.get_by_label("Budget per person (EUR)").fill("62.5")
+        await page.get_by_label("On the terrace").check()
+        await page.get_by_label("carte").check()
+        await page.get_by_label("Half pairing").check()
+        await page.get_by_label("Vegetarian").check()
+        await page.get_by_label("Gluten-free").check()
+        await page.get_by_label("flowers").check()
+        await page.get_by_label("Your website").fill("https://ada.example.org/")
+
+        # The browser's own constraint check keeps the form on the page.
+        await page.get_by_role("button", name="Review answers").click()
+        party = page.get_by_label("Party size")
+        assert await party.evaluate("input => input.validationMessage") != ""
+        assert await page.locator("table.review").count() == 0
+        await party.fill("4")
+
+        # The server-side check (elicitkit.schema.validate) shows its problem next to the field.
+        await page.get_by_role("button", name="Review answers").click()
+        problem = page.locator("[data-field=code] .problem")
+        await expect(problem).to_contain_text("pattern")
+        assert not asked.done()
+        await expect(page.get_by_label("Name on the booking")).to_have_value("Ada Lovelace")
+        await expect(page.get_by_label("Gluten-free")).to_be_checked()
+        await snapshot(page, "web-form.png")
+        await page.get_by_label("Voucher code").fill("SUN")
+
+        # Review, change one answer, review again, submit.
+        await page.get_by_role("button", name="Review answers").click()
+        await expect(page.locator("h2")).to_have_text("Review your answers")
+        await expect(page.locator("table.review")).to_contain_text("On the terrace")
+        await page.get_by_role("button", name="Change Party size").click()
+        await expect(page.get_by_label("Party size")).to_be_focused()
+        await page.get_by_label("Party size").fill("5")
+        await page.get_by_role("button", name="Review answers").click()
+        await expect(page.locator("table.review")).to_contain_text("Vegetarian, Gluten-free")
+        assert not asked.done()
+        await page.get_by_role("button", name="Submit answers").click()
+
+        reply = await settled(asked)
+        arrival = datetime(2026, 3, 14, 19, 30).astimezone().isoformat(timespec="seconds")
+        assert reply == Accept(
+            {
+                "name": "Ada Lovelace",
+                "code": "SUN",
+                "email": "ada@example.com",
+                "day": "2026-03-14",
+                "arrival": arrival,
+                "party": 5,
+                "budget": 62.5,
+                "seating": "terrace",
+                "course": "carte",
+                "wine": "half",
+                "diet": ["vegetarian", "gluten-free"],
+                "extras": ["flowers"],
+                "reminder": True,
+                "website": "https://ada.example.org/",
+                "note": "No coriander, please.",
+            }
+        )
+        await expect(page.locator(".flash")).to_contain_text("sent to “Bistro Lumière”")
+
+        # The next question reaches the open tab by itself; this one is declined.
+        survey = {"type": "object", "properties": {"stars": {"type": "integer", "minimum": 1, "maximum": 5}}}
+        asked = asyncio.create_task(
+            ui.ask_form(FormQuestion("Bistro Lumière", "Rate your last visit?", survey, {}))
+        )
+        await expect(page.locator(".message")).to_have_text("Rate your last visit?")
+        await page.get_by_role("button", name="Decline").click()
+        assert await settled(asked) == Decline()
+        await expect(page.locator(".flash")).to_contain_text("declined")
+
+        # URL consent: the full URL, the domain highlighted, never a link; Open accepts.
+        report = inspect("https://accounts.lumiere-bistro.example.com/elicit/7Jq2xKp9?step=calendar")
+        consent = UrlQuestion("Bistro Lumière", "Connect your calendar so we can add the booking.", report)
+        asked = asyncio.create_task(ui.ask_url_consent(consent))
+        await expect(page.locator("#url mark.domain")).to_have_text(report.domain or "")
+        await expect(page.locator("#url")).to_have_text(report.url)
+        assert await page.locator("a").count() == 0
+        await expect(page.locator(".facts")).to_contain_text("accounts.lumiere-bistro.example.com")
+        await snapshot(page, "web-consent.png")
+        await page.get_by_role("button", name="Open in my browser").click()
+        assert await settled(asked) == Accept()
+        await expect(page.locator("h2")).to_have_text("Nothing to answer right now")
+
+
+async def test_punycode_host_shows_both_forms_and_every_warning(page: Page) -> None:
+    async with WebUI(opener=page.goto) as ui:
+        report = inspect("https://xn--pypal-4ve.com/login")
+        assert report.warnings
+        asked = asyncio.create_task(ui.ask_url_consent(UrlQuestion("Shop", "Sign in", report)))
+        facts = page.locator(".facts")
+        await expect(facts).to_contain_text(report.host_unicode)
+        await expect(facts).to_contain_text(report.host)
+        for warning in report.warnings:
+            await expect(page.locator(".warnings")).to_contain_text(warning.code)
+        if report.verdict == "block":
+            await expect(page.get_by_role("button", name="Open in my browser")).to_have_count(0)
+        await page.get_by_role("button", name="Decline").click()
+        assert await settled(asked) == Decline()
+
+
+async def test_waiting_page_ticks_shows_notices_live_and_retries(page: Page) -> None:
+    async with WebUI(opener=page.goto) as ui:
+        waiting = Waiting("Bistro Lumière", [("el-1", "Connect your calendar")], time.monotonic() - 65, True)
+        asked = asyncio.create_task(ui.wait(waiting))
+        clock = page.locator("#elapsed")
+        await expect(clock).to_have_text("01:05")
+        await expect(clock).not_to_have_text("01:05", timeout=3000)  # the clock ticks in the page
+        await expect(page.locator(".pending")).to_contain_text("Connect your calendar")
+        await expect(page.get_by_role("alert")).to_contain_text("No completion came in time")
+
+        ui.notice("Bistro Lumière: an elicitation completed.")
+        await expect(page.locator("#notices li")).to_have_text("Bistro Lumière: an elicitation completed.")
+
+        await page.get_by_role("button", name="Retry now").click()
+        assert await settled(asked) == "retry"
+
+
+async def test_a_withdrawn_question_leaves_the_page_by_itself(page: Page) -> None:
+    async with WebUI(opener=page.goto) as ui:
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+        asked = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Your name?", schema, {})))
+        await expect(page.locator(".message")).to_have_text("Your name?")
+        asked.cancel()
+        await expect(page.locator("h2")).to_have_text("Nothing to answer right now")
+    await expect(page.locator("#offline")).to_be_visible()

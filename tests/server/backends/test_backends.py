@@ -1,0 +1,120 @@
+"""`open_store` / `open_bus`: the URL picks the backend; AUTH and TLS reach a real Redis; a bad
+URL is one sentence that says what to write instead (and never shows the password)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from redis.asyncio.connection import SSLConnection
+from redis_server import RedisServer, TLSFiles
+
+from elicitkit.server._redis_bus import RedisBus
+from elicitkit.server._redis_store import RedisStore
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.backends import open_bus, open_store, redis_client
+from elicitkit.server.bus import LocalBus
+from elicitkit.server.errors import BackendURLError, StoreUnavailableError
+from elicitkit.server.identity import User
+from elicitkit.server.store import MemoryStore, Record
+
+pytestmark = pytest.mark.timeout(60)
+
+
+async def test_sqlite_and_memory_urls(tmp_path: Path) -> None:
+    store = open_store(f"sqlite://{tmp_path}/app/elicitkit.sqlite3")
+    assert isinstance(store, SQLiteStore) and store.path == tmp_path / "app" / "elicitkit.sqlite3"
+    assert isinstance(open_store("memory://"), MemoryStore)
+    assert isinstance(open_bus(f"sqlite://{tmp_path}/x.sqlite3"), LocalBus)
+    assert isinstance(open_bus("memory://"), LocalBus)
+
+
+async def test_redis_urls_build_redis_backends() -> None:
+    store = open_store("redis://127.0.0.1:6390/3", prefix="app1:")
+    bus = open_bus("redis://127.0.0.1:6390/3", store=store, channel="app1:completed")
+    assert isinstance(store, RedisStore) and isinstance(bus, RedisBus)
+    kwargs = store.client.connection_pool.connection_kwargs
+    assert (kwargs["host"], kwargs["port"], kwargs["db"]) == ("127.0.0.1", 6390, 3)
+    assert kwargs["health_check_interval"] > 0 and kwargs["retry"] is not None
+    assert store.prefix == "app1:" and bus.channel == "app1:completed" and bus.store is store
+    await store.close()
+    await bus.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("postgres://db/x", "has no scheme elicitkit knows"),
+        ("/var/lib/x.sqlite3", "has no scheme elicitkit knows"),
+        ("sqlite://relative/x.sqlite3", "three slashes"),
+        ("redis:///0", "has no host"),
+        ("redis://host:99999/0", "not a number from 0 to 65535"),
+        ("redis://host:6379/zero", "a Redis database is a number"),
+    ],
+)
+def test_bad_urls_are_one_sentence(url: str, says: str) -> None:
+    with pytest.raises(BackendURLError) as raised:
+        open_store(url)
+    message = str(raised.value)
+    assert says in message and message.endswith(".")
+    assert isinstance(raised.value, ValueError)
+
+
+def test_the_password_never_appears_in_an_error() -> None:
+    with pytest.raises(BackendURLError) as raised:
+        open_store("redis://user:hunter2@host:6379/zero")
+    assert "hunter2" not in str(raised.value) and "user:***@host" in str(raised.value)
+
+
+def test_redis_options_on_other_backends_and_tls_options_on_plain_tcp_are_refused() -> None:
+    with pytest.raises(BackendURLError, match="apply to Redis only"):
+        open_store("memory://", password="x")
+    with pytest.raises(BackendURLError, match="use a rediss:// URL for TLS"):
+        open_store("redis://127.0.0.1:6379/0", ssl_ca_certs="/ca.pem")
+
+
+async def test_auth_from_the_url_or_password_option(tmp_path: Path) -> None:
+    record = Record.new(User("https://as.example", "alice"), "c", "f", "m", ttl=60)
+    with RedisServer(tmp_path / "redis", password="s3cret-pw") as server:
+        in_url = open_store(server.url)
+        as_option = open_store(f"redis://127.0.0.1:{server.port}/0", password="s3cret-pw")
+        wrong = open_store(f"redis://:nope@127.0.0.1:{server.port}/0")
+        missing = open_store(f"redis://127.0.0.1:{server.port}/0")
+        try:
+            await in_url.create(record)
+            assert await as_option.get(record.id) == record
+            for refused in (wrong, missing):
+                with pytest.raises(StoreUnavailableError) as raised:
+                    await refused.get(record.id)
+                assert "nope" not in str(raised.value)
+        finally:
+            for store in (in_url, as_option, wrong, missing):
+                await store.close()
+
+
+async def test_tls_with_client_certificates(tmp_path: Path) -> None:
+    files = TLSFiles(tmp_path / "tls")
+    record = Record.new(User("https://as.example", "alice"), "c", "f", "m", ttl=60)
+    with RedisServer(tmp_path / "redis", tls=files) as server:
+        assert server.url.startswith("rediss://")
+        store = open_store(server.url, **files.client_options())
+        bus = open_bus(server.url, **files.client_options())
+        untrusted = open_store(server.url)  # the system CAs do not know our throwaway CA
+        try:
+            assert isinstance(store, RedisStore)
+            assert store.client.connection_pool.connection_class is SSLConnection
+            await store.create(record)
+            assert await store.get(record.id) == record
+            assert isinstance(bus, RedisBus)
+            await bus.wait_connected()
+            with pytest.raises(StoreUnavailableError):
+                await untrusted.get(record.id)
+        finally:
+            await store.close()
+            await bus.close()
+            await untrusted.close()
+
+
+def test_redis_client_rejects_non_redis_urls() -> None:
+    with pytest.raises(BackendURLError, match="is not a Redis URL"):
+        redis_client("sqlite:///x")

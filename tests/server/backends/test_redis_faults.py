@@ -1,0 +1,240 @@
+"""Redis going away and coming back, against a real redis-server: typed errors during the outage,
+reconnection after it, nothing acknowledged lost, nothing completed twice."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from redis_server import RedisServer
+
+from elicitkit.server._redis_bus import RedisBus
+from elicitkit.server._redis_store import RedisStore
+from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
+from elicitkit.server.identity import User
+from elicitkit.server.store import ACTIVE, Record
+
+ALICE = User("https://as.example", "alice")
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def new_record(ttl: float = 600.0) -> Record:
+    return Record.new(ALICE, "client-1", "weather-key", "Your weather API key", ttl=ttl)
+
+
+@pytest.fixture
+async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
+    backend = open_store(redis_server.url)
+    assert isinstance(backend, RedisStore)
+    yield backend
+    await backend.close()
+
+
+async def restart(server: RedisServer, *, down_for: float = 0.3) -> None:
+    await asyncio.to_thread(server.restart, down_for=down_for, crash=True)
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], within: float = 15.0) -> None:
+    deadline = time.monotonic() + within
+    while not await check():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.05)
+
+
+async def test_outage_raises_a_typed_error_then_the_store_reconnects(
+    redis_server: RedisServer, store: RedisStore
+) -> None:
+    record = new_record()
+    await store.create(record)
+    redis_server.kill()
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailableError) as raised:
+        await store.get(record.id)
+    assert time.monotonic() - started < 5  # retried with backoff, then a clear error, not a hang
+    assert "unavailable" in str(raised.value) and "Retry when Redis is back" in str(raised.value)
+    for operation in (
+        store.create(new_record()),
+        store.transition(record.id, from_states=ACTIVE, to="completed"),
+        store.sweep(),
+        store.put_blob("k", b"v"),
+        store.take_once("k"),
+    ):
+        with pytest.raises(StoreUnavailableError):
+            await operation
+    await asyncio.to_thread(redis_server.start)
+    got = await store.get(record.id)  # same store object: it reconnected by itself
+    assert got == record
+
+
+async def test_a_short_restart_is_absorbed_by_the_retries(
+    redis_server: RedisServer, store: RedisStore
+) -> None:
+    """A restart shorter than the backoff window is invisible to the caller."""
+    record = new_record()
+    await store.create(record)
+    redis_server.kill()
+    later = asyncio.get_running_loop().run_in_executor(None, redis_server.start)
+    got = await store.get(record.id)
+    await later
+    assert got == record
+
+
+async def test_nothing_acknowledged_is_lost_in_a_crash(redis_server: RedisServer, store: RedisStore) -> None:
+    """appendonly yes + appendfsync always: every acknowledged write survives SIGKILL."""
+    records = [new_record() for _ in range(200)]
+    await asyncio.gather(*(store.create(r) for r in records))
+    done = await asyncio.gather(
+        *(store.transition(r.id, from_states=ACTIVE, to="completed", user=ALICE) for r in records[:100])
+    )
+    await store.put_blob("vault:alice:weather", b"\x01sealed")
+    await store.put_once("state-x", b"once", ttl=600)
+    await restart(redis_server)
+    for record, completed in zip(records[:100], done, strict=True):
+        assert await store.get(record.id) == completed
+    for record in records[100:]:
+        assert await store.get(record.id) == record
+    assert await store.get_blob("vault:alice:weather") == b"\x01sealed"
+    assert await store.take_once("state-x") == b"once"
+    assert await store.take_once("state-x") is None
+
+
+async def test_redis_restart_in_the_middle_of_100_pending_flows(redis_server: RedisServer) -> None:
+    """Issue 8, must show 2. Replica A holds 100 waiting sessions (bus subscriptions); replica B
+    serves 100 browsers, two tabs each racing to finish the same flow. Redis crashes and comes
+    back while they work. Afterwards all 100 are completed, each session heard exactly once,
+    and no flow was completed twice."""
+    store_a, store_b = open_store(redis_server.url), open_store(redis_server.url)
+    bus_a = open_bus(redis_server.url, store=store_a)
+    bus_b = open_bus(redis_server.url, store=store_b)
+    assert isinstance(bus_a, RedisBus) and isinstance(bus_b, RedisBus)
+    heard: Counter[str] = Counter()
+    all_heard = asyncio.Event()
+    records = [new_record() for _ in range(100)]
+
+    async def on_complete(elicitation_id: str) -> None:
+        heard[elicitation_id] += 1
+        if len(heard) == len(records):
+            all_heard.set()
+
+    try:
+        for record in records:
+            await store_a.create(record)
+            bus_a.subscribe(record.id, on_complete)
+        await bus_a.wait_connected()
+        wins: Counter[str] = Counter()
+        outage_errors = 0
+
+        async def browser_tab(record: Record, delay: float) -> None:
+            """Open, then complete; on an outage error wait and retry, like a person pressing again."""
+            nonlocal outage_errors
+            await asyncio.sleep(delay)
+            while True:
+                try:
+                    await store_b.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+                    done = await store_b.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
+                    if done is not None:
+                        wins[record.id] += 1
+                        await bus_b.publish(record.id)
+                    return
+                except (StoreUnavailableError, BusUnavailableError):
+                    outage_errors += 1
+                    await asyncio.sleep(0.2)
+
+        tabs = [
+            asyncio.create_task(browser_tab(record, delay=i * 0.02 + tab * 0.01))
+            for i, record in enumerate(records)
+            for tab in range(2)
+        ]
+        await asyncio.sleep(0.5)  # some flows are finished, most are pending
+        finished_before = sum(wins.values())
+        await restart(redis_server, down_for=1.5)  # longer than the retries absorb
+        await asyncio.wait_for(asyncio.gather(*tabs), 60)
+        await asyncio.wait_for(all_heard.wait(), 30)
+        await asyncio.sleep(0.3)  # a duplicate notice would arrive by now
+
+        assert 0 < finished_before < 100, finished_before  # the restart really was mid-way
+        assert outage_errors > 0  # and callers really met it, as a typed error
+        final = [await store_a.get(r.id) for r in records]
+        assert [r.state if r else None for r in final] == ["completed"] * 100  # none lost
+        assert max(wins.values()) == 1  # none completed twice
+        assert set(heard) == {r.id for r in records} and set(heard.values()) == {1}  # heard once each
+    finally:
+        for closing in (bus_a, bus_b, store_a, store_b):
+            await closing.close()  # type: ignore[attr-defined]
+
+
+async def test_bus_resubscribes_after_a_restart(redis_server: RedisServer) -> None:
+    bus_a, bus_b = RedisBus(open_redis(redis_server)), RedisBus(open_redis(redis_server))
+    heard: list[str] = []
+    got = asyncio.Event()
+
+    async def listener(eid: str) -> None:
+        heard.append(eid)
+        got.set()
+
+    try:
+        bus_a.subscribe("after-restart", listener)
+        await bus_a.wait_connected()
+        await restart(redis_server)
+        await bus_a.wait_connected(within=15)
+        await bus_b.publish("after-restart")
+        await asyncio.wait_for(got.wait(), 10)
+        assert heard == ["after-restart"]
+    finally:
+        await bus_a.close()
+        await bus_b.close()
+
+
+async def test_publish_during_an_outage_is_a_typed_error(redis_server: RedisServer) -> None:
+    bus = RedisBus(open_redis(redis_server))
+    try:
+        redis_server.kill()
+        with pytest.raises(BusUnavailableError) as raised:
+            await bus.publish("some-id")
+        assert "could not be published" in str(raised.value)
+    finally:
+        await bus.close()
+
+
+async def test_bus_catches_up_on_what_finished_while_it_was_away(redis_server: RedisServer) -> None:
+    """Pub/sub keeps nothing for an absent subscriber: a completion published before this
+    replica's subscription was confirmed is found in the store when it is."""
+    store = open_store(redis_server.url)
+    bus_a = RedisBus(open_redis(redis_server), store=store)
+    bus_b = RedisBus(open_redis(redis_server))
+    record, unfinished = new_record(), new_record()
+    heard: list[str] = []
+    got = asyncio.Event()
+
+    async def listener(eid: str) -> None:
+        heard.append(eid)
+        got.set()
+
+    try:
+        for r in (record, unfinished):
+            await store.create(r)
+        await store.transition(record.id, from_states=ACTIVE, to="completed")
+        await bus_b.publish(record.id)  # nobody on bus A is listening yet
+        bus_a.subscribe(record.id, listener)
+        bus_a.subscribe(unfinished.id, listener)
+        await asyncio.wait_for(got.wait(), 10)
+        await asyncio.sleep(0.3)
+        assert heard == [record.id]  # the unfinished one is still waited for, not delivered
+        await restart(redis_server)
+        await bus_a.wait_connected(within=15)
+        await asyncio.sleep(0.3)
+        assert heard == [record.id]  # catching up again after the restart delivers nothing twice
+    finally:
+        for closing in (bus_a, bus_b, store):
+            await closing.close()
+
+
+def open_redis(server: RedisServer):  # type: ignore[no-untyped-def]
+    from elicitkit.server.backends import redis_client
+
+    return redis_client(server.url)

@@ -1,0 +1,176 @@
+"""The `Store` contract, the same tests against every backend: memory, SQLite and a real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from redis_server import RedisServer
+
+from elicitkit.server._redis_store import RedisStore
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.backends import open_store
+from elicitkit.server.identity import User
+from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
+
+ALICE = User("https://as.example", "alice")
+BOB = User("https://as.example", "bob")
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    backend: Store
+    if request.param == "memory":
+        backend = MemoryStore()
+    elif request.param == "sqlite":
+        backend = SQLiteStore(tmp_path / "s.sqlite3")
+    else:
+        server: RedisServer = request.getfixturevalue("redis_server")
+        backend = open_store(server.url)
+        assert isinstance(backend, RedisStore)
+    yield backend
+    await backend.close()
+
+
+def new_record(user: User = ALICE, ttl: float = 60.0, **details: object) -> Record:
+    return Record.new(user, "client-1", "weather-key", "Your weather API key", ttl=ttl, details=details)
+
+
+async def test_create_get_round_trip_is_exact(store: Store) -> None:
+    record = new_record(d=1, nested={"a": [1, "two"]}, text="é ✓")
+    await store.create(record)
+    assert await store.get(record.id) == record
+    assert await store.get("no-such-id") is None
+
+
+async def test_duplicate_id_is_refused(store: Store) -> None:
+    record = new_record()
+    await store.create(record)
+    with pytest.raises(Exception):  # noqa: B017 - each backend raises its own integrity error
+        await store.create(replace(record, user=BOB))
+    got = await store.get(record.id)
+    assert got is not None and got.user == ALICE  # the first record is untouched
+
+
+async def test_state_machine(store: Store) -> None:
+    record = new_record()
+    await store.create(record)
+    opened = await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+    assert opened is not None and opened.state == "opened" and opened.updated_at >= record.updated_at
+    assert await store.transition(record.id, from_states={"pending"}, to="opened") is None
+    done = await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
+    assert done is not None and done.state == "completed"
+    assert await store.get(record.id) == done
+    for to in ("completed", "declined", "cancelled", "expired"):
+        assert await store.transition(record.id, from_states=ACTIVE, to=to) is None  # type: ignore[arg-type]
+    assert await store.transition(record.id, from_states=(), to="completed") is None
+    assert await store.transition("unknown", from_states=ACTIVE, to="completed") is None
+
+
+async def test_transitions_are_bound_to_the_user(store: Store) -> None:
+    """S-30: another user, or the same subject from another issuer, changes nothing."""
+    record = new_record()
+    await store.create(record)
+    for stranger in (BOB, User("https://evil.example", "alice")):
+        assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=stranger) is None
+    got = await store.get(record.id)
+    assert got is not None and got.state == "pending" and got.user == ALICE
+
+
+async def test_concurrent_completions_only_one_wins(store: Store) -> None:
+    records = [new_record() for _ in range(10)]
+    for record in records:
+        await store.create(record)
+    results = await asyncio.gather(
+        *(
+            store.transition(record.id, from_states=ACTIVE, to=to, user=ALICE)
+            for record in records
+            for to in ("completed", "declined", "completed", "cancelled", "completed")
+        )
+    )
+    for i in range(len(records)):
+        assert sum(r is not None for r in results[i * 5 : i * 5 + 5]) == 1
+
+
+async def test_expired_reads_as_expired_and_cannot_move_except_to_expired(store: Store) -> None:
+    record = new_record(ttl=0.05)
+    await store.create(record)
+    await asyncio.sleep(0.1)
+    got = await store.get(record.id)
+    assert got is not None and got.state == "expired"
+    assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE) is None
+    expired = await store.transition(record.id, from_states=ACTIVE, to="expired")
+    assert expired is not None and expired.state == "expired"
+
+
+async def test_sweep_expires_then_forgets(store: Store) -> None:
+    overdue, live, done = new_record(ttl=0.01), new_record(ttl=60), new_record(ttl=60)
+    for record in (overdue, live, done):
+        await store.create(record)
+    await store.transition(done.id, from_states=ACTIVE, to="completed")
+    await asyncio.sleep(0.05)
+    assert await store.sweep() == 1
+    got = await store.get(overdue.id)
+    assert got is not None and got.state == "expired"
+    assert await store.sweep() == 0
+    assert await store.sweep(now=time.time() + 10, keep_for=1) == 2
+    assert await store.get(overdue.id) is None and await store.get(done.id) is None
+    still = await store.get(live.id)
+    assert still is not None and still.state == "pending"
+
+
+async def test_sweep_under_load(store: Store) -> None:
+    """1,200 overdue and 300 live records, swept while the live ones are being completed."""
+    overdue = [new_record(ttl=0.2) for _ in range(1200)]
+    live = [new_record(ttl=60) for _ in range(300)]
+    await asyncio.gather(*(store.create(r) for r in overdue + live))
+    await asyncio.sleep(0.3)
+
+    async def complete_all() -> int:
+        results = await asyncio.gather(
+            *(store.transition(r.id, from_states=ACTIVE, to="completed", user=ALICE) for r in live)
+        )
+        return sum(r is not None for r in results)
+
+    swept, completed = await asyncio.gather(store.sweep(), complete_all())
+    assert swept == 1200 and completed == 300
+    states = [await store.get(r.id) for r in overdue[::50] + live[::10]]
+    assert [s.state for s in states if s] == ["expired"] * 24 + ["completed"] * 30
+    # nothing overdue is left active, so a second sweep has nothing to do
+    assert await store.sweep() == 0
+
+
+async def test_blobs(store: Store) -> None:
+    assert await store.get_blob("k") is None
+    await store.put_blob("k", b"\x00sealed")
+    await store.put_blob("k", b"\x01sealed\xff")
+    assert await store.get_blob("k") == b"\x01sealed\xff"
+    await store.delete_blob("k")
+    await store.delete_blob("k")
+    assert await store.get_blob("k") is None
+
+
+async def test_single_use_values(store: Store) -> None:
+    await store.put_once("state-1", b"v1", ttl=60)
+    assert await store.take_once("state-1") == b"v1"
+    assert await store.take_once("state-1") is None
+    await store.put_once("state-2", b"v2", ttl=0.01)
+    await asyncio.sleep(0.05)
+    assert await store.take_once("state-2") is None
+    assert await store.take_once("never") is None
+
+
+async def test_single_use_value_has_exactly_one_taker(store: Store) -> None:
+    await store.put_once("state-3", b"v3", ttl=60)
+    taken = await asyncio.gather(*(store.take_once("state-3") for _ in range(20)))
+    assert taken.count(b"v3") == 1 and taken.count(None) == 19
+
+
+async def test_satisfies_the_protocol(store: Store) -> None:
+    assert isinstance(store, Store)
