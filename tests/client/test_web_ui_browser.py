@@ -8,6 +8,7 @@ The screenshots in docs/images/ are taken here.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -16,8 +17,11 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from client_http import record, serve
+from client_servers import State, elicit_server
 from playwright.async_api import Browser, Page, async_playwright, expect
 
+from elicitkit.client import ElicitationHandler
 from elicitkit.client.ui import Accept, Decline, FormQuestion, UrlQuestion, Waiting
 from elicitkit.client.web import WebUI
 from elicitkit.schema import defaults
@@ -279,3 +283,40 @@ async def test_a_withdrawn_question_leaves_the_page_by_itself(page: Page) -> Non
         asked.cancel()
         await expect(page.locator("h2")).to_have_text("Nothing to answer right now")
     await expect(page.locator("#offline")).to_be_visible()
+
+
+async def test_an_mcp_server_gets_what_the_person_submits_in_the_browser(page: Page) -> None:
+    """The handler in front, the web page behind it: a real server over streamable HTTP."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "title": "Name", "default": "Ada"},
+            "guests": {"type": "integer", "title": "Guests", "minimum": 1, "maximum": 8},
+        },
+        "required": ["name", "guests"],
+    }
+    opened: list[str] = []
+    async with WebUI(opener=page.goto) as ui:
+        handler = ElicitationHandler(ui, modes=("form", "url"), open_url=record(opened))
+        with serve(elicit_server(State()).streamable_http_app()) as url:
+            async with handler.connect(url, mode="legacy") as client:
+                call = asyncio.create_task(client.call_tool("ask_form", {"schema": json.dumps(schema)}))
+                await expect(page.locator(".asker .server")).to_have_text("Test Elicitor")
+                await expect(page.get_by_label("Name")).to_have_value("Ada")
+                await page.get_by_label("Guests").fill("3")
+                await page.get_by_role("button", name="Review answers").click()
+                await page.get_by_role("button", name="Submit answers").click()
+                result = await settled(call)
+                assert json.loads(result.content[0].text) == {
+                    "action": "accept",
+                    "content": {"name": "Ada", "guests": 3},
+                }
+
+                target = "https://calendar.example.com/connect?session=1"
+                call = asyncio.create_task(client.call_tool("ask_url", {"url": target}))
+                await expect(page.locator("#url")).to_have_text(target)
+                assert opened == []  # nothing opens before the person agrees
+                await page.get_by_role("button", name="Open in my browser").click()
+                result = await settled(call)
+                assert json.loads(result.content[0].text)["action"] == "accept"
+                assert opened == [target]

@@ -28,7 +28,9 @@ def demo(
     web: Annotated[bool, typer.Option("--web", help="Answer in the web UI instead of the terminal.")] = False,
     data_dir: Annotated[
         Path | None,
-        typer.Option("--data-dir", help="Where the store and the vault key live (default: per-user data dir)."),
+        typer.Option(
+            "--data-dir", help="Where the store and the vault key live (default: per-user data dir)."
+        ),
     ] = None,
 ) -> None:
     """Run the demo: an MCP server that asks you for things, in every way elicitation allows.
@@ -48,7 +50,7 @@ def demo(
         console.print("\nStopped. Every demo server was shut down.")
         raise typer.Exit(130) from None
     if failure:
-        Console(stderr=True, highlight=False).print(f"\n{failure}", style="bold red")
+        Console(stderr=True, highlight=False, soft_wrap=True).print(f"\n{failure}", style="bold red")
         raise typer.Exit(1)
 
 
@@ -66,7 +68,9 @@ async def _run(console: Console, data_dir: Path | None, *, unattended: bool, web
     elapsed = time.monotonic() - started
     console.print()
     if unattended:
-        transcript.line(f"All {len(STEPS)} steps behaved as expected, in {elapsed:.1f} s.", style="bold green")
+        transcript.line(
+            f"All {len(STEPS)} steps behaved as expected, in {elapsed:.1f} s.", style="bold green"
+        )
     else:
         transcript.line(f"That was the whole story ({len(STEPS)} steps). Thank you!", style="bold green")
     return ""
@@ -98,7 +102,9 @@ def _introduce(transcript: Transcript, stage: Stage, *, unattended: bool, web: b
     )
     transcript.line(f"    {stage.key_note}")
     if unattended:
-        transcript.line("    Playing unattended: a script answers for alice, and a scripted browser is hers (and bob's).")
+        transcript.line(
+            "    Playing unattended: a script answers for alice, and a scripted browser is hers (and bob's)."
+        )
     else:
         where = "in your browser (the web UI)" if web else "here, in the terminal"
         transcript.line(f"    You are alice. Answer {where}; finish the web pages in your own browser.")

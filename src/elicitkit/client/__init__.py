@@ -20,6 +20,7 @@ from elicitkit.client.handler import (
 from elicitkit.client.limits import RateLimit
 from elicitkit.client.retry import until_urls_complete
 from elicitkit.client.scripted import ScriptedUI, accept_prefilled
+from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import (
     Accept,
     Cancel,
@@ -47,10 +48,12 @@ __all__ = [
     "ElicitingClient",
     "FormQuestion",
     "Mode",
+    "NotATerminalError",
     "RateLimit",
     "Reply",
     "ScriptedUI",
     "ServerElicitations",
+    "TerminalUI",
     "UrlOpener",
     "UrlQuestion",
     "Waiting",

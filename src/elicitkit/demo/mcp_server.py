@@ -123,7 +123,7 @@ class DemoMcpServer(LocalServer):
             url_mode,
             "demo-weather-api-key",
             title="Demo Weather API key",
-            message="The weather tool needs your Demo Weather API key. Enter it on the page, not in the chat.",
+            message="The weather tool needs your Demo Weather API key. Type it on the page, not in the chat.",
             description="Any text will do in the demo, for example demo-weather-123.",
         )
         messenger_token = Secret(
@@ -148,7 +148,7 @@ class DemoMcpServer(LocalServer):
         self.calendar_connection = connection
 
         @server.tool()
-        async def book_table(restaurant: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        async def book_table(restaurant: str, ctx: Context) -> str:
             """Book a table at a restaurant; asks you for the details."""
             message = f"Book a table at {restaurant}: when, how many of you, and where you would like to sit."
             match await elicit.form(ctx, message, Booking):
@@ -166,20 +166,20 @@ class DemoMcpServer(LocalServer):
                     return "No table booked: the question was dismissed."
 
         @server.tool()
-        async def check_weather(city: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        async def check_weather(city: str, ctx: Context) -> str:
             """The weather in a city; needs your Demo Weather API key (asked for in your browser)."""
             key = await weather_key.get(ctx)
-            return f"Sunny and 21 °C in {city} (asked with the API key whose fingerprint is {key_fingerprint(key)})."
+            return f"Sunny and 21 °C in {city} (asked with the API key fingerprinted {key_fingerprint(key)})."
 
         @server.tool()
-        async def send_message(to: str, text: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        async def send_message(to: str, text: str, ctx: Context) -> str:
             """Send a message; needs your Demo Messenger token, asked for with error -32042."""
             with waiting_style(url_mode, "error"):
                 token = await messenger_token.get(ctx)
             return f"Message to {to} sent: {text!r} (token fingerprint {key_fingerprint(token)})."
 
         @server.tool()
-        async def list_events(ctx: Context) -> str:  # type: ignore[type-arg]
+        async def list_events(ctx: Context) -> str:
             """Your Demo Calendar events; needs your permission to read that calendar (OAuth)."""
             async with httpx.AsyncClient(timeout=10, auth=connection.auth(ctx)) as http:
                 response = await http.get(calendar.api_url)

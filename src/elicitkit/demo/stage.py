@@ -43,7 +43,9 @@ def demo_keys(data_dir: Path) -> tuple[KeyRing, str]:
     except FileExistsError:
         if path.stat().st_mode & 0o077:
             os.chmod(path, 0o600)
-        return KeyRing.from_string(path.read_text()), f"Vault key: {path} (kept from an earlier run, mode 0600)."
+        return KeyRing.from_string(
+            path.read_text()
+        ), f"Vault key: {path} (kept from an earlier run, mode 0600)."
     with os.fdopen(descriptor, "w") as file:
         file.write(KeyRing.generate("demo1") + "\n")
     return (

@@ -48,7 +48,7 @@ __all__ = ["STEPS", "Step", "StepFailedError", "Story"]
 
 PERSON = "alice"
 WEATHER_KEY = "demo-weather-123"
-MESSENGER_TOKEN = "demo-messenger-456"
+MESSENGER_TOKEN = "demo-messenger-456"  # noqa: S105 - typed by the scripted person, on purpose
 _URL_TIMEOUT = 30.0
 _CALL_TIMEOUT = 45.0
 
@@ -102,7 +102,9 @@ class Story:
         steps = STEPS if steps is None else steps
         token = await self.stage.auth.token_for(PERSON, scopes=["mcp"])
         self.mcp_token = token.access_token
-        self.transcript.say(PERSON, f"signs in to {self.stage.auth.service_name}; her client gets an MCP access token.")
+        self.transcript.say(
+            PERSON, f"signs in to {self.stage.auth.service_name}; her client gets an MCP access token."
+        )
         if self.ui is None:
             self.scripted = ScriptedUI()
             ui: ElicitationUI = NarratedUI(self.scripted, self.transcript, PERSON)
@@ -177,7 +179,9 @@ class Story:
             self.transcript.say("result", str(error), style="yellow")
             return str(error)
         text = " ".join(c.text for c in result.content if isinstance(c, TextContent))
-        self.transcript.say("error" if result.is_error else "result", text, style="red" if result.is_error else "")
+        self.transcript.say(
+            "error" if result.is_error else "result", text, style="red" if result.is_error else ""
+        )
         if result.is_error and self.unattended:
             raise StepFailedError(f"{call.name} returned an error: {text}")
         return text
@@ -189,7 +193,9 @@ class Story:
         """The next URL the person agreed to open, or None if the call ended without one."""
         getting = asyncio.ensure_future(self.opened.get())
         timeout = _URL_TIMEOUT if self.unattended else None
-        done, _ = await asyncio.wait({getting, call.task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            {getting, call.task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
         if getting in done:
             return getting.result()
         getting.cancel()
@@ -253,7 +259,9 @@ async def form_every_field(story: Story) -> None:
     if story.scripted is not None:
         shown = story.scripted.shown[-2:]
         properties = shown[0].schema.get("properties", {}) if isinstance(shown[0], FormQuestion) else {}
-        kinds = {json.dumps({k: v for k, v in p.items() if k in ("type", "format")}) for p in properties.values()}
+        kinds = {
+            json.dumps({k: v for k, v in p.items() if k in ("type", "format")}) for p in properties.values()
+        }
         story.expect(
             len(properties) == 7 and len(kinds) >= 6,
             f"the form had {len(properties)} fields of {len(kinds)} kinds, not 7 of every kind",
@@ -279,7 +287,9 @@ async def form_declined(story: Story) -> None:
     story.tell("Decline this one: choose Decline on the review screen (or press Ctrl-D).")
     story.answer(Decline())
     text = await story.call("book_table", {"restaurant": "Le Refus"})
-    story.expect("you declined" in text, f"the tool did not see a decline: {text!r}", "the tool saw a decline")
+    story.expect(
+        "you declined" in text, f"the tool did not see a decline: {text!r}", "the tool saw a decline"
+    )
 
 
 async def form_cancelled(story: Story) -> None:
@@ -290,7 +300,9 @@ async def form_cancelled(story: Story) -> None:
 
 
 async def _sign_in_hint(story: Story) -> None:
-    story.tell(f"In the browser, sign in as {PERSON} (password {DEMO_PASSWORDS[PERSON]}) and follow the page.")
+    story.tell(
+        f"In the browser, sign in as {PERSON} (password {DEMO_PASSWORDS[PERSON]}) and follow the page."
+    )
 
 
 async def secret_by_url(story: Story) -> None:
@@ -301,7 +313,9 @@ async def secret_by_url(story: Story) -> None:
         browser = story.browser(PERSON)
         page = await browser.open(url)
         _expect_page(story, page, 200, "Demo Weather API key")
-        story.transcript.say(f"browser ({PERSON})", f"types the API key ({len(WEATHER_KEY)} characters) and presses Save.")
+        story.transcript.say(
+            f"browser ({PERSON})", f"types the API key ({len(WEATHER_KEY)} characters) and presses Save."
+        )
         done = await browser.submit(page, button="save", secret=WEATHER_KEY)
         _expect_page(story, done, 200, "Done")
     elif url is not None:
@@ -309,7 +323,7 @@ async def secret_by_url(story: Story) -> None:
         story.tell(f"Enter any API key, for example {WEATHER_KEY}, and press Save.")
     text = await story.finish(call)
     story.expect(
-        f"fingerprint is {key_fingerprint(WEATHER_KEY)}" in text and WEATHER_KEY not in text,
+        f"fingerprinted {key_fingerprint(WEATHER_KEY)}" in text and WEATHER_KEY not in text,
         f"the tool did not get the key entered on the page: {text!r}",
         "the tool got the key from the vault; the key itself never passed through the client",
     )
@@ -333,7 +347,9 @@ async def held_with_32042(story: Story) -> None:
         _expect_page(story, done, 200, "Done")
     elif url is not None:
         await _sign_in_hint(story)
-        story.tell(f"Enter any token, for example {MESSENGER_TOKEN}, and press Save; the call then retries by itself.")
+        story.tell(
+            f"Enter any token, for example {MESSENGER_TOKEN}, and press Save; the call retries by itself."
+        )
     text = await story.finish(call)
     if story.scripted is not None:
         story.expect(
@@ -358,7 +374,7 @@ async def phishing_refused(story: Story) -> None:
     story.held, story.held_url = call, url
     record_id = url.rsplit("/", 1)[-1]
     before = await story.stage.store.get(record_id)
-    story.transcript.say("bob", f"gets the link from alice (or steals it) and opens it, signed in as bob.")
+    story.transcript.say("bob", "gets the link from alice (or steals it) and opens it, signed in as bob.")
     page = await story.browser("bob").open(url)
     after = await story.stage.store.get(record_id)
     story.expect(

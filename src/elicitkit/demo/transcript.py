@@ -41,7 +41,9 @@ class Transcript:
     def step(self, number: int, total: int, title: str, about: str) -> None:
         elapsed = time.monotonic() - self.started
         self.console.print()
-        self.console.print(Text(f"[{number}/{total}] {title}", style="bold cyan"), Text(f"({elapsed:.1f} s)", style="dim"))
+        self.console.print(
+            Text(f"[{number}/{total}] {title}", style="bold cyan"), Text(f"({elapsed:.1f} s)", style="dim")
+        )
         self.console.print(Text(f"  {about}", style="dim"))
 
     def say(self, who: str, text: str, *, style: str = "") -> None:
@@ -72,7 +74,9 @@ class Transcript:
             text.append(reveal(report.url))
         self.console.print(text)
         warnings = "; ".join(w.message for w in report.warnings) or "no warnings"
-        self.console.print(Text(f"{marks.rstrip()}  site: {reveal(report.domain_unicode or '?')} ({warnings})"))
+        self.console.print(
+            Text(f"{marks.rstrip()}  site: {reveal(report.domain_unicode or '?')} ({warnings})")
+        )
 
     def page(self, browser: ScriptedBrowser, page: Page) -> None:
         """A page the scripted browser landed on: its site, heading and first lines."""
@@ -107,7 +111,7 @@ def describe_field(schema: Mapping[str, Any], required: bool) -> str:
         words = "yes/no"
     elif kind in ("integer", "number"):
         low, high = schema.get("minimum"), schema.get("maximum")
-        words = kind + (f" {low}–{high}" if low is not None and high is not None else "")
+        words = kind + (f" from {low} to {high}" if low is not None and high is not None else "")
     else:
         words = str(schema.get("format", "text"))
     if "default" in schema:
@@ -123,6 +127,17 @@ def _show(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
+
+
+def _answer(schema: Mapping[str, Any], value: Any) -> str:
+    """An answer as the person chose it: choices by their titles, text as typed."""
+    titles = {str(o.get("const")): str(o.get("title")) for o in schema.get("oneOf", [])}
+    titles |= {str(o.get("const")): str(o.get("title")) for o in schema.get("items", {}).get("anyOf", [])}
+    if isinstance(value, list):
+        return ", ".join(titles.get(str(v), str(v)) for v in value) or "(none)"
+    if isinstance(value, str):
+        return titles.get(value, value)
+    return _show(value)
 
 
 class NarratedUI:
@@ -150,9 +165,18 @@ class NarratedUI:
         if isinstance(reply, Accept):
             t.say(self.person, "reviews the answers and submits:")
             content = reply.content or {}
-            t.rows([(titles.get(name, name), _show(content[name])) for name in properties if name in content])
+            t.rows(
+                [
+                    (titles[name], _answer(properties[name], content[name]))
+                    for name in properties
+                    if name in content
+                ]
+            )
         else:
-            t.say(self.person, "declines: nothing is sent." if isinstance(reply, Decline) else "cancels: nothing is sent.")
+            t.say(
+                self.person,
+                "declines: nothing is sent." if isinstance(reply, Decline) else "cancels: nothing is sent.",
+            )
         return reply
 
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
@@ -171,7 +195,10 @@ class NarratedUI:
         count = len(waiting.pending)
         what = "elicitation completes" if count == 1 else f"{count} elicitations complete"
         if waiting.timed_out:
-            self.transcript.say(f"{self.person}'s client", f"no completion came in time; asks {self.person} to retry or cancel.")
+            self.transcript.say(
+                f"{self.person}'s client",
+                f"no completion came in time; asks {self.person} to retry or cancel.",
+            )
         else:
             self.transcript.say(
                 f"{self.person}'s client",

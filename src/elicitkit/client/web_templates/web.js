@@ -33,6 +33,7 @@
       }
       if (state.closed) {
         offline.hidden = false;
+        body.classList.add("closed");
         document.querySelectorAll("button, input, select").forEach((element) => { element.disabled = true; });
         return;
       }

@@ -1,0 +1,94 @@
+"""`elicitkit demo` played unattended: the transcript, the checks, the exit status."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from elicitkit.cli import app
+from elicitkit.demo.provider import DEMO_EVENTS
+from elicitkit.demo.story import STEPS
+
+ELICITKIT = Path(sys.executable).with_name("elicitkit")
+
+
+def run_demo(data_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ELICITKIT_VAULT_KEYS"}
+    return subprocess.run(
+        [str(ELICITKIT), "demo", "--data-dir", str(data_dir), *extra],
+        stdin=subprocess.DEVNULL,  # not a terminal: the story plays by itself
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env=env,
+    )
+
+
+def test_without_a_terminal_it_plays_every_step_and_exits_0(tmp_path: Path) -> None:
+    started = time.monotonic()
+    done = run_demo(tmp_path / "data")
+    elapsed = time.monotonic() - started
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert elapsed < 60
+    for number, step in enumerate(STEPS, 1):
+        assert f"[{number}/{len(STEPS)}] {step.title}" in out
+    assert f"All {len(STEPS)} steps behaved as expected" in out
+    assert "✗" not in out
+    # what a person would see, step by step
+    for seen in [
+        'Demo Assistant  asks alice to fill in a form:',
+        "Seating                  one of: Indoors, by the window | On the terrace | At the bar, required",
+        "Dietary needs            any of: vegetarian, vegan, gluten-free, nut allergy",
+        'Note for the restaurant  text, default "No special requests"',
+        "refused the last answer: 'party_size' must be at most 12, not 40.",
+        "alice  declines: nothing is sent.",
+        "alice  cancels: nothing is sent.",
+        "asks alice to open a page in the browser:",
+        "^^^^^^^^^  site: 127.0.0.1 (no warnings)",
+        '"Sign in to Demo Sign-in"',
+        '"Demo Weather API key"',
+        "the call is held (error -32042)",
+        "notice  Demo Assistant: an elicitation completed.",
+        '"This link is not for you" (HTTP 403)',
+        '"Sign in to Demo Calendar"',
+        '"Connected"',
+        "alice's Demo Calendar: Dentist",
+    ]:
+        assert seen in out, seen
+    # the secrets typed on the pages never show up in the transcript
+    assert "demo-weather-123" not in out and "demo-messenger-456" not in out
+
+
+def test_the_vault_key_is_generated_once_and_kept_owner_only(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = run_demo(data, "--script")
+    assert first.returncode == 0, first.stdout + first.stderr
+    key = data / "vault.key"
+    assert "so one was generated and kept in" in first.stdout and str(key) in first.stdout
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert (data / "demo.sqlite3").exists()
+    written = key.read_text()
+    second = run_demo(data, "--script")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "kept from an earlier run" in second.stdout
+    assert key.read_text() == written
+
+
+def test_a_step_that_misbehaves_fails_the_demo_with_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(DEMO_EVENTS, "alice", [])  # Demo Calendar lost alice's events
+    monkeypatch.delenv("ELICITKIT_VAULT_KEYS", raising=False)
+    result = CliRunner().invoke(app, ["demo", "--script", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "Step 7 (A third-party OAuth connection) failed: the tool did not list alice's events" in result.output
+    assert "[6/7] A phishing attempt, refused" in result.output
+    assert "steps behaved as expected" not in result.output

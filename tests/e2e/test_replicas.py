@@ -1,0 +1,282 @@
+"""Several replicas of one MCP server sharing one Redis, each its own process, over real HTTP on
+127.0.0.1: the demo authorization server, plain `mcp.Client` sessions, a scripted browser.
+
+A load balancer would send alice's MCP session to one replica and her browser to whichever
+replica; here the test plays the load balancer by pointing the browser at another replica's
+address. The completion crosses replicas through the Redis bus, the record and the sealed secret
+through the Redis store, and the keys through configuration (`ELICITKIT_VAULT_KEYS`).
+
+Run as a script this module is one replica:
+`python tests/e2e/test_replicas.py --port N --issuer URL --introspection JSON --store redis://...`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import httpx
+import pytest
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import Context, MCPServer
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
+
+from redis_server import RedisServer, free_port, redis_server  # noqa: E402
+from url_harness import (  # noqa: E402
+    SECRET,
+    Browser,
+    fingerprint,
+    mcp_session,
+    read_form,
+    validate_weather_key,
+)
+
+from elicitkit.server.backends import open_bus, open_store  # noqa: E402
+from elicitkit.server.secret import Secret  # noqa: E402
+from elicitkit.server.url_mode import UrlMode  # noqa: E402
+from elicitkit.server.vault import KEYS_ENV, KeyRing  # noqa: E402
+from elicitkit.server.web.login import OAuthLogin  # noqa: E402
+
+__all__ = ["redis_server"]  # the fixture, re-exported for pytest
+
+pytestmark = pytest.mark.timeout(120)
+
+
+# -- one replica (the script) ----------------------------------------------------------------
+
+
+def build_replica(
+    *, public_url: str, issuer: str, verifier: Any, store_url: str, wait: str = "live"
+) -> Any:
+    """The weather MCP server of the URL-mode tests, with its store and bus in Redis."""
+    store = open_store(store_url)
+    server: MCPServer[Any] = MCPServer(
+        "weather",
+        token_verifier=verifier,
+        auth=AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
+    )
+    url_mode = UrlMode(
+        browser=OAuthLogin(issuer, scopes=["openid"]),
+        public_url=public_url,
+        keys=KeyRing.from_env(),  # the same ring on every replica, from configuration
+        store=store,
+        bus=open_bus(store_url, store=store),
+        wait=wait,  # type: ignore[arg-type]
+    )
+    url_mode.install(server)
+    api_key = Secret(
+        url_mode,
+        "weather-api-key",
+        title="Weather API key",
+        message="The forecast tool needs your weather.example API key.",
+        description="Find it under Account > API keys at weather.example.",
+        validator=validate_weather_key,
+    )
+
+    @server.tool()
+    async def forecast(city: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        key = await api_key.get(ctx)
+        return f"Sunny in {city} (key {fingerprint(key)})"
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    from elicitkit.demo.auth_server import IntrospectionTokenVerifier
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--issuer", required=True)
+    parser.add_argument("--introspection", required=True, help="JSON: endpoint, client_id, client_secret")
+    parser.add_argument("--store", required=True)
+    parser.add_argument("--wait", default="live")
+    args = parser.parse_args(argv)
+    spec = json.loads(args.introspection)
+    verifier = IntrospectionTokenVerifier(
+        spec["endpoint"], client_id=spec["client_id"], client_secret=spec["client_secret"], issuer=args.issuer
+    )
+    server = build_replica(
+        public_url=f"http://127.0.0.1:{args.port}",
+        issuer=args.issuer,
+        verifier=verifier,
+        store_url=args.store,
+        wait=args.wait,
+    )
+    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=args.port, log_level="warning")
+
+
+# -- the tests -------------------------------------------------------------------------------
+
+
+@dataclass
+class Replica:
+    name: str
+    url: str
+    process: subprocess.Popen[bytes]
+
+    def kill(self) -> None:
+        """SIGKILL: the replica dies mid-flow, with no chance to clean up."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+
+@pytest.fixture
+async def auth() -> AsyncIterator[Any]:
+    from elicitkit.demo.auth_server import DemoAuthServer
+
+    async with DemoAuthServer() as server:
+        yield server
+
+
+@asynccontextmanager
+async def replicas(
+    auth: Any, redis: RedisServer, logs: Path, *names: str, wait: str = "live"
+) -> AsyncIterator[list[Replica]]:
+    """Start one replica process per name, all on the same Redis and the same vault keys."""
+    client = auth.register_client(client_name="token introspection")
+    introspection = json.dumps(
+        {"endpoint": f"{auth.url}/introspect", "client_id": client.client_id, "client_secret": client.client_secret}
+    )
+    env = {**os.environ, KEYS_ENV: KeyRing.generate("k1")}
+    started: list[Replica] = []
+    async with AsyncExitStack() as stack:
+        for name in names:
+            port = free_port()
+            log = stack.enter_context((logs / f"replica-{name}.log").open("wb"))
+            process = subprocess.Popen(
+                [sys.executable, __file__, "--port", str(port), "--issuer", auth.issuer,
+                 "--introspection", introspection, "--store", redis.url, "--wait", wait],
+                env=env, stdout=log, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+            started.append(Replica(name, f"http://127.0.0.1:{port}", process))
+            stack.callback(_stop, process)
+        for replica in started:
+            await _until_serving(replica, logs)
+        yield started
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+
+
+async def _until_serving(replica: Replica, logs: Path) -> None:
+    async with httpx.AsyncClient(timeout=2) as http:
+        for _ in range(300):
+            if replica.process.poll() is not None:
+                log = (logs / f"replica-{replica.name}.log").read_text(errors="replace")
+                raise AssertionError(f"replica {replica.name} exited:\n{log[-3000:]}")
+            try:
+                await http.get(f"{replica.url}/mcp")
+                return
+            except httpx.TransportError:
+                await asyncio.sleep(0.1)
+    raise AssertionError(f"replica {replica.name} did not start serving")
+
+
+async def token(auth: Any, person: str) -> str:
+    return str((await auth.token_for(person)).access_token)
+
+
+async def test_session_on_a_browser_on_b_notice_through_a(
+    auth: Any, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 8, must show 1: alice's MCP session is on replica A, her browser flow is served by
+    replica B; the completion notice reaches her through A (and no one else), the tool completes."""
+    async with replicas(auth, redis_server, tmp_path, "A", "B") as (a, b):
+        alice_token, bob_token = await token(auth, "alice"), await token(auth, "bob")
+        async with (
+            mcp_session(f"{a.url}/mcp", alice_token) as alice,
+            mcp_session(f"{b.url}/mcp", alice_token) as alice_on_b,
+            mcp_session(f"{b.url}/mcp", bob_token) as bob_on_b,
+        ):
+            for session in (alice_on_b, bob_on_b):
+                await session.client.list_tools()
+            call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
+            asked = await asyncio.wait_for(alice.urls.get(), 30)
+            assert asked.url == f"{a.url}/elicit/{asked.elicitation_id}"
+            async with Browser(auth, "alice") as browser:
+                page = await browser.open(asked.url.replace(a.url, b.url))  # the balancer picks B
+                assert page.status_code == 200, page.text
+                assert "Weather API key" in page.text
+                done = await browser.submit(page, secret=SECRET, action="save")
+                assert done.status_code == 200 and "Saved" in done.text, done.text
+                assert all(not url.startswith(a.url) for url in browser.history)  # A never saw it
+            result = await asyncio.wait_for(call, 30)
+            assert not result.is_error, result
+            assert fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+            assert alice.notices == [asked.elicitation_id]
+            await asyncio.sleep(0.5)  # a stray notice on B would have arrived by now
+            assert alice_on_b.notices == [] and bob_on_b.notices == []
+            assert SECRET.encode() not in alice.wire.everything()
+    store = open_store(redis_server.url)
+    record = await store.get(asked.elicitation_id or "")
+    await store.close()
+    assert record is not None and record.state == "completed"
+
+
+async def test_browser_replica_killed_mid_flow(auth: Any, redis_server: RedisServer, tmp_path: Path) -> None:
+    """B serves the page, then dies; the person's submit lands on A, which finishes the flow from
+    what Redis holds (the record) and what the browser holds (its sealed session cookie)."""
+    async with replicas(auth, redis_server, tmp_path, "A", "B") as (a, b):
+        async with mcp_session(f"{a.url}/mcp", await token(auth, "alice")) as alice:
+            call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Oslo"}))
+            asked = await asyncio.wait_for(alice.urls.get(), 30)
+            async with Browser(auth, "alice") as browser:
+                page = await browser.open(asked.url.replace(a.url, b.url))
+                assert page.status_code == 200 and "Weather API key" in page.text, page.text
+                b.kill()
+                action, hidden = read_form(page.text)
+                target = urljoin(str(page.url).replace(b.url, a.url), action)
+                done = await browser.http.post(target, data={**hidden, "secret": SECRET, "action": "save"})
+                assert done.status_code == 200 and "Saved" in done.text, done.text
+            result = await asyncio.wait_for(call, 30)
+            assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+            assert alice.notices == [asked.elicitation_id]
+
+
+async def test_session_replica_killed_mid_flow(auth: Any, redis_server: RedisServer, tmp_path: Path) -> None:
+    """A holds alice's session and dies after listing the elicitation (-32042); the browser
+    finishes on B; alice reconnects (to B) and her retry finds the secret stored for her."""
+    from mcp.shared.exceptions import MCPError
+
+    async with replicas(auth, redis_server, tmp_path, "A", "B", wait="error") as (a, b):
+        alice_token = await token(auth, "alice")
+        async with mcp_session(f"{a.url}/mcp", alice_token) as alice:
+            with pytest.raises(MCPError) as raised:
+                await alice.client.call_tool("forecast", {"city": "Lima"})
+            assert raised.value.code == -32042
+            ((listed),) = raised.value.data["elicitations"]
+            a.kill()
+            async with Browser(auth, "alice") as browser:
+                page = await browser.open(listed["url"].replace(a.url, b.url))
+                assert page.status_code == 200, page.text
+                done = await browser.submit(page, secret=SECRET, action="save")
+                assert done.status_code == 200 and "Saved" in done.text, done.text
+        async with mcp_session(f"{b.url}/mcp", alice_token) as again:
+            result = await again.client.call_tool("forecast", {"city": "Lima"})
+            assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+
+
+if __name__ == "__main__":
+    main()
