@@ -22,6 +22,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,7 +97,11 @@ class RedisServer:
         """True once the server answers PING with PONG (or NOAUTH: up, wants a password)."""
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as raw:
-                sock = raw if self.tls is None else self.tls.client_context().wrap_socket(raw, server_hostname="127.0.0.1")
+                sock = (
+                    raw
+                    if self.tls is None
+                    else self.tls.client_context().wrap_socket(raw, server_hostname="127.0.0.1")
+                )
                 sock.sendall(b"PING\r\n")
                 reply = sock.recv(64)
         except OSError:
@@ -200,7 +205,7 @@ class TLSFiles:
             "--tls-auth-clients", "yes",
         ]  # fmt: skip
 
-    def client_options(self) -> dict[str, str]:
+    def client_options(self) -> dict[str, Any]:
         """What a client passes to `open_store` / `open_bus` to reach this server."""
         return {"ssl_ca_certs": self.ca, "ssl_certfile": self.client_cert, "ssl_keyfile": self.client_key}
 

@@ -172,6 +172,10 @@ async def test_a_post_without_the_csrf_token_is_refused(ui: WebUI, visitor: Visi
     assert response.status_code == 403
     response = await visitor.post({"action": "decline"}, headers={"Sec-Fetch-Site": "cross-site"})
     assert response.status_code == 403
+    action = re.search(r'<form method="post" action="([^"]+)"', await visitor.page())
+    assert action is not None
+    response = await visitor.client.post(visitor.origin + action.group(1), json={"action": "decline"})
+    assert response.status_code == 415
     await asyncio.sleep(0.05)
     assert not task.done()
     response = await visitor.post({"action": "decline"})
@@ -334,10 +338,13 @@ async def test_waiting_can_be_cancelled_and_says_when_it_timed_out(ui: WebUI, vi
 async def test_notices_show_on_the_page_and_in_the_events(ui: WebUI, visitor: Visitor) -> None:
     await ui.start()
     ui.notice("Bistro: an elicitation completed.")
-    assert "Bistro: an elicitation completed." in text_of(await visitor.page())
+    ui.notice("Evil\u202e: <b>hi</b>")
+    page = await visitor.page()
+    assert "Bistro: an elicitation completed." in text_of(page)
+    assert "Evil\\u202e: &lt;b&gt;hi&lt;/b&gt;" in page
     response = await visitor.client.get(visitor.origin + urlsplit(ui.url).path + "events?since=-1")
     state = response.json()
-    assert state["notices"] == ["Bistro: an elicitation completed."]
+    assert state["notices"] == ["Evil\\u202e: <b>hi</b>", "Bistro: an elicitation completed."]
     assert state["current"] == "" and state["closed"] is False
 
 

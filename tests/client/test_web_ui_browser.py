@@ -64,6 +64,14 @@ BOOKING: dict[str, Any] = {
             ],
         },
         "course": {"type": "string", "title": "Menu", "enum": ["set", "carte"]},
+        "occasion": {
+            "type": "string",
+            "title": "Occasion",
+            "oneOf": [
+                {"const": key, "title": key.replace("-", " ").capitalize()}
+                for key in ("none", "birthday", "anniversary", "business", "date-night", "farewell", "other")
+            ],
+        },
         "wine": {
             "type": "string",
             "title": "Wine pairing",
@@ -161,9 +169,11 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
         await page.get_by_label("On the terrace").check()
         await page.get_by_label("carte").check()
         await page.get_by_label("Half pairing").check()
+        await page.get_by_label("Occasion").select_option(label="Anniversary")
         await page.get_by_label("Vegetarian").check()
         await page.get_by_label("Gluten-free").check()
         await page.get_by_label("flowers").check()
+        await page.get_by_role("radio", name="No", exact=True).check()
         await page.get_by_label("Your website").fill("https://ada.example.org/")
 
         # The browser's own constraint check keeps the form on the page.
@@ -208,10 +218,11 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
                 "budget": 62.5,
                 "seating": "terrace",
                 "course": "carte",
+                "occasion": "anniversary",
                 "wine": "half",
                 "diet": ["vegetarian", "gluten-free"],
                 "extras": ["flowers"],
-                "reminder": True,
+                "reminder": False,
                 "website": "https://ada.example.org/",
                 "note": "No coriander, please.",
             }

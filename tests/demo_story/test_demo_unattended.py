@@ -44,7 +44,7 @@ def test_without_a_terminal_it_plays_every_step_and_exits_0(tmp_path: Path) -> N
     assert "✗" not in out
     # what a person would see, step by step
     for seen in [
-        'Demo Assistant  asks alice to fill in a form:',
+        "Demo Assistant  asks alice to fill in a form:",
         "Seating                  one of: Indoors, by the window | On the terrace | At the bar, required",
         "Dietary needs            any of: vegetarian, vegan, gluten-free, nut allergy",
         'Note for the restaurant  text, default "No special requests"',
@@ -89,6 +89,9 @@ def test_a_step_that_misbehaves_fails_the_demo_with_its_name(
     monkeypatch.delenv("ELICITKIT_VAULT_KEYS", raising=False)
     result = CliRunner().invoke(app, ["demo", "--script", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1, result.output
-    assert "Step 7 (A third-party OAuth connection) failed: the tool did not list alice's events" in result.output
+    assert (
+        "Step 7 (A third-party OAuth connection) failed: the tool did not list alice's events"
+        in result.output
+    )
     assert "[6/7] A phishing attempt, refused" in result.output
     assert "steps behaved as expected" not in result.output

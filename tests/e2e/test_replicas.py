@@ -34,8 +34,8 @@ from mcp.server.mcpserver import Context, MCPServer
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
 
-from redis_server import RedisServer, free_port, redis_server  # noqa: E402
-from url_harness import (  # noqa: E402
+from redis_server import RedisServer, free_port, redis_server
+from url_harness import (  # type: ignore[import-not-found]
     SECRET,
     Browser,
     fingerprint,
@@ -44,11 +44,11 @@ from url_harness import (  # noqa: E402
     validate_weather_key,
 )
 
-from elicitkit.server.backends import open_bus, open_store  # noqa: E402
-from elicitkit.server.secret import Secret  # noqa: E402
-from elicitkit.server.url_mode import UrlMode  # noqa: E402
-from elicitkit.server.vault import KEYS_ENV, KeyRing  # noqa: E402
-from elicitkit.server.web.login import OAuthLogin  # noqa: E402
+from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server.secret import Secret
+from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.vault import KEYS_ENV, KeyRing
+from elicitkit.server.web.login import OAuthLogin
 
 __all__ = ["redis_server"]  # the fixture, re-exported for pytest
 
@@ -58,15 +58,13 @@ pytestmark = pytest.mark.timeout(120)
 # -- one replica (the script) ----------------------------------------------------------------
 
 
-def build_replica(
-    *, public_url: str, issuer: str, verifier: Any, store_url: str, wait: str = "live"
-) -> Any:
+def build_replica(*, public_url: str, issuer: str, verifier: Any, store_url: str, wait: str = "live") -> Any:
     """The weather MCP server of the URL-mode tests, with its store and bus in Redis."""
     store = open_store(store_url)
     server: MCPServer[Any] = MCPServer(
         "weather",
         token_verifier=verifier,
-        auth=AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
+        auth=AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=["mcp"]),
     )
     url_mode = UrlMode(
         browser=OAuthLogin(issuer, scopes=["openid"]),
@@ -87,7 +85,7 @@ def build_replica(
     )
 
     @server.tool()
-    async def forecast(city: str, ctx: Context) -> str:  # type: ignore[type-arg]
+    async def forecast(city: str, ctx: Context) -> str:
         key = await api_key.get(ctx)
         return f"Sunny in {city} (key {fingerprint(key)})"
 
@@ -150,7 +148,11 @@ async def replicas(
     """Start one replica process per name, all on the same Redis and the same vault keys."""
     client = auth.register_client(client_name="token introspection")
     introspection = json.dumps(
-        {"endpoint": f"{auth.url}/introspect", "client_id": client.client_id, "client_secret": client.client_secret}
+        {
+            "endpoint": f"{auth.url}/introspect",
+            "client_id": client.client_id,
+            "client_secret": client.client_secret,
+        }
     )
     env = {**os.environ, KEYS_ENV: KeyRing.generate("k1")}
     started: list[Replica] = []
@@ -224,7 +226,7 @@ async def test_session_on_a_browser_on_b_notice_through_a(
                 assert all(not url.startswith(a.url) for url in browser.history)  # A never saw it
             result = await asyncio.wait_for(call, 30)
             assert not result.is_error, result
-            assert fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+            assert fingerprint(SECRET) in result.content[0].text
             assert alice.notices == [asked.elicitation_id]
             await asyncio.sleep(0.5)  # a stray notice on B would have arrived by now
             assert alice_on_b.notices == [] and bob_on_b.notices == []
@@ -238,21 +240,23 @@ async def test_session_on_a_browser_on_b_notice_through_a(
 async def test_browser_replica_killed_mid_flow(auth: Any, redis_server: RedisServer, tmp_path: Path) -> None:
     """B serves the page, then dies; the person's submit lands on A, which finishes the flow from
     what Redis holds (the record) and what the browser holds (its sealed session cookie)."""
-    async with replicas(auth, redis_server, tmp_path, "A", "B") as (a, b):
-        async with mcp_session(f"{a.url}/mcp", await token(auth, "alice")) as alice:
-            call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Oslo"}))
-            asked = await asyncio.wait_for(alice.urls.get(), 30)
-            async with Browser(auth, "alice") as browser:
-                page = await browser.open(asked.url.replace(a.url, b.url))
-                assert page.status_code == 200 and "Weather API key" in page.text, page.text
-                b.kill()
-                action, hidden = read_form(page.text)
-                target = urljoin(str(page.url).replace(b.url, a.url), action)
-                done = await browser.http.post(target, data={**hidden, "secret": SECRET, "action": "save"})
-                assert done.status_code == 200 and "Saved" in done.text, done.text
-            result = await asyncio.wait_for(call, 30)
-            assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
-            assert alice.notices == [asked.elicitation_id]
+    async with (
+        replicas(auth, redis_server, tmp_path, "A", "B") as (a, b),
+        mcp_session(f"{a.url}/mcp", await token(auth, "alice")) as alice,
+    ):
+        call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Oslo"}))
+        asked = await asyncio.wait_for(alice.urls.get(), 30)
+        async with Browser(auth, "alice") as browser:
+            page = await browser.open(asked.url.replace(a.url, b.url))
+            assert page.status_code == 200 and "Weather API key" in page.text, page.text
+            b.kill()
+            action, hidden = read_form(page.text)
+            target = urljoin(str(page.url).replace(b.url, a.url), action)
+            done = await browser.http.post(target, data={**hidden, "secret": SECRET, "action": "save"})
+            assert done.status_code == 200 and "Saved" in done.text, done.text
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error and fingerprint(SECRET) in result.content[0].text
+        assert alice.notices == [asked.elicitation_id]
 
 
 async def test_session_replica_killed_mid_flow(auth: Any, redis_server: RedisServer, tmp_path: Path) -> None:
@@ -275,7 +279,7 @@ async def test_session_replica_killed_mid_flow(auth: Any, redis_server: RedisSer
                 assert done.status_code == 200 and "Saved" in done.text, done.text
         async with mcp_session(f"{b.url}/mcp", alice_token) as again:
             result = await again.client.call_tool("forecast", {"city": "Lima"})
-            assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+            assert not result.is_error and fingerprint(SECRET) in result.content[0].text
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from elicitkit.cli import client as _client
 from elicitkit.cli import demo as _demo
 from elicitkit.cli import schema as _schema
 from elicitkit.cli import url as _url
@@ -17,6 +18,7 @@ app = typer.Typer(
 app.add_typer(_schema.app, name="schema")
 app.add_typer(_url.app, name="url")
 app.command("demo")(_demo.demo)
+app.command("client")(_client.client)
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ from elicitkit.client.ui import (
     UrlQuestion,
     Waiting,
 )
+from elicitkit.client.web import PageOpener, WebUI
 
 __all__ = [
     "DEFAULT_INPUT_ROUNDS",
@@ -49,6 +50,7 @@ __all__ = [
     "FormQuestion",
     "Mode",
     "NotATerminalError",
+    "PageOpener",
     "RateLimit",
     "Reply",
     "ScriptedUI",
@@ -57,6 +59,7 @@ __all__ = [
     "UrlOpener",
     "UrlQuestion",
     "Waiting",
+    "WebUI",
     "accept_prefilled",
     "open_in_system_browser",
     "until_urls_complete",

@@ -14,7 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from elicitkit.client._terminal_fields import Field, hint, safe, show
+from elicitkit.client._fields import Field, hint, safe, show
 from elicitkit.client.ui import Waiting
 from elicitkit.urls import UrlReport
 

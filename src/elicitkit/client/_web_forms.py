@@ -1,6 +1,6 @@
 """A form on a web page: the widget for each field, and what the posted widgets mean as an answer.
 
-The schema is read into fields by the same code the terminal UI uses (`_terminal_fields`), so
+The schema is read into fields by the same code the terminal UI uses (`_fields`), so
 both UIs agree on kinds, titles, required marks, parsing and checks. What is web-only lives
 here: the HTML input for each kind, and the text each widget holds, which is what the page posts.
 A posted form is only text, so every value is read back and checked here, and then the whole
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from elicitkit.client._terminal_fields import Field, check, form_fields, parse, problems_by_field, safe, show
+from elicitkit.client._fields import Field, check, form_fields, parse, problems_by_field, safe, show
 from elicitkit.client.ui import FormQuestion
 from elicitkit.schema import validate
 

@@ -28,7 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from elicitkit.client._terminal_fields import safe
+from elicitkit.client._fields import safe
 from elicitkit.client._web_board import Board, Entry
 from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion
 from elicitkit.urls import reveal
@@ -36,6 +36,7 @@ from elicitkit.urls import reveal
 _LONG_POLL = 25.0
 _MAX_BODY = 1 << 20
 _NONCE = "elicitkit.nonce"
+_FORM = "application/x-www-form-urlencoded"
 
 _templates = jinja2.Environment(
     loader=jinja2.PackageLoader("elicitkit.client", "web_templates"),
@@ -191,9 +192,11 @@ class _Pages:
 
     async def answer(self, request: Request) -> Response:
         self.board.seen()
+        if request.headers.get("content-type", "").split(";")[0].strip() != _FORM:
+            return PlainTextResponse("Answers are sent as a form post from this page.", 415)
         posted = await _posted(request)
         if posted is None:
-            return PlainTextResponse("The answer is too large or not a form post.", 413)
+            return PlainTextResponse("The answer is too large to be a reply to this page.", 413)
         token = posted.get("csrf", [""])[0]
         fetch_site = request.headers.get("sec-fetch-site", "same-origin")
         if not secrets.compare_digest(token.encode(), self.csrf.encode()) or fetch_site not in (
@@ -266,7 +269,7 @@ class _Pages:
             version=board.version,
             current=current.id if current else "",
             queued=max(0, len(board.entries) - 1),
-            notices=[safe(n) for n in board.recent_notices()],
+            notices=board.recent_notices(),
             flash=flash,
             **context,
         )
@@ -274,9 +277,7 @@ class _Pages:
 
 
 async def _posted(request: Request) -> dict[str, list[str]] | None:
-    """The posted form fields, or None when the body is not a form or is too large."""
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
-        return None
+    """The posted form fields, or None when the body is too large (or not a form's encoding)."""
     body = bytearray()
     async for chunk in request.stream():
         body += chunk

@@ -28,7 +28,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from elicitkit import schema as _schema
-from elicitkit.client._terminal_fields import (
+from elicitkit.client._fields import (
     Field,
     check,
     editable,

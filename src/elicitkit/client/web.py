@@ -21,12 +21,13 @@ import secrets
 import socket
 import time
 import webbrowser
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any, Literal
 
 import uvicorn
 
+from elicitkit.client._fields import safe
 from elicitkit.client._web_board import Board, Question
 from elicitkit.client._web_pages import build_app
 from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting
@@ -35,8 +36,8 @@ __all__ = ["PageOpener", "WebUI"]
 
 logger = logging.getLogger(__name__)
 
-#: Shows the page at the URL it is given; may be async. `False` means it could not.
-PageOpener = Callable[[str], Awaitable[object] | object]
+#: Shows the page at the URL it is given; may be async. Returning `False` means it could not.
+PageOpener = Callable[[str], object]
 
 _SEEN_WITHIN = 5.0  # a page seen this recently still has the tab open
 _OPENING_GRACE = 15.0  # time a freshly opened browser gets to load the page
@@ -126,7 +127,7 @@ class WebUI:
 
     def notice(self, text: str) -> None:
         """Show a notice on the open page (and on the next one drawn)."""
-        self._board.notice(text)
+        self._board.notice(safe(text))
 
     # -- the machinery ---------------------------------------------------------------------
 
@@ -164,14 +165,12 @@ class WebUI:
 
     async def _serve(self) -> None:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", 0))
         port = listener.getsockname()[1]
         config = uvicorn.Config(
             build_app(self._board, self._token, self._csrf, port),
-            log_config=None,
-            log_level="warning",
-            access_log=False,
+            log_config=None,  # the host application's logging stays as it was
+            access_log=False,  # an access log would write down the secret path
             lifespan="off",
             ws="none",
             server_header=False,

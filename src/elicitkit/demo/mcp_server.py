@@ -101,7 +101,7 @@ class DemoMcpServer(LocalServer):
             title=SERVER_NAME,
             instructions="A demo assistant that books tables, checks the weather, reads your calendar "
             "and sends messages, asking you for what it needs.",
-            log_level="WARNING",
+            log_level="ERROR",  # the transcript tells the story, refusals included
             token_verifier=self.auth.token_verifier(),
             auth=AuthSettings(
                 issuer_url=AnyHttpUrl(self.auth.issuer),

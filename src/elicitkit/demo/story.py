@@ -223,10 +223,7 @@ class Story:
 
     def _open_url(self, url: str) -> bool:
         self.opened.put_nowait(url)
-        if self.unattended:
-            return True
-        self.transcript.say("browser", "opening the page in your system browser.")
-        return open_in_system_browser(url)
+        return True if self.unattended else open_in_system_browser(url)
 
 
 # -- the steps -----------------------------------------------------------------------------
@@ -299,13 +296,13 @@ async def form_cancelled(story: Story) -> None:
     story.expect("dismissed" in text, f"the tool did not see a cancel: {text!r}", "the tool saw a cancel")
 
 
-async def _sign_in_hint(story: Story) -> None:
-    story.tell(
-        f"In the browser, sign in as {PERSON} (password {DEMO_PASSWORDS[PERSON]}) and follow the page."
-    )
+def _sign_in_hint(story: Story) -> None:
+    story.tell(f"In the browser, sign in as {PERSON} (password {DEMO_PASSWORDS[PERSON]}) when asked.")
 
 
 async def secret_by_url(story: Story) -> None:
+    _sign_in_hint(story)
+    story.tell(f"Open the page, enter any API key (for example {WEATHER_KEY}) and press Save.")
     story.answer(Accept())
     call = story.start("check_weather", {"city": "Lisbon"})
     url = await story.next_url(call)
@@ -318,9 +315,6 @@ async def secret_by_url(story: Story) -> None:
         )
         done = await browser.submit(page, button="save", secret=WEATHER_KEY)
         _expect_page(story, done, 200, "Done")
-    elif url is not None:
-        await _sign_in_hint(story)
-        story.tell(f"Enter any API key, for example {WEATHER_KEY}, and press Save.")
     text = await story.finish(call)
     story.expect(
         f"fingerprinted {key_fingerprint(WEATHER_KEY)}" in text and WEATHER_KEY not in text,
@@ -335,6 +329,9 @@ async def secret_by_url(story: Story) -> None:
 
 
 async def held_with_32042(story: Story) -> None:
+    story.tell(
+        f"Open the page and enter any token (for example {MESSENGER_TOKEN}); the call retries by itself."
+    )
     story.answer(Accept())
     call = story.start("send_message", {"to": "bob", "text": "See you at Chez Elicit!"})
     url = await story.next_url(call)
@@ -345,11 +342,6 @@ async def held_with_32042(story: Story) -> None:
         story.transcript.say(f"browser ({PERSON})", "types the token and presses Save.")
         done = await browser.submit(page, button="save", secret=MESSENGER_TOKEN)
         _expect_page(story, done, 200, "Done")
-    elif url is not None:
-        await _sign_in_hint(story)
-        story.tell(
-            f"Enter any token, for example {MESSENGER_TOKEN}, and press Save; the call retries by itself."
-        )
     text = await story.finish(call)
     if story.scripted is not None:
         story.expect(
@@ -365,12 +357,15 @@ async def held_with_32042(story: Story) -> None:
 
 
 async def phishing_refused(story: Story) -> None:
+    story.tell("Open the page; bob (played by a script) will try your link first.")
     story.answer(Accept())
     call = story.start("list_events", {})
     url = await story.next_url(call)
     if url is None:
         await story.finish(call)
-        raise StepFailedError("list_events asked for no URL")
+        story.expect(False, "list_events asked for no URL")
+        story.tell("You did not open the link, so there is nothing for bob to open.")
+        return
     story.held, story.held_url = call, url
     record_id = url.rsplit("/", 1)[-1]
     before = await story.stage.store.get(record_id)
@@ -401,7 +396,9 @@ async def phishing_refused(story: Story) -> None:
 async def oauth_connection(story: Story) -> None:
     call, url = story.held, story.held_url
     if call is None:
-        raise StepFailedError("there is no call waiting for the calendar connection")
+        story.expect(False, "there is no call waiting for the calendar connection")
+        story.tell("Skipped: no calendar link is open.")
+        return
     if story.unattended:
         browser = story.browser(PERSON)
         page = await browser.open(url)
@@ -410,8 +407,7 @@ async def oauth_connection(story: Story) -> None:
         done = await browser.submit(page)
         _expect_page(story, done, 200, "")
     else:
-        await _sign_in_hint(story)
-        story.tell("Allow the connection, then sign in to Demo Calendar as alice too.")
+        story.tell("Now in your browser: allow the connection, then sign in to Demo Calendar as alice.")
     text = await story.finish(call)
     story.held = None
     story.expect(

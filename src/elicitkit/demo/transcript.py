@@ -186,7 +186,7 @@ class NarratedUI:
         t.url(question.report)
         reply = await self.inner.ask_url_consent(question)
         if isinstance(reply, Accept):
-            t.say(self.person, "agrees: the system browser opens the page.")
+            t.say(self.person, "agrees: the page opens in her browser.")
         else:
             t.say(self.person, f"does not agree ({reply.action}): the page is not opened.")
         return reply

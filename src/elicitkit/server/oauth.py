@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx
+import httpx2
 from authlib.common.security import generate_token  # type: ignore[import-untyped]
 from authlib.integrations.base_client import OAuthError  # type: ignore[import-untyped]
 from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
@@ -74,6 +75,9 @@ CALLBACK_PREFIX = f"{PREFIX}/callback"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _ERROR_CODE = re.compile(r"^[a-z_]{1,40}$")
 _STATE_AAD = b"elicitkit/oauth-state/v1"
+_NETWORK = (httpx.HTTPError, httpx2.HTTPError)
+"""authlib speaks httpx2 (the SDK's HTTP client) when it is installed, httpx otherwise."""
+_UNAVAILABLE = "The service cannot be reached from here right now. Nothing was stored; try again later."
 _GONE = frozenset({"invalid_grant", "invalid_token", "unauthorized_client"})
 """Refresh errors that mean the grant is over: ask the person again."""
 
@@ -85,7 +89,10 @@ class OAuthConnection:
     its `authorization_endpoint` and `token_endpoint` (and `revocation_endpoint`). `client_id`
     and `client_secret` are this server's client at the provider, registered with
     `redirect_uri` exactly. `service` is what people call the provider ("Demo Calendar");
-    `scope_descriptions` turns scope names into words for the consent page.
+    `scope_descriptions` turns scope names into words for the consent page; `message` says
+    why the tool needs the account. `resource` (RFC 8707) names the API the token is for.
+    `state_ttl` is how long the person has at the provider; a token is refreshed `leeway`
+    seconds before it expires.
     """
 
     template = "oauth_consent.html"
@@ -130,7 +137,7 @@ class OAuthConnection:
         self.client_id = client_id
         self.client_secret = client_secret
         self.scopes = list(scopes)
-        self.issuer = issuer.rstrip("/") if issuer else None
+        self.issuer = issuer  # compared exactly with the discovery document's (RFC 8414)
         self.scope_descriptions = dict(scope_descriptions or {})
         self.message = message or f"This tool needs access to your {service} account."
         self.resource = resource
@@ -145,6 +152,7 @@ class OAuthConnection:
                 issuer=self.issuer,
                 revocation_endpoint=revocation_endpoint,
             ).checked()
+            self._refuse_own_server(self._metadata, None)  # fail at start-up when we can tell already
         self._locks: dict[User, anyio.Lock] = {}
         url_mode.add(self)
 
@@ -219,7 +227,11 @@ class OAuthConnection:
     async def proceed(self, request: Request, record: Record, session: BrowserSession) -> Response:
         """The person consented on our page: record it, then send them to the provider."""
         site = self.url_mode.site
-        metadata = await self.metadata(record.user)
+        try:
+            metadata = await self.metadata(record.user)
+        except OAuthConnectionError as error:
+            logger.warning("OAuth connection %r unavailable: %s", self.name, error)
+            return self._page_error(request, f"{self.service} is not available", _UNAVAILABLE, 502)
         await self._remember_consent(record.user, record.client_id)
         if not await self._consented(record.user, record.client_id):  # the registry decides, not the POST
             return site.refusal(request, "Consent not recorded", "Open the link again.", status_code=409)
@@ -282,7 +294,11 @@ class OAuthConnection:
                 "This request was completed, declined or has expired. Nothing more is needed here.",
                 410,
             )
-        metadata = await self.metadata(user)
+        try:
+            metadata = await self.metadata(user)
+        except OAuthConnectionError as unavailable:
+            logger.warning("OAuth connection %r unavailable: %s", self.name, unavailable)
+            return self._page_error(request, f"{self.service} did not connect", _UNAVAILABLE, 502)
         iss_expected = metadata.issuer is not None and (metadata.iss_in_response or "iss" in query)
         if iss_expected and query.get("iss") != metadata.issuer:  # RFC 9207: from this provider only
             logger.warning("OAuth callback refused: iss does not name the expected provider")
@@ -355,7 +371,7 @@ class OAuthConnection:
                 f"{self.service} refused the sign-in ({_code(error.error)}). Nothing was stored. "
                 "Open the link from your application again to retry."
             ) from None
-        except (httpx.HTTPError, ValueError, KeyError) as error:
+        except (*_NETWORK, ValueError, KeyError) as error:
             logger.warning("OAuth code exchange with %s failed: %s", self.service, type(error).__name__)
             raise OAuthProviderError(
                 f"{self.service} could not be reached or gave an answer we cannot read. "
@@ -392,7 +408,7 @@ class OAuthConnection:
                     f"{self.service} refused to refresh the access token ({_code(error.error)}); "
                     "try again later."
                 ) from None
-            except (httpx.HTTPError, ValueError, KeyError) as error:
+            except (*_NETWORK, ValueError, KeyError) as error:
                 raise OAuthProviderError(
                     f"{self.service} could not be reached to refresh the access token "
                     f"({type(error).__name__}); try again later."
@@ -416,7 +432,7 @@ class OAuthConnection:
                         metadata.revocation_endpoint, token=value, token_type_hint=hint
                     )
                     confirmed = confirmed and answer.status_code == 200
-                except httpx.HTTPError as error:
+                except _NETWORK as error:
                     logger.warning("revocation at %s failed: %s", self.service, type(error).__name__)
                     confirmed = False
         return confirmed

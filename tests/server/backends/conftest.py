@@ -7,6 +7,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from redis_server import RedisServer, redis_server  # noqa: E402
+from redis_server import RedisServer, redis_server
 
 __all__ = ["RedisServer", "redis_server"]

@@ -111,10 +111,64 @@ async def test_tls_with_client_certificates(tmp_path: Path) -> None:
                 await untrusted.get(record.id)
         finally:
             await store.close()
-            await bus.close()
+            await bus.close()  # type: ignore[attr-defined]
             await untrusted.close()
 
 
 def test_redis_client_rejects_non_redis_urls() -> None:
     with pytest.raises(BackendURLError, match="is not a Redis URL"):
         redis_client("sqlite:///x")
+
+
+ACL_RULES = [
+    *("on", ">elicitkit-pw", "resetkeys", "~elicitkit:*", "resetchannels", "&elicitkit:*", "-@all"),
+    *("+hgetall", "+set", "+get", "+del", "+getdel", "+evalsha", "+eval", "+script|load"),
+    *("+publish", "+subscribe", "+unsubscribe", "+ping"),
+    *("+exists", "+hget", "+hset", "+zadd", "+zrem", "+zrangebyscore", "+pexpire", "+pexpireat"),
+]
+"""The least a Redis ACL user needs for elicitkit, inside its scripts too (docs/deployment-redis.md)."""
+
+
+async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
+    import asyncio
+
+    from redis.exceptions import NoPermissionError
+
+    from elicitkit.server.store import ACTIVE
+
+    with RedisServer(tmp_path / "redis", password="admin-pw") as server:
+        admin = redis_client(server.url)
+        await admin.execute_command("ACL", "SETUSER", "elicitkit", *ACL_RULES)  # type: ignore[no-untyped-call]
+        url = f"redis://elicitkit:elicitkit-pw@127.0.0.1:{server.port}/0"
+        store, bus = open_store(url), open_bus(url)
+        heard = asyncio.Event()
+
+        async def listener(eid: str) -> None:
+            heard.set()
+
+        try:
+            alice = User("https://as.example", "alice")
+            overdue = Record.new(alice, "c", "f", "m", ttl=0.01)
+            record = Record.new(alice, "c", "f", "m", ttl=60)
+            await store.create(overdue)
+            await store.create(record)
+            assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
+            await asyncio.sleep(0.05)
+            assert await store.sweep(now=None) == 1
+            await store.put_blob("b", b"1")
+            assert await store.get_blob("b") == b"1"
+            await store.delete_blob("b")
+            await store.put_once("o", b"1", ttl=60)
+            assert await store.take_once("o") == b"1"
+            bus.subscribe(record.id, listener)
+            assert isinstance(bus, RedisBus)
+            await bus.wait_connected()
+            await bus.publish(record.id)
+            await asyncio.wait_for(heard.wait(), 10)
+            assert isinstance(store, RedisStore)
+            with pytest.raises(NoPermissionError):  # and nothing beyond its own keys
+                await store.client.get("other-app:secret")
+        finally:
+            await store.close()
+            await bus.close()  # type: ignore[attr-defined]
+            await admin.aclose()

@@ -165,7 +165,7 @@ async def test_redis_restart_in_the_middle_of_100_pending_flows(redis_server: Re
         assert set(heard) == {r.id for r in records} and set(heard.values()) == {1}  # heard once each
     finally:
         for closing in (bus_a, bus_b, store_a, store_b):
-            await closing.close()  # type: ignore[attr-defined]
+            await closing.close()
 
 
 async def test_bus_resubscribes_after_a_restart(redis_server: RedisServer) -> None:

@@ -68,7 +68,7 @@ async def test_state_machine(store: Store) -> None:
     assert done is not None and done.state == "completed"
     assert await store.get(record.id) == done
     for to in ("completed", "declined", "cancelled", "expired"):
-        assert await store.transition(record.id, from_states=ACTIVE, to=to) is None  # type: ignore[arg-type]
+        assert await store.transition(record.id, from_states=ACTIVE, to=to) is None
     assert await store.transition(record.id, from_states=(), to="completed") is None
     assert await store.transition("unknown", from_states=ACTIVE, to="completed") is None
 

@@ -32,7 +32,7 @@ from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
 
-__all__ = ["Browser", "Session", "mcp_session"]
+__all__ = ["Browser", "Session", "mcp_session", "serve"]
 
 
 @pytest.fixture
@@ -124,12 +124,12 @@ async def agenda_running(
 
 @asynccontextmanager
 async def agenda_with(
-    auth: DemoAuthServer, provider: DemoProvider, person: str = "alice", **options: Any
+    auth: DemoAuthServer, provider: DemoProvider, person: str = "alice", mode: str = "legacy", **options: Any
 ) -> AsyncIterator[tuple[Agenda, Session]]:
-    """The agenda server running, and `person`'s MCP session with it."""
+    """The agenda server running, and `person`'s MCP session with it (`mode` as `mcp.Client` takes it)."""
     async with agenda_running(auth, provider, **options) as agenda:
         session_token = await token(auth, person)
-        async with mcp_session(f"{agenda.base}/mcp", session_token) as session:
+        async with mcp_session(f"{agenda.base}/mcp", session_token, mode=mode) as session:
             yield agenda, session
 
 

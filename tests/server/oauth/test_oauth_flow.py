@@ -27,6 +27,7 @@ from oauth_harness import (
     consent,
     mcp_session,
     provider,
+    serve,
     token,
     url_required,
 )
@@ -259,35 +260,81 @@ async def test_the_mcp_servers_own_authorization_server_is_refused(auth: DemoAut
         wait="error",
     )
     url_mode.install(server)
-    by_discovery = OAuthConnection(
+    with pytest.raises(OAuthConfigError, match="S-32"):  # explicit endpoints: refused at once
+        OAuthConnection(
+            url_mode,
+            "itself-too",
+            service="Us",
+            client_id="x",
+            client_secret="y",
+            authorization_endpoint=auth.authorization_endpoint,
+            token_endpoint=auth.token_endpoint,
+        )
+    with pytest.raises(OAuthConfigError, match="S-32"):  # a token for the MCP server itself
+        OAuthConnection(
+            url_mode,
+            "for-us",
+            service="Elsewhere",
+            client_id="x",
+            client_secret="y",
+            authorization_endpoint="http://127.0.0.1:8/authorize",
+            token_endpoint="http://127.0.0.1:8/token",
+            resource="http://127.0.0.1:9/mcp",
+        )
+    by_discovery = OAuthConnection(  # discovered: refused when first used
         url_mode, "itself", service="Us", client_id="x", client_secret="y", issuer=auth.issuer
-    )
-    by_endpoint = OAuthConnection(
-        url_mode,
-        "itself-too",
-        service="Us",
-        client_id="x",
-        client_secret="y",
-        authorization_endpoint=auth.authorization_endpoint,
-        token_endpoint=auth.token_endpoint,
     )
 
     @server.tool()
-    async def use(which: str, ctx: Context) -> str:  # type: ignore[type-arg]
-        conn = by_discovery if which == "discovery" else by_endpoint
-        return await conn.token(ctx)
-
-    from url_harness import serve
+    async def use(ctx: Context) -> str:  # type: ignore[type-arg]
+        return await by_discovery.token(ctx)
 
     async with (
         serve(lambda url: server.streamable_http_app()) as base,
         mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice,
     ):
-        for which in ("discovery", "endpoint"):
-            result = await alice.client.call_tool("use", {"which": which})
-            assert result.is_error
-            text = result.content[0].text  # type: ignore[union-attr]
-            assert "S-32" in text and "must not be used to sign users in" in text
+        result = await alice.client.call_tool("use", {})
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert "S-32" in text and "must not be used to sign users in" in text
         assert alice.urls.empty()
-    with pytest.raises(OAuthConfigError):
-        await by_endpoint.metadata(User(auth.issuer, "alice"))
+
+
+async def test_2026_rounds_same_tool_code(auth: DemoAuthServer, provider: DemoProvider) -> None:
+    from mcp_types import ElicitResult, InputRequiredResult
+
+    async with agenda_with(auth, provider, mode="2026-07-28") as (agenda, alice):
+        first = await alice.client.session.call_tool("agenda", {}, allow_input_required=True)
+        assert isinstance(first, InputRequiredResult), first
+        ((key, request),) = first.input_requests.items()
+        url = request.params.url  # type: ignore[union-attr]
+        async with Browser(auth, "alice") as browser:
+            assert (await connect(browser, provider, url)).status_code == 200
+        done = await alice.client.session.call_tool(
+            "agenda",
+            {},
+            input_responses={key: ElicitResult(action="accept")},
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+        assert not isinstance(done, InputRequiredResult)
+        assert events(done)["owner"] == "alice"
+        tokens = await stored(agenda, "alice", auth.issuer)
+        assert tokens is not None and tokens["access_token"].encode() not in alice.wire.everything()
+
+
+async def test_concurrent_calls_refresh_once(auth: DemoAuthServer, provider: DemoProvider) -> None:
+    """Refresh tokens rotate and a reused one revokes the grant: refreshing twice would lose it."""
+    async with agenda_with(auth, provider) as (agenda, alice):
+        await connected_alice(agenda, auth, provider, alice)
+        provider.expire_access_tokens()
+        results = await asyncio.gather(*(alice.client.call_tool("agenda", {}) for _ in range(4)))
+        assert all(events(result)["owner"] == "alice" for result in results)
+        assert alice.urls.empty()
+        tokens = await stored(agenda, "alice", auth.issuer)
+        assert tokens is not None
+        async with httpx.AsyncClient() as http:  # the grant survived: the kept token works
+            answer = await http.get(
+                provider.api_url, headers={"Authorization": f"Bearer {tokens['access_token']}"}
+            )
+        assert answer.status_code == 200

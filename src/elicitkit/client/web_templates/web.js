@@ -3,6 +3,13 @@
   const body = document.body;
   const current = body.dataset.current;
   let version = body.dataset.version;
+  let leaving = false; // a form is being sent: its answer's page comes next, not a reload
+
+  document.addEventListener("submit", (event) => {
+    leaving = true;
+    // After this turn, once the browser has taken the pressed button's value: no second send.
+    setTimeout(() => event.target.querySelectorAll("button").forEach((button) => { button.disabled = true; }));
+  });
 
   const offline = document.getElementById("offline");
   const notices = document.getElementById("notices");
@@ -27,10 +34,12 @@
         if (!response.ok) throw new Error(`status ${response.status}`);
         state = await response.json();
       } catch {
+        if (leaving) return;
         offline.hidden = false;
         await new Promise((resolve) => setTimeout(resolve, 2000));
         continue;
       }
+      if (leaving) return;
       if (state.closed) {
         offline.hidden = false;
         body.classList.add("closed");

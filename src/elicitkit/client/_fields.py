@@ -1,6 +1,7 @@
 """A form-mode schema seen as a person's form: one `Field` per property, and what its text means.
 
-Pure and terminal-free, so the widgets only draw and the rules stay testable on their own.
+Pure and UI-free, shared by the terminal and web UIs so both read and check answers alike;
+the widgets only draw and the rules stay testable on their own.
 `None` stands for "no answer": the schema subset has no null type, so it cannot collide.
 """
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from elicitkit.client._terminal_fields import (
+from elicitkit.client._fields import (
     Field,
     check,
     editable,

@@ -1,0 +1,310 @@
+"""`elicitkit client`: try any MCP server's elicitations from a terminal.
+
+    elicitkit client http://127.0.0.1:8765/mcp            # streamable HTTP, interactive
+    elicitkit client -- python my_server.py --flag        # stdio, interactive
+    elicitkit client URL --call book --args '{"city": "Oslo"}' --answers answers.json
+
+Interactive, it lists the tools and calls the ones you name, and you answer their questions
+in the terminal UI (or, with --web, in your browser). With --call it makes that one call,
+answers from --answers (a JSON list, one entry per question, in order: `{"action": "accept",
+"content": {...}}`, `{"action": "decline"}`, `{"action": "cancel"}`; a form's content is
+merged over its defaults; URL consent is `{"action": "accept"}`), prints the result on
+stdout and what was asked on stderr, and exits 0, or 1 when the tool reported an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx2
+import typer
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, TextContent, Tool
+from rich.console import Console
+from rich.text import Text
+
+from elicitkit.client import (
+    Accept,
+    Cancel,
+    Decline,
+    ElicitationError,
+    ElicitationHandler,
+    ElicitationUI,
+    ElicitingClient,
+    FormQuestion,
+    Reply,
+    ScriptedUI,
+    open_in_system_browser,
+)
+from elicitkit.demo.transcript import NarratedUI, Transcript
+
+__all__ = ["client", "read_answers"]
+
+_PROTOCOLS = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"}
+_HELP = "Commands: tools | call NAME [JSON arguments] | help | quit"
+
+
+class AnswersError(ValueError):
+    """The --answers file is not a list of replies; the message says where."""
+
+
+def client(
+    target: Annotated[
+        list[str],
+        typer.Argument(
+            help="The server: its streamable HTTP URL, or, after --, the command that starts it over stdio.",
+            show_default=False,
+        ),
+    ],
+    call: Annotated[str | None, typer.Option("--call", help="Call this tool once and exit.")] = None,
+    args: Annotated[str, typer.Option("--args", help="The tool's arguments, a JSON object.")] = "{}",
+    answers: Annotated[
+        str | None,
+        typer.Option("--answers", help="With --call: a JSON file of replies, one per question ('-': stdin)."),
+    ] = None,
+    web: Annotated[bool, typer.Option("--web", help="Answer in the web UI instead of the terminal.")] = False,
+    headers: Annotated[
+        list[str] | None,
+        typer.Option("--header", "-H", help="An HTTP header for the server, 'Name: value' (repeatable)."),
+    ] = None,
+    token: Annotated[str | None, typer.Option("--token", help="A bearer token for the server.")] = None,
+    protocol: Annotated[str, typer.Option("--protocol", help="auto, 2025-11-25 or 2026-07-28.")] = "auto",
+    modes: Annotated[
+        str, typer.Option("--modes", help="Elicitation modes to declare: form, url or form,url.")
+    ] = "form,url",
+) -> None:
+    """Connect to an MCP server, call its tools, and answer their elicitations."""
+    if protocol not in _PROTOCOLS:
+        raise typer.BadParameter(
+            f"choose one of {', '.join(_PROTOCOLS)}, not {protocol!r}.", param_hint="--protocol"
+        )
+    declared = tuple(m.strip() for m in modes.split(",") if m.strip())
+    if not declared or set(declared) - {"form", "url"}:
+        raise typer.BadParameter("declare form, url or both, e.g. --modes form,url.", param_hint="--modes")
+    try:
+        arguments = json.loads(args)
+    except json.JSONDecodeError as error:
+        raise typer.BadParameter(f"not JSON: {error}.", param_hint="--args") from None
+    if not isinstance(arguments, dict):
+        raise typer.BadParameter(
+            'give the arguments as a JSON object, e.g. \'{"city": "Oslo"}\'.', param_hint="--args"
+        )
+    if answers is not None and call is None:
+        raise typer.BadParameter("--answers answers a --call; add --call TOOL.", param_hint="--answers")
+    replies: list[Reply | Callable[[Any], Reply]] = []
+    if answers is not None:
+        try:
+            text = sys.stdin.read() if answers == "-" else Path(answers).read_text()
+            replies = read_answers(json.loads(text))
+        except (OSError, json.JSONDecodeError, AnswersError) as error:
+            raise typer.BadParameter(str(error), param_hint="--answers") from None
+    http_headers = _headers(headers or [], token)
+    session = _Session(target, http_headers, _PROTOCOLS[protocol], declared)
+    try:
+        if call is not None:
+            code = asyncio.run(session.call_once(call, arguments, replies))
+        else:
+            code = asyncio.run(session.interact(web))
+    except KeyboardInterrupt:
+        code = 130
+    raise typer.Exit(code)
+
+
+def read_answers(data: Any) -> list[Reply | Callable[[Any], Reply]]:
+    """Replies from the --answers JSON: a list of `{"action": ..., "content": {...}}`."""
+    if not isinstance(data, list):
+        raise AnswersError("The answers must be a JSON list, one reply per question, in order.")
+    replies: list[Reply | Callable[[Any], Reply]] = []
+    for number, entry in enumerate(data, 1):
+        action = entry.get("action") if isinstance(entry, dict) else None
+        content = entry.get("content") if isinstance(entry, dict) else None
+        if action == "decline":
+            replies.append(Decline())
+        elif action == "cancel":
+            replies.append(Cancel())
+        elif action == "accept" and (content is None or isinstance(content, dict)):
+            replies.append(_accept(content or {}))
+        else:
+            raise AnswersError(
+                f'Answer {number} must be {{"action": "accept" | "decline" | "cancel"}}, with an '
+                'optional "content" object for a form.'
+            )
+    return replies
+
+
+def _accept(content: Mapping[str, Any]) -> Callable[[Any], Reply]:
+    def reply(question: Any) -> Reply:
+        if isinstance(question, FormQuestion):
+            return Accept(dict(question.initial) | dict(content))
+        return Accept()
+
+    return reply
+
+
+def _headers(raw: list[str], token: str | None) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for header in raw:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip():
+            raise typer.BadParameter(f"{header!r} is not 'Name: value'.", param_hint="--header")
+        headers[name.strip()] = value.strip()
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
+class _Session:
+    """One connection to the server named on the command line."""
+
+    def __init__(self, target: list[str], headers: dict[str, str], mode: str, modes: tuple[str, ...]) -> None:
+        self.target = target
+        self.headers = headers
+        self.mode = mode
+        self.modes = modes
+        self.out = Console(highlight=False, emoji=False, soft_wrap=True)
+        self.err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
+
+    async def _connect(
+        self, stack: AsyncExitStack, ui: ElicitationUI, open_url: Callable[[str], bool]
+    ) -> ElicitingClient:
+        handler = ElicitationHandler(ui=ui, modes=self.modes, open_url=open_url)
+        first = self.target[0] if self.target else ""
+        server: Any
+        if len(self.target) == 1 and first.startswith(("http://", "https://")):
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=self.headers, timeout=httpx2.Timeout(30, read=600))
+            )
+            server = streamable_http_client(first, http_client=http)
+        elif self.target:
+            if self.headers:
+                raise typer.BadParameter("--header and --token are for HTTP servers, not stdio commands.")
+            server = StdioServerParameters(command=first, args=self.target[1:])
+        else:
+            raise typer.BadParameter("name the server: a URL, or -- and the command that starts it.")
+        connected = await stack.enter_async_context(ElicitingClient(server, handler=handler, mode=self.mode))
+        # A pinned 2026-07-28 connection skips discovery, so the server never said its name.
+        connected.elicitations.learn_server_name(first if len(self.target) == 1 else self.target[-1])
+        return connected
+
+    async def call_once(
+        self, name: str, arguments: dict[str, Any], replies: list[Reply | Callable[[Any], Reply]]
+    ) -> int:
+        """Make one call, answering from `replies`; print the result."""
+        scripted = ScriptedUI(*replies)
+        ui = NarratedUI(scripted, Transcript(self.err), "the script")
+
+        def show_url(url: str) -> bool:
+            self.err.print(Text(f"  (not opened: {url})", style="dim"))
+            return True
+
+        async with AsyncExitStack() as stack:
+            connected = await self._connect(stack, ui, show_url)
+            self.err.print(
+                Text(
+                    f"Connected to {connected.elicitations.server_name()} ({connected.protocol_version}).",
+                    style="dim",
+                )
+            )
+            self.err.print(Text(f"Calling {name} {json.dumps(arguments, ensure_ascii=False)}", style="dim"))
+            try:
+                result = await connected.call_tool(name, arguments)
+            except (MCPError, ElicitationError) as error:
+                self.err.print(Text(f"The call failed: {error}", style="red"))
+                return 1
+        self.out.print(_result_text(result), markup=False)
+        return 1 if result.is_error else 0
+
+    async def interact(self, web: bool) -> int:
+        """List tools and call them until the person quits."""
+        from prompt_toolkit import PromptSession
+
+        async with AsyncExitStack() as stack:
+            ui: ElicitationUI
+            if web:
+                from elicitkit.client.web import WebUI
+
+                ui = await stack.enter_async_context(WebUI())
+            else:
+                from elicitkit.client.terminal import TerminalUI
+
+                ui = TerminalUI()
+            connected = await self._connect(stack, ui, open_in_system_browser)
+            self.out.print(
+                Text(
+                    f"Connected to {connected.elicitations.server_name()} ({connected.protocol_version}).",
+                    style="bold",
+                )
+            )
+            tools = {tool.name: tool for tool in (await connected.list_tools()).tools}
+            _print_tools(self.out, tools)
+            self.out.print(Text(_HELP, style="dim"))
+            prompt: PromptSession[str] = PromptSession()
+            while True:
+                try:
+                    line = (await prompt.prompt_async("elicitkit> ")).strip()
+                except EOFError:
+                    return 0
+                except KeyboardInterrupt:
+                    continue
+                command, _, rest = line.partition(" ")
+                if command in ("quit", "exit", "q"):
+                    return 0
+                if command in ("tools", "list"):
+                    tools = {tool.name: tool for tool in (await connected.list_tools()).tools}
+                    _print_tools(self.out, tools)
+                elif command == "call":
+                    await self._call(connected, tools, rest.strip())
+                elif command:
+                    self.out.print(Text(_HELP, style="dim"))
+
+    async def _call(self, connected: ElicitingClient, tools: Mapping[str, Tool], text: str) -> None:
+        name, _, raw = text.partition(" ")
+        if name not in tools:
+            self.out.print(
+                Text(f"No tool {name!r}; the tools are: {', '.join(tools) or '(none)'}.", style="red")
+            )
+            return
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError as error:
+            self.out.print(
+                Text(f'The arguments are not JSON ({error}); give an object, e.g. {{"a": 1}}.', style="red")
+            )
+            return
+        if not isinstance(arguments, dict):
+            self.out.print(Text("Give the arguments as a JSON object.", style="red"))
+            return
+        try:
+            result = await connected.call_tool(name, arguments)
+        except (MCPError, ElicitationError) as error:
+            self.out.print(Text(f"The call failed: {error}", style="red"))
+            return
+        style = "red" if result.is_error else "green"
+        self.out.print(
+            Text("error: " if result.is_error else "result: ", style=style), Text(_result_text(result))
+        )
+
+
+def _print_tools(console: Console, tools: Mapping[str, Tool]) -> None:
+    console.print(Text(f"{len(tools)} tool(s):", style="bold"))
+    for tool in tools.values():
+        params = ", ".join(tool.input_schema.get("properties", {}))
+        line = Text(f"  {tool.name}({params})", style="bold")
+        if tool.description:
+            line.append(f"  {tool.description.strip().splitlines()[0]}", style="dim")
+        console.print(line)
+
+
+def _result_text(result: CallToolResult) -> str:
+    parts = [c.text if isinstance(c, TextContent) else f"[{c.type} content]" for c in result.content]
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    return "\n".join(parts)

@@ -1,0 +1,164 @@
+"""`elicitkit client --call`: one tool call against a real server, its form answered from a file."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).parents[2]
+ELICITKIT = Path(sys.executable).with_name("elicitkit")
+STDIO_SERVER = [sys.executable, str(Path(__file__).with_name("stdio_server.py"))]
+
+
+def client(
+    *args: str, answers: object | None = None, tmp_path: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    command = [str(ELICITKIT), "client", *args]
+    if answers is not None:
+        assert tmp_path is not None
+        path = tmp_path / "answers.json"
+        path.write_text(json.dumps(answers))
+        command[2:2] = ["--answers", str(path)]
+    return subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def conformance_server() -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "examples" / "conformance" / "server.py"), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, "the conformance server exited"
+                assert time.monotonic() < deadline, "the conformance server did not start"
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.mark.parametrize(("protocol", "negotiated"), [("2025-11-25", "2025-11-25"), ("auto", "2026-07-28")])
+def test_conformance_server_form_answered(
+    conformance_server: str, tmp_path: Path, protocol: str, negotiated: str
+) -> None:
+    done = client(
+        conformance_server,
+        "--protocol",
+        protocol,
+        "--call",
+        "test_elicitation",
+        "--args",
+        '{"message": "Who are you?"}',
+        answers=[{"action": "accept", "content": {"username": "alice", "email": "alice@example.com"}}],
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "User provided: alice <alice@example.com>"
+    assert f"Connected to elicitkit-conformance ({negotiated})" in done.stderr
+    assert '"Who are you?"' in done.stderr
+    assert "email     email, required" in done.stderr
+
+
+def test_conformance_server_defaults_prefilled(conformance_server: str, tmp_path: Path) -> None:
+    done = client(
+        conformance_server,
+        "--call",
+        "test_elicitation_sep1034_defaults",
+        answers=[{"action": "accept"}],
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "accept" in done.stdout and "John Doe" in done.stdout and "95.5" in done.stdout
+
+
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+def test_stdio_server_form_answered(tmp_path: Path, protocol: str) -> None:
+    done = client(
+        "--protocol",
+        protocol,
+        "--call",
+        "order_coffee",
+        "--args",
+        '{"name": "Ada"}',
+        "--",
+        *STDIO_SERVER,
+        answers=[{"action": "accept", "content": {"size": "large", "cups": 2}}],
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2 large coffee(s) for Ada, no milk."
+    asker = (
+        "tiny-stdio" if protocol == "2025-11-25" else "stdio_server.py"
+    )  # a pinned 2026 client skips discovery
+    assert f"{asker}  asks the script to fill in a form:" in done.stderr
+    assert "Cups   integer from 1 to 5, default 1" in done.stderr
+
+
+def test_stdio_server_declined(tmp_path: Path) -> None:
+    done = client(
+        "--call",
+        "order_coffee",
+        "--args",
+        '{"name": "Ada"}',
+        "--",
+        *STDIO_SERVER,
+        answers=[{"action": "decline"}],
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "No coffee for Ada (decline)."
+
+
+def test_an_answer_outside_the_schema_is_never_sent(tmp_path: Path) -> None:
+    """The client validates before sending; with no valid answer left, the question is cancelled."""
+    done = client(
+        "--call",
+        "order_coffee",
+        "--args",
+        '{"name": "Ada"}',
+        "--",
+        *STDIO_SERVER,
+        answers=[{"action": "accept", "content": {"size": "huge"}}],
+        tmp_path=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "refused the last answer" in done.stderr
+    assert done.stdout.strip() == "No coffee for Ada (cancel)."
+
+
+def test_bad_answers_file_is_a_usage_error(tmp_path: Path) -> None:
+    done = client(
+        "--call", "order_coffee", "--", *STDIO_SERVER, answers={"action": "accept"}, tmp_path=tmp_path
+    )
+    assert done.returncode == 2
+    assert "The answers must be a JSON list" in done.stderr
+
+
+def test_arguments_must_be_a_json_object() -> None:
+    done = client("--call", "order_coffee", "--args", "[1]", "--", *STDIO_SERVER)
+    assert done.returncode == 2
+    assert "give the arguments as a JSON object" in done.stderr

@@ -1,0 +1,175 @@
+"""`elicitkit demo` on a real terminal: tmux runs it, the test types keys and reads the screen.
+
+The person's browser is played by the scripted browser (the system browser is `true`, which
+opens nothing), so the URL steps are completed the way a person would complete them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from elicitkit.demo.browser import ScriptedBrowser
+
+TMUX = shutil.which("tmux") or "/usr/bin/tmux"
+ELICITKIT = Path(sys.executable).with_name("elicitkit")
+URL = re.compile(r"http://127\.0\.0\.1:\d+/elicit/[A-Za-z0-9_-]+")
+
+
+class Terminal:
+    """One tmux server on its own socket, running one command in a 120x50 window."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.socket = f"elicitkit-demo-{uuid.uuid4().hex[:8]}"
+        script = f"{shlex.join(command)}; echo EXIT=$?; sleep 60"
+        self.tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "50", script)
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self.tmux("send-keys", "-t", "main", key)
+            time.sleep(0.15)
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-t", "main", "-l", text)
+        time.sleep(0.15)
+
+    def screen(self) -> str:
+        """Everything printed so far (scroll-back included), wrapped lines joined."""
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "main")
+
+    def wait_for(self, text: str, timeout: float = 30) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} did not appear; the screen shows:\n{screen}")
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    command = [
+        "env",
+        "BROWSER=true",
+        "-u",
+        "ELICITKIT_VAULT_KEYS",
+        str(ELICITKIT),
+        "demo",
+        "--data-dir",
+        str(tmp_path),
+    ]
+    term = Terminal(command)
+    try:
+        yield term
+    finally:
+        term.close()
+
+
+def complete_in_browser(url: str, **fields: str) -> tuple[str, str]:
+    """Alice opens the page in her (scripted) browser and submits it; returns both headings."""
+
+    async def visit() -> tuple[str, str]:
+        async with ScriptedBrowser("alice") as browser:
+            page = await browser.open(url)
+            done = await browser.submit(page, **fields)
+            return page.heading, done.heading
+
+    return asyncio.run(visit())
+
+
+def last_url(screen: str) -> str:
+    found = URL.findall(screen)
+    assert found, screen
+    return str(found[-1])
+
+
+@pytest.mark.timeout(150)
+def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> None:
+    t = terminal
+    t.wait_for("Date ✱", timeout=60)
+    # the form, one field at a time
+    t.type("2026-12-24")
+    t.keys("Enter")
+    t.wait_for("Party size ✱")
+    t.type("40")
+    t.keys("Enter")
+    t.wait_for("Must be at most 12.")
+    t.keys("BSpace", "BSpace")
+    t.type("4")
+    t.keys("Enter")
+    t.wait_for("Seating ✱")
+    t.keys("2", "Enter")
+    t.wait_for("Dietary needs")
+    t.keys("Space", "Down", "Down", "Space", "Enter")
+    t.wait_for("Note for the restaurant")
+    t.keys("Enter")  # keep the default
+    t.wait_for("Email ✱")
+    t.type("alice@example.com")
+    t.keys("Enter")
+    t.wait_for("High chair needed?")
+    t.keys("y")
+    # the review screen
+    screen = t.wait_for("Review your answers")
+    review = screen[screen.rindex("Review your answers") :]
+    for row in [
+        "2026-12-24",
+        "On the terrace",
+        "vegetarian, gluten-free",
+        "No special requests",
+        "alice@example.com",
+    ]:
+        assert row in review, review
+    assert "Submit answers" in review and "Decline" in review and "Cancel" in review
+    t.keys("s")
+    t.wait_for("result  Booked Chez Elicit on 2026-12-24 for 4, on the terrace; vegetarian, gluten-free;")
+    # decline, then cancel
+    t.wait_for("Book a table at Le Refus")
+    t.keys("C-d")
+    t.wait_for("result  No table booked: you declined")
+    t.wait_for("Book a table at Chez Annul")
+    t.keys("C-c")
+    t.wait_for("result  No table booked: the question was dismissed.")
+    # the URL consent screen: the full URL, the domain, the choice
+    screen = t.wait_for("Open this page?")
+    consent = screen[screen.rindex("asks you to open a web page") :]
+    assert "Demo Weather API key" in consent
+    assert re.search(r"URL\s+http://127\.0\.0\.1:\d+/elicit/", consent), consent
+    assert re.search(r"Domain\s+127\.0\.0\.1", consent), consent
+    t.keys("o")
+    t.wait_for("You agreed")
+    url = last_url(t.screen())
+    assert complete_in_browser(url, secret="demo-weather-123") == ("Demo Weather API key", "Done")
+    t.wait_for("result  Sunny and 21 °C in Lisbon")
+    # -32042: consent, the waiting screen, then the call retries by itself once the page is done
+    t.wait_for("Sending messages needs your Demo Messenger token")
+    t.keys("o")
+    t.wait_for("retry")
+    url = last_url(t.screen())
+    assert complete_in_browser(url, secret="demo-messenger-456") == ("Demo Messenger token", "Done")
+    t.wait_for("result  Message to bob sent")
+    # decline the calendar: nothing opens, the story ends without it
+    t.wait_for("list_events needs to read your Demo Calendar")
+    t.keys("d")
+    screen = t.wait_for("EXIT=", timeout=30)
+    assert "That was the whole story" in screen
+    assert "EXIT=0" in screen

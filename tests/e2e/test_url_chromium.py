@@ -1,0 +1,79 @@
+"""URL mode in a real browser: Chromium driven by Playwright, on http://127.0.0.1.
+
+Also checks what the scripted browser cannot: Chromium treats http://127.0.0.1 as a secure
+context, so it accepts and sends the `__Host-`/Secure session cookie there, and it refuses to
+show the page inside a frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.async_api import async_playwright
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
+
+from test_url_secret import auth, token, weather_running  # noqa: E402
+from url_harness import SECRET, fingerprint, mcp_session  # noqa: E402
+
+from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer  # noqa: E402
+from elicitkit.server.web.site import COOKIE  # noqa: E402
+
+__all__ = ["auth"]
+pytestmark = pytest.mark.timeout(120)
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+async def test_alice_in_chromium(auth: DemoAuthServer, tmp_path: Path) -> None:
+    async with weather_running(auth, tmp_path) as (weather, base):
+        async with mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice:
+            call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
+            asked = await asyncio.wait_for(alice.urls.get(), 30)
+            async with async_playwright() as playwright:
+                chromium = await playwright.chromium.launch(
+                    executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+                )
+                context = await chromium.new_context()
+                page = await context.new_page()
+                await page.goto(asked.url)
+                assert page.url.startswith(f"{auth.url}/login")  # sent to sign in at the same AS
+                await page.fill("input[name=username]", "alice")
+                await page.fill("input[name=password]", DEMO_PASSWORDS["alice"])
+                await page.click("button[value=allow]")
+                await page.wait_for_url(asked.url)
+                assert await page.locator("text=Signed in as").count() == 1
+                assert "alice" in await page.inner_text("p.who")
+                assert await page.get_attribute("#secret", "type") == "password"
+
+                cookies = {c["name"]: c for c in await context.cookies(base)}
+                session = cookies[COOKIE]
+                assert session["secure"] and session["httpOnly"] and session["sameSite"] == "Lax"
+                assert session["path"] == "/" and session["domain"] == "127.0.0.1"
+
+                # framing is refused: the page inside an iframe never renders its form
+                framer = await context.new_page()
+                await framer.set_content(f'<iframe id="f" src="{asked.url}"></iframe>')
+                await asyncio.sleep(1.0)
+                frame = framer.frame_by_url(asked.url) or framer.frames[-1]
+                assert await frame.locator("#secret").count() == 0
+
+                await page.fill("#secret", SECRET)
+                await page.click("button[value=save]")
+                await page.wait_for_selector("text=Saved")
+                await chromium.close()
+            result = await asyncio.wait_for(call, 30)
+            assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+            assert alice.notices == [asked.elicitation_id]
+            assert SECRET.encode() not in alice.wire.everything()
