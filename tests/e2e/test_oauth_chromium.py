@@ -60,7 +60,7 @@ async def sign_in(page: Page, person: str) -> None:
 async def test_alice_connects_demo_calendar_in_chromium(
     auth: DemoAuthServer, provider: DemoProvider, chromium: Browser
 ) -> None:
-    async with agenda_with(auth, provider) as (agenda, alice):
+    async with agenda_with(auth, provider, sqlite=True) as (agenda, alice):
         with pytest.raises(MCPError) as raised:
             await alice.client.call_tool("agenda", {})
         url = url_required(raised.value)

@@ -238,3 +238,27 @@ def open_redis(server: RedisServer):  # type: ignore[no-untyped-def]
     from elicitkit.server.backends import redis_client
 
     return redis_client(server.url)
+
+
+async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: RedisStore) -> None:
+    """redis-py resends a command whose reply was lost; the script sees its own token and answers
+    as before instead of "someone else won". A different call still cannot complete it twice."""
+    record = new_record()
+    await store.create(record)
+    keys = [store._record_key(record.id), store._active, store._finished]
+    args = [record.id, "op-1", "completed", repr(time.time()), "1", "0", "", "", 60000, "0", "pending"]
+    first = await store._transition(keys=keys, args=args)
+    resent = await store._transition(keys=keys, args=args)
+    assert first and resent and dict(zip(first[::2], first[1::2])) == dict(zip(resent[::2], resent[1::2]))
+    assert await store.transition(record.id, from_states=ACTIVE, to="completed") is None
+
+
+async def test_keys_carry_ttls_so_an_unswept_store_still_forgets(store: RedisStore) -> None:
+    record = new_record(ttl=600)
+    await store.create(record)
+    key = store._record_key(record.id)
+    assert 600_000 + 86_300_000 < await store.client.pttl(key) <= 600_000 + 86_400_000
+    await store.transition(record.id, from_states=ACTIVE, to="completed")
+    assert 86_300_000 < await store.client.pttl(key) <= 86_400_000
+    await store.put_once("s", b"v", ttl=30)
+    assert 0 < await store.client.pttl(f"{store.prefix}once:s") <= 30_000

@@ -7,6 +7,7 @@ that tap every byte, and a scripted browser. It builds on the URL-mode harness.
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ from url_harness import Browser, Session, mcp_session, serve
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
 from elicitkit.server.oauth import OAuthConnection
-from elicitkit.server.store import MemoryStore
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.store import MemoryStore, Store
 from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
@@ -59,6 +61,7 @@ def build_agenda(
     url: str, auth: DemoAuthServer, provider: DemoProvider, *, discovery: bool = False, **options: Any
 ) -> Agenda:
     wait = options.pop("wait", "error")
+    store: Store = options.pop("store", None) or MemoryStore()
     server: MCPServer[Any] = MCPServer(
         "agenda",
         token_verifier=auth.token_verifier(),
@@ -68,7 +71,7 @@ def build_agenda(
         browser=OAuthLogin(auth.issuer, scopes=["openid"]),
         public_url=url,
         keys=KeyRing.from_string(KeyRing.generate("k1")),
-        store=MemoryStore(),
+        store=store,
         wait=wait,
     )
     url_mode.install(server)
@@ -112,14 +115,19 @@ def build_agenda(
 async def agenda_running(
     auth: DemoAuthServer, provider: DemoProvider, **options: Any
 ) -> AsyncIterator[Agenda]:
+    """Serve the agenda server; `sqlite=True` keeps its records in the default SQLite store."""
     built: list[Agenda] = []
+    with tempfile.TemporaryDirectory() as folder:
+        if options.pop("sqlite", False):
+            options["store"] = SQLiteStore(Path(folder) / "url-mode.sqlite3")
 
-    def build(url: str) -> Any:
-        built.append(build_agenda(url, auth, provider, **options))
-        return built[0].server.streamable_http_app()
+        def build(url: str) -> Any:
+            built.append(build_agenda(url, auth, provider, **options))
+            return built[0].server.streamable_http_app()
 
-    async with serve(build):
-        yield built[0]
+        async with serve(build):
+            yield built[0]
+        await built[0].url_mode.store.close()
 
 
 @asynccontextmanager

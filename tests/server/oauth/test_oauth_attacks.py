@@ -70,8 +70,11 @@ def refused(page: httpx.Response, status: int) -> None:
     assert not page.is_redirect
 
 
-async def test_missing_altered_and_reused_state(auth: DemoAuthServer, provider: DemoProvider) -> None:
-    async with agenda_with(auth, provider) as (agenda, alice):
+@pytest.mark.parametrize("sqlite", [False, True], ids=["memory-store", "sqlite-store"])
+async def test_missing_altered_and_reused_state(
+    auth: DemoAuthServer, provider: DemoProvider, sqlite: bool
+) -> None:
+    async with agenda_with(auth, provider, sqlite=sqlite) as (agenda, alice):
         url = await new_url(alice)
         async with Browser(auth, "alice") as browser:
             callback = await at_provider(browser, provider, await consent(browser, url))
@@ -95,7 +98,7 @@ async def test_missing_altered_and_reused_state(auth: DemoAuthServer, provider: 
 
 
 async def test_expired_state(auth: DemoAuthServer, provider: DemoProvider) -> None:
-    async with agenda_with(auth, provider, state_ttl=1.0) as (agenda, alice):
+    async with agenda_with(auth, provider, state_ttl=1.0, sqlite=True) as (agenda, alice):
         url = await new_url(alice)
         async with Browser(auth, "alice") as browser:
             authorize = await consent(browser, url)

@@ -1,0 +1,68 @@
+"""The README's two ten-line examples, run for real: the server as its own process over HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from elicitkit.client import Accept, Decline, ElicitationHandler, FormQuestion, ScriptedUI
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
+
+
+@pytest.fixture
+def server_url() -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, str(EXAMPLES / "server.py"), str(port)])
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None, "the quickstart server exited early"
+                assert time.monotonic() < deadline, "the quickstart server did not start in 30 s"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@pytest.mark.parametrize("revision", ["legacy", "auto"])
+async def test_the_quickstart_server_asks_and_books(server_url: str, revision: str) -> None:
+    ui = ScriptedUI(Accept({"day": "2026-12-24", "party": 4}))
+    async with ElicitationHandler(ui).connect(server_url, mode=revision) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("book", {})
+    assert result.content[0].text == "Booked a table for 4 on 2026-12-24."  # type: ignore[union-attr]
+    (question,) = ui.shown
+    assert isinstance(question, FormQuestion)
+    assert question.message == "Which day, and for how many?"
+    assert question.schema["properties"]["party"]["maximum"] == 12
+
+
+async def test_the_quickstart_server_takes_no_for_an_answer(server_url: str) -> None:
+    async with ElicitationHandler(ScriptedUI(Decline())).connect(server_url) as client:
+        result = await client.call_tool("book", {})
+    assert result.content[0].text == "Nothing booked: the person chose decline."  # type: ignore[union-attr]
+
+
+def test_the_quickstart_client_refuses_to_run_without_a_terminal(server_url: str) -> None:
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "client.py"), server_url],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode != 0
+    assert "terminal" in run.stderr.lower()
