@@ -15,7 +15,7 @@ which goes first), and the figure is the median of the rounds' ratios, so that t
 shared machine hits both sides alike. Redis is a real redis-server started for the run with the documented
 persistence settings (appendonly yes, appendfsync always), from tests/redis_server.py.
 
-Run: `.venv/bin/python benchmarks/store_flow.py` (about 15 s). `run()` returns the figures.
+Run: `.venv/bin/python benchmarks/store_flow.py` (about 20 s). `run()` returns the figures.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ async def _measure(folder: Path, redis_url: str, rounds: int, seconds: float) ->
     }
 
 
-def run(rounds: int = 10, seconds: float = 0.3) -> dict[str, float]:
+def run(rounds: int = 16, seconds: float = 0.25) -> dict[str, float]:
     """Throughput ratios (elicitkit over by hand) for SQLite and Redis, plus the raw rates."""
     with tempfile.TemporaryDirectory(prefix="elicitkit-bench-") as tmp:
         folder = Path(tmp)

@@ -31,7 +31,7 @@ class Terminal:
 
     def __init__(self, command: list[str]) -> None:
         self.socket = f"elicitkit-demo-{uuid.uuid4().hex[:8]}"
-        script = f"{shlex.join(command)}; echo EXIT=$?; sleep 60"
+        script = f"{shlex.join(command)}; echo EXIT=$?; sleep 600"
         self.tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "50", script)
 
     def tmux(self, *args: str) -> str:
@@ -70,9 +70,9 @@ class Terminal:
 def terminal(tmp_path: Path) -> Iterator[Terminal]:
     command = [
         "env",
-        "BROWSER=true",
         "-u",
         "ELICITKIT_VAULT_KEYS",
+        "BROWSER=true",
         str(ELICITKIT),
         "demo",
         "--data-dir",

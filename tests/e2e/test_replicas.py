@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -30,6 +31,7 @@ import httpx
 import pytest
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.request_state import RequestStateSecurity
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
@@ -52,6 +54,9 @@ from elicitkit.server.web.login import OAuthLogin
 
 __all__ = ["redis_server"]  # the fixture, re-exported for pytest
 
+REQUEST_STATE_KEY_ENV = "ELICITKIT_REQUEST_STATE_KEY"
+"""Where a replica reads the shared requestState key (any name works: it is the author's config)."""
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -61,8 +66,12 @@ pytestmark = pytest.mark.timeout(120)
 def build_replica(*, public_url: str, issuer: str, verifier: Any, store_url: str, wait: str = "live") -> Any:
     """The weather MCP server of the URL-mode tests, with its store and bus in Redis."""
     store = open_store(store_url)
+    shared_state_key = os.environ.get(REQUEST_STATE_KEY_ENV)
     server: MCPServer[Any] = MCPServer(
         "weather",
+        # 2026-07-28: a retry may reach another replica, so requestState is sealed with a key
+        # from configuration; without one the SDK seals with a key of this process only.
+        request_state_security=RequestStateSecurity(keys=[shared_state_key]) if shared_state_key else None,
         token_verifier=verifier,
         auth=AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=["mcp"]),
     )
@@ -143,9 +152,15 @@ async def auth() -> AsyncIterator[Any]:
 
 @asynccontextmanager
 async def replicas(
-    auth: Any, redis: RedisServer, logs: Path, *names: str, wait: str = "live"
+    auth: Any,
+    redis: RedisServer,
+    logs: Path,
+    *names: str,
+    wait: str = "live",
+    unshared_state: tuple[str, ...] = (),
 ) -> AsyncIterator[list[Replica]]:
-    """Start one replica process per name, all on the same Redis and the same vault keys."""
+    """Start one replica process per name, all on the same Redis and the same vault keys, and
+    the same requestState key except the replicas named in `unshared_state`."""
     client = auth.register_client(client_name="token introspection")
     introspection = json.dumps(
         {
@@ -154,16 +169,19 @@ async def replicas(
             "client_secret": client.client_secret,
         }
     )
-    env = {**os.environ, KEYS_ENV: KeyRing.generate("k1")}
+    env = {**os.environ, KEYS_ENV: KeyRing.generate("k1"), REQUEST_STATE_KEY_ENV: secrets.token_hex(32)}
     started: list[Replica] = []
     async with AsyncExitStack() as stack:
         for name in names:
             port = free_port()
             log = stack.enter_context((logs / f"replica-{name}.log").open("wb"))
+            own = {
+                k: v for k, v in env.items() if not (name in unshared_state and k == REQUEST_STATE_KEY_ENV)
+            }
             process = subprocess.Popen(
                 [sys.executable, __file__, "--port", str(port), "--issuer", auth.issuer,
                  "--introspection", introspection, "--store", redis.url, "--wait", wait],
-                env=env, stdout=log, stderr=subprocess.STDOUT,
+                env=own, stdout=log, stderr=subprocess.STDOUT,
             )  # fmt: skip
             started.append(Replica(name, f"http://127.0.0.1:{port}", process))
             stack.callback(_stop, process)
@@ -279,6 +297,51 @@ async def test_session_replica_killed_mid_flow(auth: Any, redis_server: RedisSer
                 assert done.status_code == 200 and "Saved" in done.text, done.text
         async with mcp_session(f"{b.url}/mcp", alice_token) as again:
             result = await again.client.call_tool("forecast", {"city": "Lima"})
+            assert not result.is_error and fingerprint(SECRET) in result.content[0].text
+
+
+async def test_2026_retry_reaches_another_replica(
+    auth: Any, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """2026-07-28: the first call on A returns the input request, the browser finishes on B, the
+    retry lands on B and completes, because requestState is sealed with a configured key; a
+    replica with only its own process key (C) refuses the same state."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import ElicitResult, InputRequiredResult
+
+    async with replicas(auth, redis_server, tmp_path, "A", "B", "C", unshared_state=("C",)) as (a, b, c):
+        alice_token = await token(auth, "alice")
+        async with (
+            mcp_session(f"{a.url}/mcp", alice_token, mode="2026-07-28") as on_a,
+            mcp_session(f"{b.url}/mcp", alice_token, mode="2026-07-28") as on_b,
+            mcp_session(f"{c.url}/mcp", alice_token, mode="2026-07-28") as on_c,
+        ):
+            first = await on_a.client.session.call_tool(
+                "forecast", {"city": "Rome"}, allow_input_required=True
+            )
+            assert isinstance(first, InputRequiredResult) and first.request_state and first.input_requests
+            ((key, request),) = first.input_requests.items()
+            url = request.params.url  # type: ignore[union-attr]
+            assert url.startswith(f"{a.url}/elicit/")
+            async with Browser(auth, "alice") as browser:
+                page = await browser.open(url.replace(a.url, b.url))
+                assert page.status_code == 200, page.text
+                done = await browser.submit(page, secret=SECRET, action="save")
+                assert done.status_code == 200 and "Saved" in done.text, done.text
+            accepted = {key: ElicitResult(action="accept")}
+            with pytest.raises(MCPError) as refused:
+                await on_c.client.session.call_tool(
+                    "forecast", {"city": "Rome"}, input_responses=accepted, request_state=first.request_state
+                )
+            assert refused.value.code == -32602
+            result = await on_b.client.session.call_tool(
+                "forecast",
+                {"city": "Rome"},
+                input_responses=accepted,
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+            assert not isinstance(result, InputRequiredResult), result
             assert not result.is_error and fingerprint(SECRET) in result.content[0].text
 
 

@@ -66,8 +66,10 @@ async def test_alice_in_chromium(auth: DemoAuthServer, tmp_path: Path) -> None:
                 framer = await context.new_page()
                 await framer.set_content(f'<iframe id="f" src="{asked.url}"></iframe>')
                 await asyncio.sleep(1.0)
-                frame = framer.frame_by_url(asked.url) or framer.frames[-1]
-                assert await frame.locator("#secret").count() == 0
+                assert len(framer.frames) == 2
+                child = framer.frames[1]
+                assert await child.locator("#secret").count() == 0
+                assert child.url != asked.url or await child.content() == "<html><head></head><body></body></html>"
 
                 await page.fill("#secret", SECRET)
                 await page.click("button[value=save]")

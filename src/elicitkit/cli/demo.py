@@ -59,10 +59,11 @@ async def _run(console: Console, data_dir: Path | None, *, unattended: bool, web
     transcript = Transcript(console)
     transcript.heading("elicitkit demo: MCP elicitation from start to finish, on this computer only")
     try:
-        async with running_stage(data_dir) as stage, _person_ui(web, unattended) as ui:
+        async with running_stage(data_dir) as stage:
             _introduce(transcript, stage, unattended=unattended, web=web)
-            started = time.monotonic()
-            await Story(stage, transcript, ui=ui).play()
+            async with _person_ui(console, web, unattended) as ui:
+                started = time.monotonic()
+                await Story(stage, transcript, ui=ui).play()
     except StepFailedError as error:
         return str(error)
     elapsed = time.monotonic() - started
@@ -77,13 +78,17 @@ async def _run(console: Console, data_dir: Path | None, *, unattended: bool, web
 
 
 @contextlib.asynccontextmanager
-async def _person_ui(web: bool, unattended: bool) -> AsyncIterator[ElicitationUI | None]:
+async def _person_ui(console: Console, web: bool, unattended: bool) -> AsyncIterator[ElicitationUI | None]:
     if unattended:
         yield None
     elif web:
         from elicitkit.client.web import WebUI
 
         async with WebUI() as page:
+            address = await page.start()
+            console.print(
+                f"    The questions appear at {address} (it opens in your browser with the first one)."
+            )
             yield page
     else:
         from elicitkit.client.terminal import TerminalUI

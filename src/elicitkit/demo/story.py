@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -124,12 +125,11 @@ class Story:
                 self.transcript.say(
                     f"{PERSON}'s client", f"connects to {client.elicitations.server_name()}: tools {names}."
                 )
-                for number, step in enumerate(steps, 1):
-                    self.transcript.step(number, len(steps), step.title, step.about)
-                    failure = await self._play_step(step)
-                    if failure:
-                        failure = f"Step {number} ({step.title}) failed: {failure}"
-                        break
+                try:
+                    failure = await self._play_steps(steps)
+                except asyncio.CancelledError:  # Ctrl-C: the connection is torn down mid-request
+                    logging.getLogger("mcp").setLevel(logging.CRITICAL)
+                    raise
         finally:
             if self.held is not None:
                 self.held.task.cancel()
@@ -137,6 +137,14 @@ class Story:
                 await browser.aclose()
         if failure:  # raised out here, not through the client's task groups
             raise StepFailedError(failure)
+
+    async def _play_steps(self, steps: list[Step]) -> str:
+        for number, step in enumerate(steps, 1):
+            self.transcript.step(number, len(steps), step.title, step.about)
+            failure = await self._play_step(step)
+            if failure:
+                return f"Step {number} ({step.title}) failed: {failure}"
+        return ""
 
     async def _play_step(self, step: Step) -> str:
         """Play one step: the empty string when it behaved, else what went wrong."""
@@ -167,7 +175,9 @@ class Story:
         assert self.client is not None
         shown = json.dumps(arguments, ensure_ascii=False)
         self.transcript.say(f"{PERSON}'s client", f"calls {name} {shown}")
-        return Call(name, asyncio.create_task(self.client.call_tool(name, arguments)))
+        task = asyncio.create_task(self.client.call_tool(name, arguments))
+        task.add_done_callback(_retrieve)  # a call cut short by Ctrl-C is not an unhandled error
+        return Call(name, task)
 
     async def finish(self, call: Call) -> str:
         """The call's result text, written into the transcript."""
@@ -226,6 +236,11 @@ class Story:
         return True if self.unattended else open_in_system_browser(url)
 
 
+def _retrieve(task: asyncio.Task[CallToolResult]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
 # -- the steps -----------------------------------------------------------------------------
 
 VISIT_DAY = (date.today() + timedelta(days=14)).isoformat()
@@ -281,7 +296,7 @@ async def form_every_field(story: Story) -> None:
 
 
 async def form_declined(story: Story) -> None:
-    story.tell("Decline this one: choose Decline on the review screen (or press Ctrl-D).")
+    story.tell("Decline this one (Decline on the review screen, or Ctrl-D in the terminal).")
     story.answer(Decline())
     text = await story.call("book_table", {"restaurant": "Le Refus"})
     story.expect(
@@ -290,7 +305,7 @@ async def form_declined(story: Story) -> None:
 
 
 async def form_cancelled(story: Story) -> None:
-    story.tell("Cancel this one: press Ctrl-C.")
+    story.tell("Cancel this one (Cancel, or Ctrl-C in the terminal).")
     story.answer(Cancel())
     text = await story.call("book_table", {"restaurant": "Chez Annul"})
     story.expect("dismissed" in text, f"the tool did not see a cancel: {text!r}", "the tool saw a cancel")

@@ -68,7 +68,9 @@ def _integral(schema: Mapping[str, Any], answer: Mapping[str, Any]) -> Mapping[s
     properties = schema.get("properties", {})
     return {
         name: int(value)
-        if isinstance(value, float) and value.is_integer() and properties.get(name, {}).get("type") == "integer"
+        if isinstance(value, float)
+        and value.is_integer()
+        and properties.get(name, {}).get("type") == "integer"
         else value
         for name, value in answer.items()
     }

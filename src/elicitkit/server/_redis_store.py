@@ -147,6 +147,21 @@ class RedisStore:
                 f"Redis at {self._where()} refused the credentials ({exc}); check the user and "
                 "password in the store URL (or password=)."
             ) from exc
+        except redis_errors.OutOfMemoryError as exc:
+            raise StoreUnavailableError(
+                f"Redis at {self._where()} is full and refused the write ({exc}); give it more memory "
+                "(keep maxmemory-policy noeviction, see docs/deployment-redis.md)."
+            ) from exc
+        except redis_errors.ReadOnlyError as exc:
+            raise StoreUnavailableError(
+                f"Redis at {self._where()} is a read-only replica ({exc}); point the store URL at "
+                "the primary."
+            ) from exc
+        except redis_errors.NoPermissionError as exc:
+            raise StoreUnavailableError(
+                f"The Redis user may not run what the store needs ({exc}); grant the ACL rules in "
+                "docs/deployment-redis.md."
+            ) from exc
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
             raise StoreUnavailableError(
                 f"The Redis store at {self._where()} is unavailable ({exc}). Retry when Redis is "

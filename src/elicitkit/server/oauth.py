@@ -38,14 +38,12 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx
-import httpx2
 from authlib.common.security import generate_token  # type: ignore[import-untyped]
-from authlib.integrations.base_client import OAuthError  # type: ignore[import-untyped]
-from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
+from elicitkit.server._oauth_client import ProviderClient, safe_code
 from elicitkit.server._oauth_errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
 from elicitkit.server._oauth_metadata import ProviderMetadata, discover, same_server
 from elicitkit.server.errors import VaultDecryptError
@@ -73,13 +71,8 @@ CALLBACK_PREFIX = f"{PREFIX}/callback"
 """A connection's redirect URI is `<public url>/elicit/callback/<name>`; register it exactly."""
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
-_ERROR_CODE = re.compile(r"^[a-z_]{1,40}$")
 _STATE_AAD = b"elicitkit/oauth-state/v1"
-_NETWORK = (httpx.HTTPError, httpx2.HTTPError)
-"""authlib speaks httpx2 (the SDK's HTTP client) when it is installed, httpx otherwise."""
 _UNAVAILABLE = "The service cannot be reached from here right now. Nothing was stored; try again later."
-_GONE = frozenset({"invalid_grant", "invalid_token", "unauthorized_client"})
-"""Refresh errors that mean the grant is over: ask the person again."""
 
 
 class OAuthConnection:
@@ -158,8 +151,18 @@ class OAuthConnection:
 
     @property
     def redirect_uri(self) -> str:
-        """The exact redirect URI to register at the provider."""
-        return f"{self.url_mode.site.public_url}{CALLBACK_PREFIX}/{self.name}"
+        """The exact redirect URI to register at the provider.
+
+        It is built on `UrlMode`'s public URL; for a stdio server, give `UrlMode.loopback` a
+        fixed port so that the URI stays the one registered.
+        """
+        public = self.url_mode.site.public_url
+        if not public:
+            raise OAuthConfigError(
+                "URL mode has no public URL yet, so this connection has no redirect URI: pass "
+                "UrlMode(public_url=...) or start UrlMode.loopback(port=...) first."
+            )
+        return f"{public}{CALLBACK_PREFIX}/{self.name}"
 
     # -- what tools call -----------------------------------------------------------------
 
@@ -202,7 +205,7 @@ class OAuthConnection:
         revoked = False
         try:
             if tokens is not None:
-                revoked = await self._revoke(await self.metadata(user), tokens)
+                revoked = await self._provider(await self.metadata(user)).revoke(tokens)
         finally:
             await self.url_mode.vault.delete(user, self._tokens_name)
             await self.url_mode.vault.delete(user, self._consent_name)
@@ -245,11 +248,7 @@ class OAuthConnection:
         }
         sealed = site.keys.seal(json.dumps(bound).encode(), _STATE_AAD + self.name.encode())
         await site.store.put_once(self._state_key(state), sealed, ttl=self.state_ttl)
-        extra = {"resource": self.resource} if self.resource else {}
-        async with self._client(metadata) as oauth:
-            url, _ = oauth.create_authorization_url(
-                metadata.authorization_endpoint, state=state, code_verifier=verifier, **extra
-            )
+        url = await self._provider(metadata).authorization_url(state, verifier)
         return site.render("oauth_continue.html", title=self.title, service=self.service, url=url)
 
     async def callback(self, request: Request) -> Response:
@@ -317,12 +316,12 @@ class OAuthConnection:
                 request, "This sign-in answer is not valid", "It carries no code. Nothing was stored.", 400
             )
         try:
-            tokens = await self._exchange(metadata, code, bound["verifier"])
+            tokens = await self._provider(metadata).exchange(code, bound["verifier"])
         except OAuthProviderError as failure:
             return self._page_error(request, f"{self.service} did not connect", str(failure), 502)
         claimed = await site.store.transition(record.id, from_states=ACTIVE, to="completed", user=user)
         if claimed is None:
-            await self._revoke(metadata, tokens)
+            await self._provider(metadata).revoke(tokens)
             return self._page_error(
                 request,
                 "Already completed",
@@ -340,43 +339,17 @@ class OAuthConnection:
 
     # -- the provider ----------------------------------------------------------------------
 
-    def _client(self, metadata: ProviderMetadata) -> AsyncOAuth2Client:
-        method = self.token_endpoint_auth_method or _auth_method(metadata.token_endpoint_auth_methods)
-        return AsyncOAuth2Client(
+    def _provider(self, metadata: ProviderMetadata) -> ProviderClient:
+        return ProviderClient(
+            metadata,
+            service=self.service,
             client_id=self.client_id,
             client_secret=self.client_secret,
-            token_endpoint_auth_method=method,
-            revocation_endpoint_auth_method=method,
-            scope=" ".join(self.scopes) or None,
+            scopes=self.scopes,
             redirect_uri=self.redirect_uri,
-            code_challenge_method="S256",
-            timeout=10,
+            auth_method=self.token_endpoint_auth_method,
+            resource=self.resource,
         )
-
-    async def _exchange(self, metadata: ProviderMetadata, code: str, verifier: str) -> dict[str, Any]:
-        extra = {"resource": self.resource} if self.resource else {}
-        try:
-            async with self._client(metadata) as oauth:
-                token = await oauth.fetch_token(
-                    metadata.token_endpoint,
-                    grant_type="authorization_code",
-                    code=code,
-                    code_verifier=verifier,
-                    **extra,
-                )
-            return _kept(dict(token))
-        except OAuthError as error:
-            logger.warning("OAuth code exchange refused by %s: %s", self.service, _code(error.error))
-            raise OAuthProviderError(
-                f"{self.service} refused the sign-in ({_code(error.error)}). Nothing was stored. "
-                "Open the link from your application again to retry."
-            ) from None
-        except (*_NETWORK, ValueError, KeyError) as error:
-            logger.warning("OAuth code exchange with %s failed: %s", self.service, type(error).__name__)
-            raise OAuthProviderError(
-                f"{self.service} could not be reached or gave an answer we cannot read. "
-                "Nothing was stored. Try again in a moment."
-            ) from None
 
     async def _stored_access(
         self, user: User, metadata: ProviderMetadata, rejected: str | None
@@ -393,49 +366,12 @@ class OAuthConnection:
             if access != rejected and not expired:
                 return access
             refresh = tokens.get("refresh_token")
-            if not refresh:
+            fresh = await self._provider(metadata).refresh(refresh) if refresh else None
+            if fresh is None:  # no refresh token, or the grant is over: the person connects again
                 await self.url_mode.vault.delete(user, self._tokens_name)
                 return None
-            try:
-                async with self._client(metadata) as oauth:
-                    fresh = await oauth.refresh_token(metadata.token_endpoint, refresh_token=refresh)
-            except OAuthError as error:
-                logger.info("refresh at %s refused: %s", self.service, _code(error.error))
-                if error.error in _GONE:  # the person revoked us, or the grant ran out: ask again
-                    await self.url_mode.vault.delete(user, self._tokens_name)
-                    return None
-                raise OAuthProviderError(
-                    f"{self.service} refused to refresh the access token ({_code(error.error)}); "
-                    "try again later."
-                ) from None
-            except (*_NETWORK, ValueError, KeyError) as error:
-                raise OAuthProviderError(
-                    f"{self.service} could not be reached to refresh the access token "
-                    f"({type(error).__name__}); try again later."
-                ) from None
-            kept = _kept(dict(fresh))
-            kept.setdefault("refresh_token", refresh)
-            await self._save(user, kept)
-            return str(kept["access_token"])
-
-    async def _revoke(self, metadata: ProviderMetadata, tokens: Mapping[str, Any]) -> bool:
-        if metadata.revocation_endpoint is None:
-            return False
-        confirmed = True
-        async with self._client(metadata) as oauth:
-            for hint in ("refresh_token", "access_token"):
-                value = tokens.get(hint)
-                if not value:
-                    continue
-                try:
-                    answer = await oauth.revoke_token(
-                        metadata.revocation_endpoint, token=value, token_type_hint=hint
-                    )
-                    confirmed = confirmed and answer.status_code == 200
-                except _NETWORK as error:
-                    logger.warning("revocation at %s failed: %s", self.service, type(error).__name__)
-                    confirmed = False
-        return confirmed
+            await self._save(user, fresh)
+            return str(fresh["access_token"])
 
     async def _provider_said_no(self, request: Request, record: Record, error: str) -> Response:
         site = self.url_mode.site
@@ -445,11 +381,11 @@ class OAuthConnection:
             return site.render(
                 "done.html", title="Declined", text=f"You did not connect {self.service}. Nothing was stored."
             )
-        logger.warning("OAuth callback carried an error from %s: %s", self.service, _code(error))
+        logger.warning("OAuth callback carried an error from %s: %s", self.service, safe_code(error))
         return self._page_error(
             request,
             f"{self.service} did not connect",
-            f"{self.service} answered with an error ({_code(error)}). Nothing was stored. "
+            f"{self.service} answered with an error ({safe_code(error)}). Nothing was stored. "
             "Open the link from your application again to retry.",
             502,
         )
@@ -544,25 +480,3 @@ class _BearerAuth(httpx.Auth):
             token = await self.connection.token(self.ctx, rejected=token)
             request.headers["Authorization"] = f"Bearer {token}"
             yield request
-
-
-def _auth_method(supported: Sequence[str]) -> str:
-    for method in ("client_secret_basic", "client_secret_post"):
-        if method in supported:
-            return method
-    return "client_secret_basic"
-
-
-def _kept(token: dict[str, Any]) -> dict[str, Any]:
-    """The parts of a token response worth keeping."""
-    keep = ("access_token", "refresh_token", "expires_at", "token_type", "scope")
-    kept = {key: token[key] for key in keep if token.get(key) is not None}
-    if "access_token" not in kept:
-        raise KeyError("access_token")
-    return kept
-
-
-def _code(error: object) -> str:
-    """An OAuth error code safe to show and log (providers' free text is neither)."""
-    text = str(error)
-    return text if _ERROR_CODE.match(text) else "unknown_error"

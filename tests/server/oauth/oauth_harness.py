@@ -27,8 +27,8 @@ from url_harness import Browser, Session, mcp_session, serve
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
-from elicitkit.server.oauth import OAuthConnection
 from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.oauth import OAuthConnection
 from elicitkit.server.store import MemoryStore, Store
 from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.vault import KeyRing

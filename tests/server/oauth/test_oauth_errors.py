@@ -150,6 +150,9 @@ def test_configuration_mistakes_are_typed_errors() -> None:
         **base,
     )
     assert conn.redirect_uri == "http://127.0.0.1:2/elicit/callback/fine"
+    url_mode.site.public_url = ""  # a stdio server whose loopback listener has not started
+    with pytest.raises(OAuthConfigError, match="no public URL"):
+        _ = conn.redirect_uri
     assert isinstance(OAuthConfigError("x"), Exception) and issubclass(OAuthProviderError, Exception)
 
 

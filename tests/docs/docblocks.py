@@ -1,0 +1,66 @@
+"""Read the fenced blocks of a Markdown guide, so the tests can run every example in it.
+
+A fence's info string is the language, then optional `key=value` words (GitHub shows only the
+language). The tests give each kind a meaning:
+
+- `pycon`: a REPL session; all of a page's sessions run in order, as one doctest.
+- `python`: a script, run in its own interpreter; a `text output` block right after it holds
+  what it must print. `file=NAME` also saves it as NAME for the commands that follow.
+- `json file=NAME`: a file the commands that follow read.
+- `console`: commands after `$ `, each followed by exactly what it prints.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+_FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block: its language, its `key=value` options, its text and where it starts."""
+
+    lang: str
+    options: dict[str, str]
+    words: frozenset[str]
+    body: str
+    line: int
+    output: str | None = field(default=None, compare=False)
+
+    @property
+    def where(self) -> str:
+        return f"line {self.line}"
+
+
+def blocks(page: str) -> list[Block]:
+    """Every fenced block of docs/`page`, a `text output` block folded into the block before it."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    found: list[Block] = []
+    for match in _FENCE.finditer(text):
+        lang, *rest = match.group(1).split() or [""]
+        options = dict(word.split("=", 1) for word in rest if "=" in word)
+        words = frozenset(word for word in rest if "=" not in word)
+        line = text.count("\n", 0, match.start()) + 1
+        block = Block(lang, options, words, match.group(2), line)
+        if lang == "text" and "output" in words and found and found[-1].lang == "python":
+            previous = found.pop()
+            block = Block(previous.lang, previous.options, previous.words, previous.body, previous.line, block.body)
+        found.append(block)
+    return found
+
+
+def commands(block: Block) -> list[tuple[str, str]]:
+    """The (command, expected output) pairs of a `console` block."""
+    pairs: list[tuple[str, list[str]]] = []
+    for line in block.body.splitlines():
+        if line.startswith("$ "):
+            pairs.append((line[2:], []))
+        else:
+            assert pairs, f"{block.where}: a console block must start with '$ '"
+            pairs[-1][1].append(line)
+    return [(command, "\n".join(out)) for command, out in pairs]

@@ -1,0 +1,157 @@
+"""Every example in docs/schema.md and docs/client-guide.md runs, and prints what the page says.
+
+See `docblocks` for how a fence says what kind of example it is. The client guide's scripts
+talk to `http://127.0.0.1:8000/mcp`, the address `python examples/quickstart/server.py`
+serves; here that server runs on a free port and the scripts are pointed at it.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from docblocks import Block, blocks, commands
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ("schema.md", "client-guide.md")
+QUICKSTART_URL = "http://127.0.0.1:8000/mcp"
+KNOWN = {"pycon", "python", "console", "json", "text", "toml"}
+
+
+def _cases(lang: str) -> list[pytest.param]:  # type: ignore[valid-type]
+    return [
+        pytest.param(page, block, id=f"{page}:{block.line}")
+        for page in PAGES
+        for block in blocks(page)
+        if block.lang == lang
+    ]
+
+
+def _files(page: str, where: Path) -> None:
+    """Write the page's `file=NAME` blocks into `where`, for its commands and scripts."""
+    for block in blocks(page):
+        if "file" in block.options:
+            (where / block.options["file"]).write_text(block.body, encoding="utf-8")
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "TERM")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["COLUMNS"] = "100"
+    env["PYTHONPATH"] = "."
+    return env
+
+
+def _norm(text: str) -> str:
+    """`text` without trailing spaces and surrounding blank lines, for comparing."""
+    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_block_is_of_a_known_kind(page: str) -> None:
+    found = blocks(page)
+    assert found, f"docs/{page} has no examples"
+    for block in found:
+        assert block.lang in KNOWN, f"docs/{page} {block.where}: unknown block language {block.lang!r}"
+        if block.lang == "json":
+            json.loads(block.body)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if any(b.lang == "pycon" for b in blocks(p))])
+def test_pycon_sessions(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's REPL sessions, in order, sharing one namespace as a reader's REPL would."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _files(page, tmp_path)
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    globs: dict[str, object] = {"__name__": "__doc_session__"}
+    report: list[str] = []
+    for block in blocks(page):
+        if block.lang != "pycon":
+            continue
+        test = parser.get_doctest(block.body, globs, f"docs/{page}", f"docs/{page}", block.line)
+        runner.run(test, out=report.append, clear_globs=False)
+    failed, attempted = runner.summarize(verbose=False)
+    assert attempted > 0
+    assert failed == 0, "".join(report)
+
+
+@pytest.mark.parametrize(("page", "block"), _cases("console"))
+def test_console(page: str, block: Block, tmp_path: Path) -> None:
+    _files(page, tmp_path)
+    script = ["set +e"]
+    pairs = commands(block)
+    for i, (command, _) in enumerate(pairs):
+        script += [f"echo '@@@ {i}'", f"{command} 2>&1"]
+    done = subprocess.run(
+        ["bash", "-c", "\n".join(script)],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    chunks = done.stdout.split("@@@ ")[1:]
+    assert len(chunks) == len(pairs), done.stdout + done.stderr
+    for (command, expected), chunk in zip(pairs, chunks, strict=True):
+        actual = chunk.split("\n", 1)[1] if "\n" in chunk else ""
+        assert _norm(actual) == _norm(expected), (
+            f"docs/{page} {block.where}: `{command}` printed\n{actual}"
+        )
+
+
+@pytest.fixture(scope="module")
+def quickstart() -> Iterator[str]:
+    """examples/quickstart/server.py on a free port, as tests/examples/test_quickstart.py runs it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = ROOT / "examples" / "quickstart" / "server.py"
+    process = subprocess.Popen([sys.executable, str(server), str(port)])
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                assert process.poll() is None, "the quickstart server exited early"
+                assert time.monotonic() < deadline, "the quickstart server did not start in 30 s"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@pytest.mark.parametrize(("page", "block"), _cases("python"))
+def test_python(page: str, block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    _files(page, tmp_path)
+    source = block.body
+    if QUICKSTART_URL in source:
+        source = source.replace(QUICKSTART_URL, request.getfixturevalue("quickstart"))
+    script = tmp_path / "example.py"
+    script.write_text(source, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, f"docs/{page} {block.where} failed:\n{done.stdout}\n{done.stderr}"
+    if block.output is not None:
+        assert _norm(done.stdout) == _norm(block.output), (
+            f"docs/{page} {block.where} printed\n{done.stdout}"
+        )
