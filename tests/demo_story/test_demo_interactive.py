@@ -8,62 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shlex
-import shutil
-import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
+from tmux_terminal import Terminal
 
 from elicitkit.demo.browser import ScriptedBrowser
 
-TMUX = shutil.which("tmux") or "/usr/bin/tmux"
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 URL = re.compile(r"http://127\.0\.0\.1:\d+/elicit/[A-Za-z0-9_-]+")
-
-
-class Terminal:
-    """One tmux server on its own socket, running one command in a 120x50 window."""
-
-    def __init__(self, command: list[str]) -> None:
-        self.socket = f"elicitkit-demo-{uuid.uuid4().hex[:8]}"
-        script = f"{shlex.join(command)}; echo EXIT=$?; sleep 600"
-        self.tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "50", script)
-
-    def tmux(self, *args: str) -> str:
-        done = subprocess.run([TMUX, "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            self.tmux("send-keys", "-t", "main", key)
-            time.sleep(0.15)
-
-    def type(self, text: str) -> None:
-        self.tmux("send-keys", "-t", "main", "-l", text)
-        time.sleep(0.15)
-
-    def screen(self) -> str:
-        """Everything printed so far (scroll-back included), wrapped lines joined."""
-        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "main")
-
-    def wait_for(self, text: str, timeout: float = 30) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} did not appear; the screen shows:\n{screen}")
-            time.sleep(0.2)
-
-    def close(self) -> None:
-        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
 
 
 @pytest.fixture
@@ -173,3 +130,23 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     screen = t.wait_for("EXIT=", timeout=30)
     assert "That was the whole story" in screen
     assert "EXIT=0" in screen
+
+
+@pytest.mark.timeout(90)
+def test_web_flag_asks_in_the_web_ui(tmp_path: Path) -> None:
+    term = Terminal(["env", "BROWSER=true", str(ELICITKIT), "demo", "--web", "--data-dir", str(tmp_path)])
+    try:
+        screen = term.wait_for("The questions appear at", timeout=60)
+        found = re.search(r"The questions appear at (http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]+/)", screen)
+        assert found, screen
+        term.wait_for('calls book_table {"restaurant": "Chez Elicit"}')
+        deadline = time.monotonic() + 20
+        while "Book a table at Chez Elicit" not in (page := httpx.get(found.group(1), timeout=5).text):
+            assert time.monotonic() < deadline, page
+            time.sleep(0.2)
+        assert "<form" in page
+        term.keys("C-c")
+        screen = term.wait_for("EXIT=")
+        assert "Stopped. Every demo server was shut down." in screen and "EXIT=130" in screen
+    finally:
+        term.close()

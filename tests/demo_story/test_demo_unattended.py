@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -48,7 +49,7 @@ def test_without_a_terminal_it_plays_every_step_and_exits_0(tmp_path: Path) -> N
         "Seating                  one of: Indoors, by the window | On the terrace | At the bar, required",
         "Dietary needs            any of: vegetarian, vegan, gluten-free, nut allergy",
         'Note for the restaurant  text, default "No special requests"',
-        "refused the last answer: 'party_size' must be at most 12, not 40.",
+        "does not send that: 'party_size' must be at most 12, not 40",
         "alice  declines: nothing is sent.",
         "alice  cancels: nothing is sent.",
         "asks alice to open a page in the browser:",
@@ -95,3 +96,28 @@ def test_a_step_that_misbehaves_fails_the_demo_with_its_name(
     )
     assert "[6/7] A phishing attempt, refused" in result.output
     assert "steps behaved as expected" not in result.output
+
+
+def test_ctrl_c_stops_everything_cleanly(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ELICITKIT_VAULT_KEYS"}
+    process = subprocess.Popen(
+        [str(ELICITKIT), "demo", "--script", "--data-dir", str(tmp_path)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as on a terminal
+    )
+    assert process.stdout is not None
+    seen = ""
+    while "[4/7]" not in seen:  # interrupt in the middle of a URL-mode step
+        line = process.stdout.readline()
+        assert line, seen
+        seen += line
+    process.send_signal(signal.SIGINT)
+    rest, errors = process.communicate(timeout=20)
+    assert process.returncode == 130
+    assert "Stopped. Every demo server was shut down." in rest
+    assert "steps behaved" not in rest
+    assert errors.strip() == ""  # no traceback, no error logged on the way out

@@ -49,7 +49,9 @@ def blocks(page: str) -> list[Block]:
         block = Block(lang, options, words, match.group(2), line)
         if lang == "text" and "output" in words and found and found[-1].lang == "python":
             previous = found.pop()
-            block = Block(previous.lang, previous.options, previous.words, previous.body, previous.line, block.body)
+            block = Block(
+                previous.lang, previous.options, previous.words, previous.body, previous.line, block.body
+            )
         found.append(block)
     return found
 

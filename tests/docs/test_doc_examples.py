@@ -80,6 +80,7 @@ def test_pycon_sessions(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPat
             continue
         test = parser.get_doctest(block.body, globs, f"docs/{page}", f"docs/{page}", block.line)
         runner.run(test, out=report.append, clear_globs=False)
+        globs = test.globs  # a DocTest copies its globals; the next block goes on from these
     failed, attempted = runner.summarize(verbose=False)
     assert attempted > 0
     assert failed == 0, "".join(report)
@@ -88,10 +89,11 @@ def test_pycon_sessions(page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize(("page", "block"), _cases("console"))
 def test_console(page: str, block: Block, tmp_path: Path) -> None:
     _files(page, tmp_path)
-    script = ["set +e"]
+    script = ["set +e", "status=0"]
     pairs = commands(block)
     for i, (command, _) in enumerate(pairs):
-        script += [f"echo '@@@ {i}'", f"{command} 2>&1"]
+        # `(exit $status)` hands the last command's status on, so `echo $?` shows it.
+        script += [f"echo '@@@ {i}'", "(exit $status)", f"{{ {command}\n}} 2>&1", "status=$?"]
     done = subprocess.run(
         ["bash", "-c", "\n".join(script)],
         cwd=tmp_path,
@@ -104,9 +106,7 @@ def test_console(page: str, block: Block, tmp_path: Path) -> None:
     assert len(chunks) == len(pairs), done.stdout + done.stderr
     for (command, expected), chunk in zip(pairs, chunks, strict=True):
         actual = chunk.split("\n", 1)[1] if "\n" in chunk else ""
-        assert _norm(actual) == _norm(expected), (
-            f"docs/{page} {block.where}: `{command}` printed\n{actual}"
-        )
+        assert _norm(actual) == _norm(expected), f"docs/{page} {block.where}: `{command}` printed\n{actual}"
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +152,4 @@ def test_python(page: str, block: Block, tmp_path: Path, request: pytest.Fixture
     )
     assert done.returncode == 0, f"docs/{page} {block.where} failed:\n{done.stdout}\n{done.stderr}"
     if block.output is not None:
-        assert _norm(done.stdout) == _norm(block.output), (
-            f"docs/{page} {block.where} printed\n{done.stdout}"
-        )
+        assert _norm(done.stdout) == _norm(block.output), f"docs/{page} {block.where} printed\n{done.stdout}"

@@ -345,5 +345,27 @@ async def test_2026_retry_reaches_another_replica(
             assert not result.is_error and fingerprint(SECRET) in result.content[0].text
 
 
+async def test_redis_down_is_a_tool_error_then_the_replica_recovers(
+    auth: Any, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """During the outage the tool call ends as a tool error that says what happened; when Redis
+    is back the same replica process works again, with no restart."""
+    from mcp.shared.exceptions import MCPError
+
+    async with (
+        replicas(auth, redis_server, tmp_path, "A", wait="error") as (a,),
+        mcp_session(f"{a.url}/mcp", await token(auth, "alice")) as alice,
+    ):
+        await alice.client.list_tools()
+        await asyncio.to_thread(redis_server.kill)
+        down = await alice.client.call_tool("forecast", {"city": "Bern"})
+        assert down.is_error and "is unavailable" in down.content[0].text, down
+        assert "Retry when Redis is back" in down.content[0].text
+        await asyncio.to_thread(redis_server.start)
+        with pytest.raises(MCPError) as raised:  # back to normal: the elicitation is listed
+            await alice.client.call_tool("forecast", {"city": "Bern"})
+        assert raised.value.code == -32042
+
+
 if __name__ == "__main__":
     main()

@@ -17,11 +17,11 @@ from playwright.async_api import async_playwright
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
 
-from test_url_secret import auth, token, weather_running  # noqa: E402
-from url_harness import SECRET, fingerprint, mcp_session  # noqa: E402
+from test_url_secret import auth, token, weather_running
+from url_harness import SECRET, fingerprint, mcp_session
 
-from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer  # noqa: E402
-from elicitkit.server.web.site import COOKIE  # noqa: E402
+from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer
+from elicitkit.server.web.site import COOKIE
 
 __all__ = ["auth"]
 pytestmark = pytest.mark.timeout(120)
@@ -37,45 +37,55 @@ CHROMIUM_ARGS = [
 
 
 async def test_alice_in_chromium(auth: DemoAuthServer, tmp_path: Path) -> None:
-    async with weather_running(auth, tmp_path) as (weather, base):
-        async with mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice:
-            call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
-            asked = await asyncio.wait_for(alice.urls.get(), 30)
-            async with async_playwright() as playwright:
-                chromium = await playwright.chromium.launch(
-                    executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-                )
-                context = await chromium.new_context()
-                page = await context.new_page()
-                await page.goto(asked.url)
-                assert page.url.startswith(f"{auth.url}/login")  # sent to sign in at the same AS
-                await page.fill("input[name=username]", "alice")
-                await page.fill("input[name=password]", DEMO_PASSWORDS["alice"])
-                await page.click("button[value=allow]")
-                await page.wait_for_url(asked.url)
-                assert await page.locator("text=Signed in as").count() == 1
-                assert "alice" in await page.inner_text("p.who")
-                assert await page.get_attribute("#secret", "type") == "password"
+    async with (
+        weather_running(auth, tmp_path) as (_weather, base),
+        mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice,
+    ):
+        call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
+        asked = await asyncio.wait_for(alice.urls.get(), 30)
+        async with async_playwright() as playwright:
+            chromium = await playwright.chromium.launch(
+                executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+            )
+            context = await chromium.new_context()
+            page = await context.new_page()
+            await page.goto(asked.url)
+            assert page.url.startswith(f"{auth.url}/login")  # sent to sign in at the same AS
+            await page.fill("input[name=username]", "alice")
+            await page.fill("input[name=password]", DEMO_PASSWORDS["alice"])
+            await page.click("button[value=allow]")
+            await page.wait_for_url(asked.url)
+            assert await page.locator("text=Signed in as").count() == 1
+            assert "alice" in await page.inner_text("p.who")
+            assert await page.get_attribute("#secret", "type") == "password"
 
-                cookies = {c["name"]: c for c in await context.cookies(base)}
-                session = cookies[COOKIE]
-                assert session["secure"] and session["httpOnly"] and session["sameSite"] == "Lax"
-                assert session["path"] == "/" and session["domain"] == "127.0.0.1"
+            cookies = {c["name"]: c for c in await context.cookies(base)}
+            session = cookies[COOKIE]
+            assert session["secure"] and session["httpOnly"] and session["sameSite"] == "Lax"
+            assert session["path"] == "/" and session["domain"] == "127.0.0.1"
 
-                # framing is refused: the page inside an iframe never renders its form
-                framer = await context.new_page()
-                await framer.set_content(f'<iframe id="f" src="{asked.url}"></iframe>')
-                await asyncio.sleep(1.0)
-                assert len(framer.frames) == 2
-                child = framer.frames[1]
+            # framing is refused: the pages (even a plain refusal page, no redirect) never render in a frame
+            framer = await context.new_page()
+            refusal_url = f"{base}/elicit/{'x' * 40}"
+            await framer.set_content(
+                f'<iframe src="{asked.url}"></iframe><iframe src="{refusal_url}"></iframe>'
+            )
+            await asyncio.sleep(1.5)
+            children = framer.frames[1:]
+            assert len(children) == 2
+            for child in children:
+                assert child.url == "chrome-error://chromewebdata/"
                 assert await child.locator("#secret").count() == 0
-                assert child.url != asked.url or await child.content() == "<html><head></head><body></body></html>"
+            standalone = await context.new_page()
+            shown = await standalone.goto(refusal_url)
+            assert shown is not None and shown.status == 404
+            assert "Link not valid" in await standalone.content()  # the same page renders on its own
 
-                await page.fill("#secret", SECRET)
-                await page.click("button[value=save]")
-                await page.wait_for_selector("text=Saved")
-                await chromium.close()
-            result = await asyncio.wait_for(call, 30)
-            assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
-            assert alice.notices == [asked.elicitation_id]
-            assert SECRET.encode() not in alice.wire.everything()
+            await page.fill("#secret", SECRET)
+            await page.click("button[value=save]")
+            await page.wait_for_selector("text=Saved")
+            await chromium.close()
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+        assert alice.notices == [asked.elicitation_id]
+        assert SECRET.encode() not in alice.wire.everything()

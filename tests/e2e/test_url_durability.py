@@ -19,12 +19,12 @@ from mcp.shared.exceptions import MCPError
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
 
-from test_url_secret import auth, complete_in_browser, token, url_required  # noqa: E402
-from url_harness import SECRET, bound_socket, fingerprint, mcp_session  # noqa: E402
+from test_url_secret import auth, complete_in_browser, token, url_required
+from url_harness import SECRET, bound_socket, fingerprint, mcp_session
 
-from elicitkit.demo.auth_server import DemoAuthServer  # noqa: E402
-from elicitkit.server._sqlite_store import SQLiteStore  # noqa: E402
-from elicitkit.server.vault import KeyRing  # noqa: E402
+from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth"]
 pytestmark = pytest.mark.timeout(120)

@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
 
-from url_harness import (  # noqa: E402
+from url_harness import (
     SECRET,
     Browser,
     Weather,
@@ -26,9 +26,9 @@ from url_harness import (  # noqa: E402
     serve,
 )
 
-from elicitkit.demo.auth_server import DemoAuthServer  # noqa: E402
-from elicitkit.server._sqlite_store import SQLiteStore  # noqa: E402
-from elicitkit.server.vault import KeyRing  # noqa: E402
+from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -69,27 +69,29 @@ async def token(auth: DemoAuthServer, person: str) -> str:
 
 
 async def test_live_style_scripted_browser(auth: DemoAuthServer, tmp_path: Path) -> None:
-    async with weather_running(auth, tmp_path) as (weather, base):
-        async with mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice:
-            call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
-            asked = await asyncio.wait_for(alice.urls.get(), 30)
-            assert asked.url == f"{base}/elicit/{asked.elicitation_id}"
-            assert "alice" not in asked.url
-            async with Browser(auth, "alice") as browser:
-                page = await browser.open(asked.url)
-                assert page.status_code == 200, page.text
-                assert "Weather API key" in page.text and "alice" in page.text and "weather" in page.text
-                assert 'type="password"' in page.text
-                done = await browser.submit(page, secret=SECRET, action="save")
-                assert done.status_code == 200, done.text
-                assert "Saved" in done.text
-            result = await asyncio.wait_for(call, 30)
-            assert not result.is_error, result
-            assert fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
-            assert alice.notices == [asked.elicitation_id]
-            assert SECRET.encode() not in alice.wire.everything()
-            record = await weather.url_mode.store.get(asked.elicitation_id or "")
-            assert record is not None and record.state == "completed"
+    async with (
+        weather_running(auth, tmp_path) as (weather, base),
+        mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice,
+    ):
+        call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
+        asked = await asyncio.wait_for(alice.urls.get(), 30)
+        assert asked.url == f"{base}/elicit/{asked.elicitation_id}"
+        assert "alice" not in asked.url
+        async with Browser(auth, "alice") as browser:
+            page = await browser.open(asked.url)
+            assert page.status_code == 200, page.text
+            assert "Weather API key" in page.text and "alice" in page.text and "weather" in page.text
+            assert 'type="password"' in page.text
+            done = await browser.submit(page, secret=SECRET, action="save")
+            assert done.status_code == 200, done.text
+            assert "Saved" in done.text
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error, result
+        assert fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+        assert alice.notices == [asked.elicitation_id]
+        assert SECRET.encode() not in alice.wire.everything()
+        record = await weather.url_mode.store.get(asked.elicitation_id or "")
+        assert record is not None and record.state == "completed"
 
 
 def url_required(error: BaseException) -> tuple[str, str]:
@@ -116,26 +118,28 @@ async def test_error_style_lists_the_elicitation_then_retry_succeeds(
 ) -> None:
     from mcp.shared.exceptions import MCPError
 
-    async with weather_running(auth, tmp_path, wait="error") as (weather, base):
-        async with mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice:
-            with pytest.raises(MCPError) as raised:
-                await alice.client.call_tool("forecast", {"city": "Oslo"})
-            url, elicitation_id = url_required(raised.value)
-            assert url == f"{base}/elicit/{elicitation_id}"
-            assert alice.urls.empty()  # no live elicitation/create in this style
-            await complete_in_browser(auth, url)
-            await asyncio.wait_for(alice.notice_arrived.wait(), 15)  # on the session's own stream
-            assert alice.notices == [elicitation_id]
-            result = await alice.client.call_tool("forecast", {"city": "Oslo"})
-            assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
-            assert SECRET.encode() not in alice.wire.everything()
+    async with (
+        weather_running(auth, tmp_path, wait="error") as (_weather, base),
+        mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice,
+    ):
+        with pytest.raises(MCPError) as raised:
+            await alice.client.call_tool("forecast", {"city": "Oslo"})
+        url, elicitation_id = url_required(raised.value)
+        assert url == f"{base}/elicit/{elicitation_id}"
+        assert alice.urls.empty()  # no live elicitation/create in this style
+        await complete_in_browser(auth, url)
+        await asyncio.wait_for(alice.notice_arrived.wait(), 15)  # on the session's own stream
+        assert alice.notices == [elicitation_id]
+        result = await alice.client.call_tool("forecast", {"city": "Oslo"})
+        assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]
+        assert SECRET.encode() not in alice.wire.everything()
 
 
 async def test_2026_input_request_round_trip(auth: DemoAuthServer, tmp_path: Path) -> None:
     from mcp.shared.exceptions import MCPError
     from mcp_types import ElicitResult, InputRequiredResult
 
-    async with weather_running(auth, tmp_path) as (weather, base):
+    async with weather_running(auth, tmp_path) as (_weather, base):
         alice_token, bob_token = await token(auth, "alice"), await token(auth, "bob")
         async with (
             mcp_session(f"{base}/mcp", alice_token, mode="2026-07-28") as alice,
@@ -205,7 +209,7 @@ async def test_2026_input_request_round_trip(auth: DemoAuthServer, tmp_path: Pat
 async def test_notice_reaches_only_the_originating_session(auth: DemoAuthServer, tmp_path: Path) -> None:
     from mcp.shared.exceptions import MCPError
 
-    async with weather_running(auth, tmp_path, wait="error") as (weather, base):
+    async with weather_running(auth, tmp_path, wait="error") as (_weather, base):
         alice_token, bob_token = await token(auth, "alice"), await token(auth, "bob")
         async with (
             mcp_session(f"{base}/mcp", alice_token) as alice_1,
@@ -237,16 +241,18 @@ async def test_secret_bytes_appear_only_in_the_vault(
 
     caplog.set_level(logging.DEBUG)
     keys = KeyRing.from_string(KeyRing.generate("k1"))
-    async with weather_running(auth, tmp_path, keys=keys) as (weather, base):
-        async with mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice:
-            call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
-            asked = await asyncio.wait_for(alice.urls.get(), 30)
-            await complete_in_browser(auth, asked.url)
-            result = await asyncio.wait_for(call, 30)
-            assert not result.is_error
-            wire = alice.wire.everything()
-            assert b"elicitation/create" in wire and b"notifications/elicitation/complete" in wire
-            assert SECRET.encode() not in wire
+    async with (
+        weather_running(auth, tmp_path, keys=keys) as (weather, base),
+        mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice,
+    ):
+        call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
+        asked = await asyncio.wait_for(alice.urls.get(), 30)
+        await complete_in_browser(auth, asked.url)
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error
+        wire = alice.wire.everything()
+        assert b"elicitation/create" in wire and b"notifications/elicitation/complete" in wire
+        assert SECRET.encode() not in wire
         alice_user = User(auth.issuer, "alice")
         assert await weather.url_mode.vault.get(alice_user, "weather-api-key") == SECRET
     assert SECRET not in caplog.text
@@ -259,3 +265,19 @@ async def test_secret_bytes_appear_only_in_the_vault(
     with pytest.raises(VaultDecryptError):
         await wrong.get(alice_user, "weather-api-key")
     await wrong.store.close()
+
+
+async def test_client_declining_the_live_elicitation(auth: DemoAuthServer, tmp_path: Path) -> None:
+    async with (
+        weather_running(auth, tmp_path) as (weather, base),
+        mcp_session(f"{base}/mcp", await token(auth, "alice"), answer="decline") as alice,
+    ):
+        result = await alice.client.call_tool("forecast", {"city": "Paris"})
+        assert result.is_error and "declined" in result.content[0].text  # type: ignore[union-attr]
+        asked = alice.urls.get_nowait()
+        record = await weather.url_mode.store.get(asked.elicitation_id or "")
+        assert record is not None and record.state == "declined"
+        assert alice.notices == []
+        async with Browser(auth, "alice") as browser:
+            page = await browser.open(asked.url)
+            assert page.status_code == 410

@@ -288,9 +288,8 @@ class _Session:
             self.out.print(Text(f"The call failed: {error}", style="red"))
             return
         style = "red" if result.is_error else "green"
-        self.out.print(
-            Text("error: " if result.is_error else "result: ", style=style), Text(_result_text(result))
-        )
+        line = Text("error: " if result.is_error else "result: ", style=style)
+        self.out.print(line.append(_result_text(result)))
 
 
 def _print_tools(console: Console, tools: Mapping[str, Tool]) -> None:

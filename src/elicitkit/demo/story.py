@@ -60,6 +60,8 @@ class StepFailedError(Exception):
 
 @dataclass(frozen=True)
 class Step:
+    """One step of the story: a title, a line about it, and how it is played (and checked)."""
+
     title: str
     about: str
     play: Callable[[Story], Awaitable[None]]
@@ -67,7 +69,7 @@ class Step:
 
 @dataclass
 class Call:
-    """A tool call in flight, and the URLs it has had opened so far."""
+    """A tool call in flight."""
 
     name: str
     task: asyncio.Task[CallToolResult]
@@ -122,9 +124,8 @@ class Story:
                 self.client = client
                 tools = await client.list_tools()
                 names = ", ".join(tool.name for tool in tools.tools)
-                self.transcript.say(
-                    f"{PERSON}'s client", f"connects to {client.elicitations.server_name()}: tools {names}."
-                )
+                server = f"{client.elicitations.server_name()} (MCP {client.protocol_version})"
+                self.transcript.say(f"{PERSON}'s client", f"connects to {server}: tools {names}.")
                 try:
                     failure = await self._play_steps(steps)
                 except asyncio.CancelledError:  # Ctrl-C: the connection is torn down mid-request

@@ -153,14 +153,19 @@ class NarratedUI:
 
     async def ask_form(self, question: FormQuestion) -> Reply:
         t = self.transcript
-        t.say(question.server, f"asks {self.person} to fill in a form:")
-        t.quote(question.message)
         properties: Mapping[str, Any] = question.schema.get("properties", {})
         required = set(question.schema.get("required", []))
         titles = {name: str(prop.get("title", name)) for name, prop in properties.items()}
-        t.rows([(titles[name], describe_field(prop, name in required)) for name, prop in properties.items()])
-        for problem in question.problems:
-            t.say(f"{self.person}'s client", f"refused the last answer: {problem.message}", style="yellow")
+        if question.problems:  # the same form again, the answers kept, the problems named
+            problems = "; ".join(problem.message for problem in question.problems)
+            t.say(f"{self.person}'s client", f"does not send that: {problems}", style="yellow")
+            t.say(f"{self.person}'s client", f"shows the form again, with {self.person}'s answers kept.")
+        else:
+            t.say(question.server, f"asks {self.person} to fill in a form:")
+            t.quote(question.message)
+            t.rows(
+                [(titles[name], describe_field(prop, name in required)) for name, prop in properties.items()]
+            )
         reply = await self.inner.ask_form(question)
         if isinstance(reply, Accept):
             t.say(self.person, "reviews the answers and submits:")

@@ -86,7 +86,7 @@ def redis_client(
     AUTH comes from the URL's userinfo or `password=` (and `username=`). TLS (`rediss://`) takes
     redis-py's options: `ssl_ca_certs=`, `ssl_certfile=`, `ssl_keyfile=`, `ssl_cert_reqs=`,
     `ssl_check_hostname=`. A failed command is retried `retries` times with exponential backoff
-    (a second or two in all by default) before the error reaches the caller. At most
+    (under a second in all with the defaults) before the error reaches the caller. At most
     `max_connections` are open at once; a busy caller waits (up to 5 s) for a free one.
     """
     parts = _split(url, "Redis")

@@ -30,6 +30,7 @@ __all__ = [
     "BrowserIdentity",
     "Caller",
     "HookIdentity",
+    "LocalUserIdentity",
     "McpIdentity",
     "User",
     "user_from_token",
@@ -75,7 +76,7 @@ class McpIdentity:
 
     `McpIdentity.single_user_local()` is the one exception: for a stdio server run by one
     person on their own machine, with no MCP authorization at all, every request is that
-    person. Choose it only there: see docs/url-mode.md for that mode's threat model.
+    person. Choose it only there: `elicitkit.server.url_mode` states that mode's threat model.
     """
 
     def __init__(self, *, issuer: str | None = None, local_user: User | None = None) -> None:
@@ -153,3 +154,24 @@ class HookIdentity:
             "This page needs to know who you are. Sign in to the application, then open the link again.",
             status_code=401,
         )
+
+
+class LocalUserIdentity:
+    """The browser person of single-user local mode: always the machine's one user.
+
+    Only for `McpIdentity.single_user_local()` (a stdio server with no MCP authorization): every
+    record there belongs to that one user, so no link can lead one person into another's
+    elicitation. See the threat model in `elicitkit.server.url_mode`.
+    """
+
+    def __init__(self, user: User) -> None:
+        self.user = user
+
+    def routes(self, site: Site) -> Sequence[BaseRoute]:
+        return ()
+
+    async def identify(self, request: Request, session: BrowserSession) -> User | None:
+        return self.user
+
+    async def login(self, request: Request, session: BrowserSession, return_to: str) -> Response:
+        raise AssertionError("the local user is always known")  # pragma: no cover

@@ -11,15 +11,31 @@ verified user and waits in the way the connection allows, with the same tool cod
 - 2026-07-28: the call returns an input request; the round's `requestState` names the record
   (the SDK seals it and binds it to the user); each retry is checked against the store and the
   user, and finds the record completed once the page is done.
+
+Where the pages live. A remote (HTTP) server mounts them on its own Starlette app
+(`install`), so the link's origin is the server's. A stdio server runs them on a loopback
+listener (`loopback()`, http://127.0.0.1:<port>). Threat model of that mode: the listener is
+reachable by every user and process on the machine, not from the network; a link is only its
+192-bit random record id (no secret, no personal data, nothing pre-authenticated), so a local
+process that never saw the link cannot guess one; the page still identifies the browser person
+before it accepts anything, and with `McpIdentity.single_user_local()` (no MCP authorization,
+one person) every record belongs to that one user, so a link cannot steer one person into
+another's elicitation, but anyone on the machine who obtains a live link can answer it
+before its owner does. Use an authorization server (`OAuthLogin`) when that matters, or when
+more than one person uses the machine. Cookies there are `__Host-`/Secure on plain http,
+which browsers accept because they treat 127.0.0.1 and localhost as secure contexts
+(Chromium, Firefox; checked by the Playwright test).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from urllib.parse import urlsplit
 
 import anyio
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
@@ -30,9 +46,9 @@ from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
 from elicitkit.server._sqlite_store import SQLiteStore
-from elicitkit.server.bus import Bus, LocalBus
+from elicitkit.server.bus import Bus, LocalBus, Unsubscribe
 from elicitkit.server.errors import UrlElicitationNotCompletedError, UrlModeError
-from elicitkit.server.identity import BrowserIdentity, Caller, McpIdentity
+from elicitkit.server.identity import BrowserIdentity, Caller, LocalUserIdentity, McpIdentity
 from elicitkit.server.store import ACTIVE, Record, State, Store
 from elicitkit.server.vault import KeyRing, Vault
 from elicitkit.server.web.login import OAuthLogin
@@ -73,7 +89,7 @@ class UrlMode:
     def __init__(
         self,
         *,
-        browser: BrowserIdentity,
+        browser: BrowserIdentity | None = None,
         public_url: str | None = None,
         keys: KeyRing | None = None,
         store: Store | None = None,
@@ -88,6 +104,13 @@ class UrlMode:
         self.vault = Vault(self.keys, self.store)
         self.bus: Bus = bus if bus is not None else LocalBus()
         self.identity = identity if identity is not None else McpIdentity()
+        if browser is None:
+            if self.identity.local_user is None:
+                raise UrlModeError(
+                    "URL mode needs to know who opens its links: pass browser=OAuthLogin(<issuer>) "
+                    "(or a HookIdentity); only McpIdentity.single_user_local() works without one."
+                )
+            browser = LocalUserIdentity(self.identity.local_user)
         self.browser = browser
         self.wait: Wait = wait
         self.ttl = ttl
@@ -102,6 +125,8 @@ class UrlMode:
             public_url=public_url or "",
         )
         self._last_sweep = 0.0
+        if public_url:
+            _check_public_url(public_url)
 
     # -- setup -----------------------------------------------------------------------------
 
@@ -132,16 +157,26 @@ class UrlMode:
     async def loopback(self, *, port: int = 0) -> AsyncIterator[str]:
         """Serve the pages on 127.0.0.1 for a stdio server; yields the public URL.
 
-        Threat model (docs/url-mode.md): anything on this machine can reach the port, so the
-        pages still check the browser person against the record's user; only the local
-        machine's users and processes can try.
+        Run it around the server (for example in the `MCPServer` lifespan). See the module
+        docstring for this mode's threat model.
         """
         import uvicorn
         from starlette.applications import Starlette
 
+        class _Embedded(uvicorn.Server):
+            def capture_signals(self) -> Any:
+                return contextlib.nullcontext()  # the host process keeps its own signal handling
+
         app = Starlette(routes=self.site.routes())
-        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-        server = uvicorn.Server(config)
+        config = uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            lifespan="off",
+            log_config=None,  # never write to stdout: it is the stdio transport
+            access_log=False,
+        )
+        server = _Embedded(config)
         async with anyio.create_task_group() as tg:
             tg.start_soon(server.serve)
             while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
@@ -184,12 +219,18 @@ class UrlMode:
         if self.wait == "error":
             self._notify_on_finish(record.id, ctx.session, related_request_id=None)
             raise UrlElicitationRequiredError([params])
-        finished = self._notify_on_finish(record.id, ctx.session, related_request_id=ctx.request_id)
-        answer = await ask(ctx, params)
-        if answer.action != "accept":  # S-22: accept is consent to open, not completion
-            await self._close(record, "declined" if answer.action == "decline" else "cancelled")
-        with anyio.move_on_after(max(0.0, record.expires_at - time.time())):
-            await finished.wait()
+        finished, unsubscribe = self._notify_on_finish(
+            record.id, ctx.session, related_request_id=ctx.request_id
+        )
+        try:
+            answer = await ask(ctx, params)
+            if answer.action != "accept":  # S-22: accept is consent to open, not completion
+                unsubscribe()  # the client said no itself: no notice to send back
+                await self._close(record, "declined" if answer.action == "decline" else "cancelled")
+            with anyio.move_on_after(max(0.0, record.expires_at - time.time())):
+                await finished.wait()
+        finally:
+            unsubscribe()
         return await self._outcome(record)
 
     async def _new_record(
@@ -205,7 +246,7 @@ class UrlMode:
 
     def _notify_on_finish(
         self, record_id: str, session: ServerSession, *, related_request_id: str | int | None
-    ) -> anyio.Event:
+    ) -> tuple[anyio.Event, Unsubscribe]:
         """Send the completion notice to this session, and no other, when the record finishes (S-23)."""
         finished = anyio.Event()
 
@@ -217,8 +258,7 @@ class UrlMode:
             finally:
                 finished.set()
 
-        self.bus.subscribe(record_id, deliver)
-        return finished
+        return finished, self.bus.subscribe(record_id, deliver)
 
     async def _close(self, record: Record, state: State) -> NoReturn:
         await self.store.transition(record.id, from_states=ACTIVE, to=state, user=record.user)
@@ -258,3 +298,14 @@ class UrlMode:
         if answer.action != "accept":
             await self._close(record, "declined" if answer.action == "decline" else "cancelled")
         current.ask(key, ElicitRequest(params=params))  # consented, not finished yet: ask again (M-03)
+
+
+def _check_public_url(url: str) -> None:
+    """S-21: links should be https outside development; plain http is fine on loopback only."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UrlModeError(
+            f"public_url must be an http(s) origin such as https://mcp.example.com, not {url!r}."
+        )
+    if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        logger.warning("URL-mode links use plain http on a non-loopback host; use https outside development")

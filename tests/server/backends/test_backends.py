@@ -172,3 +172,11 @@ async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
             await store.close()
             await bus.close()  # type: ignore[attr-defined]
             await admin.aclose()
+
+
+def test_a_missing_redis_server_fails_with_what_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import redis_server
+
+    monkeypatch.setattr(redis_server, "REDIS_SERVER", "/nonexistent/redis-server")
+    with pytest.raises(RuntimeError, match="run scripts/setup"):
+        RedisServer()

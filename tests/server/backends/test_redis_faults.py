@@ -296,9 +296,7 @@ async def test_a_large_sweep_leaves_redis_responsive(store: RedisStore) -> None:
         done = await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
         completed += done is not None
         slowest = max(slowest, time.perf_counter() - started)
-    flows_done = time.perf_counter()
     assert await sweeping == 10_000
-    print(f"slowest {slowest:.3f}s, sweep finished {time.perf_counter() - flows_done:.3f}s after the flows")
     assert completed == 100
-    assert slowest < 1.0, slowest  # one batch at a time, never the whole sweep in one go
+    assert slowest < 0.5, slowest  # one batch at a time (about 40 ms), never the whole sweep at once
     assert await store.client.zcard(store._active) == 0

@@ -37,7 +37,7 @@ from mcp_types import ElicitCompleteNotification, ElicitRequestURLParams, Elicit
 from starlette.types import ASGIApp
 
 from elicitkit.server._sqlite_store import SQLiteStore
-from elicitkit.server.identity import BrowserIdentity
+from elicitkit.server.identity import BrowserIdentity, McpIdentity
 from elicitkit.server.secret import Secret
 from elicitkit.server.store import Store
 from elicitkit.server.url_mode import UrlMode, Wait
@@ -66,27 +66,35 @@ class Weather:
 
 def build_weather(
     *,
-    public_url: str,
-    issuer: str,
-    verifier: TokenVerifier,
+    public_url: str | None,
+    issuer: str | None,
+    verifier: TokenVerifier | None,
     keys: KeyRing,
     store: Store,
     wait: Wait = "live",
     browser: BrowserIdentity | None = None,
+    identity: McpIdentity | None = None,
     ttl: float = 900.0,
+    lifespan: Any = None,
 ) -> Weather:
-    server: MCPServer[Any] = MCPServer(
-        "weather",
-        token_verifier=verifier,
-        auth=AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
-    )
+    """The weather server; with `issuer=None` it has no MCP authorization at all."""
+    if issuer is not None:
+        server: MCPServer[Any] = MCPServer(
+            "weather",
+            token_verifier=verifier,
+            auth=AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
+        )
+        browser = browser if browser is not None else OAuthLogin(issuer, scopes=["openid"])
+    else:
+        server = MCPServer("weather", lifespan=lifespan)
     url_mode = UrlMode(
-        browser=browser if browser is not None else OAuthLogin(issuer, scopes=["openid"]),
+        browser=browser,
         public_url=public_url,
         keys=keys,
         store=store,
         wait=wait,
         ttl=ttl,
+        identity=identity,
     )
     url_mode.install(server)
     api_key = Secret(
@@ -323,7 +331,7 @@ class Browser:
         self.history.append(url)
         while response.is_redirect:
             location = urljoin(str(response.url), response.headers["location"])
-            if location.startswith(f"{self.auth.url}/authorize"):
+            if self.auth is not None and location.startswith(f"{self.auth.url}/authorize"):
                 location = await self.auth.sign_in(self.http, location, self.person)
             self.history.append(location)
             response = await self.http.get(location)
@@ -337,16 +345,41 @@ class Browser:
 # -- the server as its own process -----------------------------------------------------------
 
 
+def main_stdio(db: str) -> None:
+    """A stdio server for one person on this machine: single-user local mode, pages on loopback."""
+    holder: list[Weather] = []
+
+    @asynccontextmanager
+    async def lifespan(server: Any) -> AsyncIterator[dict[str, Any]]:
+        async with holder[0].url_mode.loopback():
+            yield {}
+
+    weather = build_weather(
+        public_url=None,
+        issuer=None,
+        verifier=None,
+        keys=KeyRing.from_env(),
+        store=SQLiteStore(Path(db)),
+        identity=McpIdentity.single_user_local(),
+        lifespan=lifespan,
+    )
+    holder.append(weather)
+    weather.server.run("stdio")
+
+
 def main(argv: list[str] | None = None) -> None:
     from elicitkit.demo.auth_server import IntrospectionTokenVerifier
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--stdio", action="store_true")
+    parser.add_argument("--port", type=int)
     parser.add_argument("--db", required=True)
-    parser.add_argument("--issuer", required=True)
-    parser.add_argument("--introspection", required=True, help="JSON: endpoint, client_id, client_secret")
+    parser.add_argument("--issuer")
+    parser.add_argument("--introspection", help="JSON: endpoint, client_id, client_secret")
     parser.add_argument("--wait", default="error")
     args = parser.parse_args(argv)
+    if args.stdio:
+        return main_stdio(args.db)
     spec = json.loads(args.introspection)
     verifier = IntrospectionTokenVerifier(
         spec["endpoint"], client_id=spec["client_id"], client_secret=spec["client_secret"], issuer=args.issuer

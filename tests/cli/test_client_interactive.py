@@ -1,0 +1,58 @@
+"""`elicitkit client` on a real terminal: list tools, call one, answer its form, see the result."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "demo_story"))
+
+from tmux_terminal import Terminal
+
+ELICITKIT = Path(sys.executable).with_name("elicitkit")
+STDIO_SERVER = [sys.executable, str(Path(__file__).with_name("stdio_server.py"))]
+
+
+@pytest.fixture
+def terminal() -> Iterator[Terminal]:
+    term = Terminal([str(ELICITKIT), "client", "--", *STDIO_SERVER])
+    try:
+        yield term
+    finally:
+        term.close()
+
+
+@pytest.mark.timeout(90)
+def test_call_a_tool_and_answer_its_form(terminal: Terminal) -> None:
+    t = terminal
+    screen = t.wait_for("elicitkit>", timeout=60)
+    assert "Connected to tiny-stdio" in screen
+    assert "order_coffee(name)  Order coffee; asks how you like it." in screen
+    t.type('call order_coffee {"name": "Ada"}')
+    t.keys("Enter")
+    screen = t.wait_for("Size ✱")
+    assert "How does Ada like the coffee?" in screen
+    t.keys("2", "Enter")  # large
+    t.wait_for("Cups")
+    t.keys("BSpace")
+    t.type("3")
+    t.keys("Enter")
+    t.wait_for("Milk?")
+    t.keys("y")
+    t.wait_for("Review your answers")
+    t.keys("s")
+    t.wait_for("result: 3 large coffee(s) for Ada, with milk.")
+    t.type('call order_coffee {"name": "Bob"}')
+    t.keys("Enter")
+    t.wait_for("How does Bob like the coffee?")
+    t.keys("C-d")
+    t.wait_for("result: No coffee for Bob (decline).")
+    t.type("call nothing")
+    t.keys("Enter")
+    t.wait_for("No tool 'nothing'; the tools are: order_coffee.")
+    t.type("quit")
+    t.keys("Enter")
+    assert "EXIT=0" in t.wait_for("EXIT=")
