@@ -146,7 +146,7 @@ def test_an_answer_outside_the_schema_is_never_sent(tmp_path: Path) -> None:
         tmp_path=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert "refused the last answer" in done.stderr
+    assert "elicitkit client  does not send that: 'size'" in done.stderr
     assert done.stdout.strip() == "No coffee for Ada (cancel)."
 
 
@@ -162,3 +162,16 @@ def test_arguments_must_be_a_json_object() -> None:
     done = client("--call", "order_coffee", "--args", "[1]", "--", *STDIO_SERVER)
     assert done.returncode == 2
     assert "give the arguments as a JSON object" in done.stderr
+
+
+def test_a_server_that_is_not_there_is_named_in_a_sentence() -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    done = client(url, "--call", "anything")
+    assert done.returncode == 1
+    assert done.stderr.strip() == f"Cannot reach {url} (ConnectError); is the server running there?"
+
+
+def test_a_command_that_does_not_exist_is_named_in_a_sentence() -> None:
+    done = client("--call", "anything", "--", "no-such-mcp-server-command")
+    assert done.returncode == 1
+    assert "Cannot start 'no-such-mcp-server-command': No such file or directory." in done.stderr

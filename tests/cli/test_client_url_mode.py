@@ -85,3 +85,19 @@ async def test_32042_followed_and_retried(stage: Stage, tmp_path: Path) -> None:
     assert out.startswith("Message to bob sent: 'hi'")
     assert "the call is held (error -32042)" in err
     assert "notice  Demo Assistant: an elicitation completed." in err
+
+
+async def test_without_a_token_the_client_says_authorization_is_needed(stage: Stage) -> None:
+    process = await asyncio.create_subprocess_exec(
+        str(ELICITKIT),
+        "client",
+        stage.server.mcp_url,
+        "--call",
+        "check_weather",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 1
+    assert f"{stage.server.mcp_url} answered HTTP 401: it needs authorization; pass --token" in err.decode()

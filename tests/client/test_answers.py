@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 from client_http import record, serve
 from client_servers import State, elicit_server
 
@@ -18,6 +19,7 @@ from elicitkit.client import (
     UrlQuestion,
     accept_prefilled,
 )
+from elicitkit.client.handler import MAX_REFUSED_ANSWERS
 
 AGE_SCHEMA = {
     "type": "object",
@@ -106,13 +108,24 @@ async def test_declined_or_cancelled_url_is_never_opened() -> None:
     assert opened == []
 
 
-async def test_blocked_url_is_declined_without_asking_and_the_person_is_told() -> None:
+async def test_blocked_url_is_shown_as_blocked_never_opened_and_the_person_is_told() -> None:
     opened: list[str] = []
-    ui = ScriptedUI(otherwise=Accept())
+    ui = ScriptedUI(otherwise=Accept())  # even a UI that says "open" cannot open a blocked URL
     handler = ElicitationHandler(ui, modes=("url",), open_url=record(opened))
     assert (await ask(handler, "ask_url", url="javascript:alert(1)"))["action"] == "decline"
-    assert opened == [] and ui.shown == []
+    assert opened == []
+    [question] = ui.shown
+    assert isinstance(question, UrlQuestion) and question.report.verdict == "block"
     assert len(ui.notices) == 1 and "blocked" in ui.notices[0]
+
+
+async def test_a_ui_that_keeps_sending_a_bad_answer_ends_in_cancel_not_a_spin() -> None:
+    ui = ScriptedUI(otherwise=Accept({}))  # the form has a required field, so {} never fits
+    with anyio.fail_after(10):
+        answer = await ask(ElicitationHandler(ui), "ask_form")
+    assert answer == {"action": "cancel", "content": None}
+    assert len(ui.shown) == MAX_REFUSED_ANSWERS + 1
+    assert any("did not fit" in n for n in ui.notices)
 
 
 async def test_no_browser_tells_the_person_where_to_go() -> None:

@@ -121,3 +121,15 @@ def test_ctrl_c_stops_everything_cleanly(tmp_path: Path) -> None:
     assert "Stopped. Every demo server was shut down." in rest
     assert "steps behaved" not in rest
     assert errors.strip() == ""  # no traceback, no error logged on the way out
+
+
+def test_a_configured_vault_key_is_used_and_none_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from elicitkit.server.vault import KeyRing
+
+    monkeypatch.setenv("ELICITKIT_VAULT_KEYS", KeyRing.generate("configured"))
+    result = CliRunner().invoke(app, ["demo", "--script", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "Vault key: from ELICITKIT_VAULT_KEYS." in result.output
+    assert not (tmp_path / "vault.key").exists()

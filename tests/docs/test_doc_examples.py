@@ -10,6 +10,7 @@ from __future__ import annotations
 import doctest
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -153,3 +154,24 @@ def test_python(page: str, block: Block, tmp_path: Path, request: pytest.Fixture
     assert done.returncode == 0, f"docs/{page} {block.where} failed:\n{done.stdout}\n{done.stderr}"
     if block.output is not None:
         assert _norm(done.stdout) == _norm(block.output), f"docs/{page} {block.where} printed\n{done.stdout}"
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower().replace("`", ""))
+    return text.replace(" ", "-")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_links_and_images_resolve(page: str) -> None:
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+    anchors = {_anchor(h) for h in re.findall(r"^#+ (.+)$", prose, flags=re.MULTILINE)}
+    for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+        if target.startswith(("http://", "https://")):
+            continue
+        path, _, fragment = target.partition("#")
+        if path:
+            assert (ROOT / "docs" / path).exists(), f"docs/{page} links to missing {path}"
+        else:
+            assert fragment in anchors, f"docs/{page} links to #{fragment}, no such heading"

@@ -81,6 +81,18 @@ async def test_alice_in_chromium(auth: DemoAuthServer, tmp_path: Path) -> None:
             assert shown is not None and shown.status == 404
             assert "Link not valid" in await standalone.content()  # the same page renders on its own
 
+            # bob, signed in as bob in his own browser, opens alice's link: refused, nothing to fill in
+            bobs = await chromium.new_context()
+            bob_page = await bobs.new_page()
+            await bob_page.goto(asked.url)
+            await bob_page.fill("input[name=username]", "bob")
+            await bob_page.fill("input[name=password]", DEMO_PASSWORDS["bob"])
+            await bob_page.click("button[value=allow]")
+            await bob_page.wait_for_url(asked.url)
+            assert "This link is not for you" in await bob_page.inner_text("h1")
+            assert await bob_page.locator("#secret").count() == 0
+            await bobs.close()
+
             await page.fill("#secret", SECRET)
             await page.click("button[value=save]")
             await page.wait_for_selector("text=Saved")

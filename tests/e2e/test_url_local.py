@@ -104,3 +104,23 @@ def test_url_mode_without_a_browser_identity_is_a_clear_error() -> None:
 
     with pytest.raises(UrlModeError, match="browser=OAuthLogin"):
         UrlMode(keys=KeyRing.from_string(KeyRing.generate()), store=MemoryStore())
+
+
+async def test_no_public_url_is_a_clear_error(caplog: pytest.LogCaptureFixture) -> None:
+    weather = build_weather(
+        public_url=None,
+        issuer=None,
+        verifier=None,
+        keys=KeyRing.from_string(KeyRing.generate("k1")),
+        store=MemoryStore(),
+        identity=McpIdentity.single_user_local(),
+    )
+
+    async def on_elicit(context: Any, params: Any) -> ElicitResult:
+        raise AssertionError("nothing may be asked without a link to give")
+
+    async with Client(weather.server, mode="legacy", elicitation_callback=on_elicit, cache=None) as client:
+        result = await client.call_tool("forecast", {"city": "Paris"})
+    assert result.is_error  # a server configuration error: the author reads it in the server log
+    assert "pass UrlMode(public_url=...)" in caplog.text
+    assert weather.url_mode.store._records == {}

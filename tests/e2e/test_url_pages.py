@@ -205,3 +205,26 @@ async def test_login_state_is_random_single_use_and_bound_to_the_browser(
 
             page = await browser.open(url)  # a fresh sign-in still works
             assert page.status_code == 200 and "alice" in page.text
+
+
+async def test_registered_confidential_login_client(auth: DemoAuthServer, tmp_path: Path) -> None:
+    """OAuthLogin with a client the operator registered (client_secret_post), not dynamic registration."""
+    from elicitkit.server.web.login import OAuthLogin
+
+    login = OAuthLogin(
+        auth.issuer, client_id="weather-browser-login", client_secret="s" * 40, scopes=["openid"]
+    )
+    async with weather_running(auth, tmp_path, wait="error", browser=login) as (_weather, base):
+        auth.register_client(
+            client_id="weather-browser-login",
+            client_secret="s" * 40,
+            redirect_uris=[f"{base}/elicit/login/callback"],
+            scopes=["openid"],
+        )
+        async with mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice:
+            with pytest.raises(MCPError) as raised:
+                await alice.client.call_tool("forecast", {"city": "Paris"})
+            url, _ = url_required(raised.value)
+            await complete_in_browser(auth, url)
+            result = await alice.client.call_tool("forecast", {"city": "Paris"})
+            assert not result.is_error and fingerprint(SECRET) in result.content[0].text  # type: ignore[union-attr]

@@ -281,3 +281,37 @@ async def test_client_declining_the_live_elicitation(auth: DemoAuthServer, tmp_p
         async with Browser(auth, "alice") as browser:
             page = await browser.open(asked.url)
             assert page.status_code == 410
+
+
+async def test_2026_store_check_refuses_another_users_state_even_without_sdk_binding(
+    auth: DemoAuthServer, tmp_path: Path
+) -> None:
+    """The second line: with the SDK's principal binding switched off, the record check still refuses."""
+    from mcp.server.request_state import RequestStateSecurity
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import ElicitResult, InputRequiredResult
+
+    unbound = RequestStateSecurity(keys=[b"k" * 32], bind_principal=None)
+    async with weather_running(auth, tmp_path, request_state_security=unbound) as (_weather, base):
+        alice_token, bob_token = await token(auth, "alice"), await token(auth, "bob")
+        async with (
+            mcp_session(f"{base}/mcp", alice_token, mode="2026-07-28") as alice,
+            mcp_session(f"{base}/mcp", bob_token, mode="2026-07-28") as bob,
+        ):
+            first = await alice.client.session.call_tool(
+                "forecast", {"city": "Rome"}, allow_input_required=True
+            )
+            assert isinstance(first, InputRequiredResult) and first.input_requests
+            ((key, request),) = first.input_requests.items()
+            await complete_in_browser(auth, request.params.url)  # type: ignore[union-attr]
+            with pytest.raises(MCPError) as replayed:
+                await bob.client.session.call_tool(
+                    "forecast",
+                    {"city": "Rome"},
+                    input_responses={key: ElicitResult(action="accept")},
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+            assert replayed.value.code == -32602
+            assert "not name a URL elicitation of this user" in replayed.value.message
+            assert SECRET.encode() not in bob.wire.everything()

@@ -123,3 +123,15 @@ def test_show_prints_the_built_schema(tmp_path: Path, monkeypatch: pytest.Monkey
     missing = runner.invoke(app, ["schema", "show", "forms_for_cli_test:Nope"])
     assert missing.exit_code == 2
     assert runner.invoke(app, ["schema", "show", "no-colon"]).exit_code == 2
+
+
+def test_allow_sensitive_without_a_reason_is_a_usage_error(tmp_path: Path) -> None:
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"type": "object", "properties": {"token": {"type": "string"}}}')
+    result = CliRunner().invoke(app, ["schema", "lint", str(schema), "--allow-sensitive", "token"])
+    assert result.exit_code == 2
+    assert "FIELD=REASON" in result.output
+    waived = CliRunner().invoke(
+        app, ["schema", "lint", str(schema), "--allow-sensitive", "token=a raffle ticket"]
+    )
+    assert waived.exit_code == 0

@@ -116,6 +116,14 @@ def make_server(**options: Any) -> tuple[MCPServer, Elicitation, list[Any]]:
         return "sent"
 
     @server.tool()
+    async def waived(ctx: Context) -> str:
+        schema = {"type": "object", "properties": {"token": {"type": "string", "title": "Raffle ticket"}}}
+        outcome = await elicit.form(
+            ctx, "Your raffle ticket?", schema, allow_sensitive={"token": "a raffle ticket, not a credential"}
+        )
+        return outcome.action
+
+    @server.tool()
     async def twins(ctx: Context) -> str:
         await elicit.form(ctx, "Where to?", Trip, key="same")
         try:
@@ -227,6 +235,16 @@ async def test_a_schema_that_breaks_the_rules_is_never_sent(mode: str) -> None:
         result = await client.call_tool("leaky", {})
     assert text(result).startswith("refused: /properties/password")
     assert script.asked == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_field_that_only_looks_sensitive_is_sent_once_the_author_says_why(mode: str) -> None:
+    server, _, _ = make_server()
+    script = Script(accept(token="A-17"))
+    async with Client(server, mode=mode, elicitation_callback=script) as client:
+        result = await client.call_tool("waived", {})
+    assert text(result) == "accept"
+    assert len(script.asked) == 1
 
 
 async def test_legacy_timeout_is_a_typed_error() -> None:

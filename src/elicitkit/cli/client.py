@@ -81,7 +81,14 @@ def client(
         str, typer.Option("--modes", help="Elicitation modes to declare: form, url or form,url.")
     ] = "form,url",
 ) -> None:
-    """Connect to an MCP server, call its tools, and answer their elicitations."""
+    """Connect to an MCP server, call its tools, and answer their elicitations.
+
+    Interactive: `elicitkit client http://127.0.0.1:8765/mcp`, or `elicitkit client -- python
+    server.py` for a stdio server. One call, answered from a file, for scripts and tests:
+    `elicitkit client URL --call TOOL --args '{"city": "Oslo"}' --answers answers.json`, where
+    the file lists one reply per question: `[{"action": "accept", "content": {...}},
+    {"action": "decline"}]`. The result goes to stdout, what was asked to stderr.
+    """
     if protocol not in _PROTOCOLS:
         raise typer.BadParameter(
             f"choose one of {', '.join(_PROTOCOLS)}, not {protocol!r}.", param_hint="--protocol"
@@ -106,8 +113,8 @@ def client(
             replies = read_answers(json.loads(text))
         except (OSError, json.JSONDecodeError, AnswersError) as error:
             raise typer.BadParameter(str(error), param_hint="--answers") from None
-    http_headers = _headers(headers or [], token)
-    session = _Session(target, http_headers, _PROTOCOLS[protocol], declared)
+    server = _server(target, _headers(headers or [], token))
+    session = _Session(server, _PROTOCOLS[protocol], declared)
     try:
         if call is not None:
             code = asyncio.run(session.call_once(call, arguments, replies))
@@ -115,7 +122,48 @@ def client(
             code = asyncio.run(session.interact(web))
     except KeyboardInterrupt:
         code = 130
+    except Exception as error:  # ExceptionGroup included: the SDK's task groups wrap what fails inside
+        reason = _connection_failure(error, server, session.refused)
+        if reason is None:
+            raise
+        Console(stderr=True, highlight=False, soft_wrap=True).print(reason, style="red", markup=False)
+        code = 1
     raise typer.Exit(code)
+
+
+Server = tuple[str, dict[str, str]] | StdioServerParameters
+"""Where the server is: (URL, HTTP headers) or the stdio command."""
+
+
+def _server(target: list[str], headers: dict[str, str]) -> Server:
+    if len(target) == 1 and target[0].startswith(("http://", "https://")):
+        return target[0], headers
+    if not target or target[0].startswith(("http://", "https://")):
+        raise typer.BadParameter("name the server: one URL, or -- and the command that starts it.")
+    if headers:
+        raise typer.BadParameter("--header and --token are for HTTP servers, not stdio commands.")
+    return StdioServerParameters(command=target[0], args=target[1:])
+
+
+def _connection_failure(error: BaseException, server: Server, refused: int | None) -> str | None:
+    """A sentence for a failure to reach or start the server, or None for anything else.
+
+    `refused` is an HTTP 401/403 the server answered, which the SDK reports only as a generic
+    JSON-RPC error."""
+    if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        return _connection_failure(error.exceptions[0], server, refused)
+    if isinstance(server, StdioServerParameters):
+        if isinstance(error, FileNotFoundError | PermissionError):
+            return f"Cannot start {server.command!r}: {error.strerror}. Check the command after --."
+        return None
+    url = server[0]
+    if refused is not None:
+        return f"{url} answered HTTP {refused}: it needs authorization; pass --token or --header."
+    if isinstance(error, httpx2.HTTPStatusError):
+        return f"{url} answered HTTP {error.response.status_code}; is it an MCP endpoint (streamable HTTP)?"
+    if isinstance(error, httpx2.TransportError):
+        return f"Cannot reach {url} ({type(error).__name__}); is the server running there?"
+    return None
 
 
 def read_answers(data: Any) -> list[Reply | Callable[[Any], Reply]]:
@@ -164,11 +212,12 @@ def _headers(raw: list[str], token: str | None) -> dict[str, str]:
 class _Session:
     """One connection to the server named on the command line."""
 
-    def __init__(self, target: list[str], headers: dict[str, str], mode: str, modes: tuple[str, ...]) -> None:
-        self.target = target
-        self.headers = headers
+    def __init__(self, server: Server, mode: str, modes: tuple[str, ...]) -> None:
+        self.server = server
         self.mode = mode
         self.modes = modes
+        self.refused: int | None = None
+        """The last HTTP 401 or 403 the server answered."""
         self.out = Console(highlight=False, emoji=False, soft_wrap=True)
         self.err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
@@ -176,30 +225,34 @@ class _Session:
         self, stack: AsyncExitStack, ui: ElicitationUI, open_url: Callable[[str], bool]
     ) -> ElicitingClient:
         handler = ElicitationHandler(ui=ui, modes=self.modes, open_url=open_url)
-        first = self.target[0] if self.target else ""
-        server: Any
-        if len(self.target) == 1 and first.startswith(("http://", "https://")):
-            http = await stack.enter_async_context(
-                httpx2.AsyncClient(headers=self.headers, timeout=httpx2.Timeout(30, read=600))
-            )
-            server = streamable_http_client(first, http_client=http)
-        elif self.target:
-            if self.headers:
-                raise typer.BadParameter("--header and --token are for HTTP servers, not stdio commands.")
-            server = StdioServerParameters(command=first, args=self.target[1:])
+        transport: Any
+        if isinstance(self.server, StdioServerParameters):
+            transport, name = self.server, ([self.server.command, *self.server.args])[-1]
         else:
-            raise typer.BadParameter("name the server: a URL, or -- and the command that starts it.")
-        connected = await stack.enter_async_context(ElicitingClient(server, handler=handler, mode=self.mode))
+            url, headers = self.server
+            timeout = httpx2.Timeout(30, read=600)
+            hooks = {"response": [self._note_refusal]}
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=headers, timeout=timeout, event_hooks=hooks)
+            )
+            transport, name = streamable_http_client(url, http_client=http), url
+        connected = await stack.enter_async_context(
+            ElicitingClient(transport, handler=handler, mode=self.mode)
+        )
         # A pinned 2026-07-28 connection skips discovery, so the server never said its name.
-        connected.elicitations.learn_server_name(first if len(self.target) == 1 else self.target[-1])
+        connected.elicitations.learn_server_name(name)
         return connected
+
+    async def _note_refusal(self, response: httpx2.Response) -> None:
+        if response.status_code in (401, 403):
+            self.refused = response.status_code
 
     async def call_once(
         self, name: str, arguments: dict[str, Any], replies: list[Reply | Callable[[Any], Reply]]
     ) -> int:
         """Make one call, answering from `replies`; print the result."""
         scripted = ScriptedUI(*replies)
-        ui = NarratedUI(scripted, Transcript(self.err), "the script")
+        ui = NarratedUI(scripted, Transcript(self.err), "the script", client="elicitkit client")
 
         def show_url(url: str) -> bool:
             self.err.print(Text(f"  (not opened: {url})", style="dim"))
@@ -231,7 +284,12 @@ class _Session:
             if web:
                 from elicitkit.client.web import WebUI
 
-                ui = await stack.enter_async_context(WebUI())
+                page = await stack.enter_async_context(WebUI())
+                address = await page.start()
+                self.out.print(
+                    Text(f"Questions appear at {address} (it opens in your browser).", style="dim")
+                )
+                ui = page
             else:
                 from elicitkit.client.terminal import TerminalUI
 

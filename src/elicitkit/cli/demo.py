@@ -40,9 +40,10 @@ def demo(
     story plays by itself, prints everything a person would see, and exits 0 only if every step
     behaved.
     """
-    unattended = script or not sys.stdin.isatty()
-    if unattended and web:
-        raise typer.BadParameter("--web needs a person at the keyboard; leave it out to play unattended.")
+    if script and web:
+        raise typer.BadParameter("--web needs a person to answer; leave it out to play unattended.")
+    at_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    unattended = script or not (web or at_terminal)
     console = Console(highlight=False, emoji=False, soft_wrap=True)
     try:
         failure = asyncio.run(_run(console, data_dir, unattended=unattended, web=web))

@@ -60,7 +60,12 @@ def lint_command(
     if isinstance(document, dict) and "requestedSchema" in document:
         message = message if message is not None else document.get("message")
         document = document["requestedSchema"]
-    allowed = dict(item.partition("=")[::2] for item in allow_sensitive or [])
+    allowed: dict[str, str] = {}
+    for item in allow_sensitive or []:
+        field, equals, reason = item.partition("=")
+        if not (field and equals and reason.strip()):
+            raise _fail(f"--allow-sensitive takes FIELD=REASON, like token='a raffle ticket'; got {item!r}.")
+        allowed[field] = reason
     findings = lint(document, message=message if isinstance(message, str) else None, allow_sensitive=allowed)
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(f) for f in findings], indent=2))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
+import anyio.lowlevel
 from mcp.client import ClientRequestContext
 from mcp.client.session import IncomingMessage
 from mcp_types import (
@@ -57,6 +58,10 @@ UrlOpener = Callable[[str], bool]
 
 _CANCEL = Cancel()
 _FLOOD_NOTICE_EVERY = 30.0
+
+MAX_REFUSED_ANSWERS = 5
+"""Answers in a row that may fail validation before the form is cancelled: a UI that keeps
+sending the same bad answer (a script, a broken widget) must not spin forever."""
 
 DEFAULT_INPUT_ROUNDS = 10_000
 """2026-07-28 rounds before giving up. The SDK polls a waiting server at most every 250 ms, so
@@ -215,7 +220,7 @@ class ServerElicitations:
         requested = params.requested_schema
         initial: dict[str, Any] = schema.defaults(requested)
         problems: list[schema.ValidationProblem] = []
-        while True:
+        for _ in range(MAX_REFUSED_ANSWERS + 1):
             question = FormQuestion(server, params.message, requested, initial, tuple(problems))
             reply = await self._ask(self.handler.ui.ask_form, question)
             if not isinstance(reply, Accept):
@@ -225,6 +230,12 @@ class ServerElicitations:
             if not problems:
                 return ElicitResult(action="accept", content=content)
             initial = content
+            await anyio.lowlevel.checkpoint()
+        self._notice(
+            f"{server}'s form was cancelled: {MAX_REFUSED_ANSWERS + 1} answers in a row did not fit its "
+            "rules, so nothing was sent."
+        )
+        return ElicitResult(action="cancel")
 
     async def _ask_url(self, server: str, params: ElicitRequestURLParams) -> ElicitResult:
         """C-22: inspect, ask, and open in the system browser only after Accept; never for a blocked URL."""
@@ -242,11 +253,12 @@ class ServerElicitations:
 
     async def _consent_and_open(self, server: str, message: str, url: str) -> Action:
         report = urls.inspect(url, allow_http=self.handler.allow_http)
+        reply = await self._ask(self.handler.ui.ask_url_consent, UrlQuestion(server, message, report))
         if report.verdict == "block":
+            # The person sees why (a phishing attempt should be visible), but nothing opens it.
             reasons = "; ".join(w.message for w in report.warnings if w.severity == "block")
             self._notice(f"{server} asked to open a URL that was blocked and not opened: {reasons}")
-            return "decline"
-        reply = await self._ask(self.handler.ui.ask_url_consent, UrlQuestion(server, message, report))
+            return "cancel" if isinstance(reply, Cancel) else "decline"
         if not isinstance(reply, Accept):
             return reply.action
         try:

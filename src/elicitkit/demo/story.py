@@ -119,6 +119,7 @@ class Story:
         )
         transport = streamable_http_client(self.stage.server.mcp_url, http_client=http)
         failure = ""
+        stopped: SystemExit | None = None
         try:
             async with http, ElicitingClient(transport, handler=handler, mode="legacy") as client:
                 self.client = client
@@ -131,12 +132,16 @@ class Story:
                 except asyncio.CancelledError:  # Ctrl-C: the connection is torn down mid-request
                     logging.getLogger("mcp").setLevel(logging.CRITICAL)
                     raise
+                except SystemExit as exit_:  # stdout went away (`| head`): stop, but close cleanly
+                    stopped = exit_
         finally:
             if self.held is not None:
                 self.held.task.cancel()
             for browser in self.browsers.values():
                 await browser.aclose()
-        if failure:  # raised out here, not through the client's task groups
+        if stopped is not None:  # raised out here, not through the client's task groups
+            raise stopped
+        if failure:
             raise StepFailedError(failure)
 
     async def _play_steps(self, steps: list[Step]) -> str:

@@ -48,9 +48,9 @@ class Transcript:
 
     def say(self, who: str, text: str, *, style: str = "") -> None:
         line = Text("  ")
-        line.append(who, style="bold")
+        line.append(reveal(who), style="bold")
         line.append("  ")
-        line.append(text, style=style)
+        line.append(reveal(text), style=style)
         self.console.print(line)
 
     def quote(self, text: str) -> None:
@@ -143,13 +143,17 @@ def _answer(schema: Mapping[str, Any], value: Any) -> str:
 class NarratedUI:
     """An `ElicitationUI` that writes each question and its answer into the transcript.
 
-    `inner` answers (a `ScriptedUI` when nobody is there); `person` names who answers.
+    `inner` answers (a `ScriptedUI` when nobody is there); `person` names who answers and
+    `client` the client they answer through (default: "<person>'s client").
     """
 
-    def __init__(self, inner: ElicitationUI, transcript: Transcript, person: str) -> None:
+    def __init__(
+        self, inner: ElicitationUI, transcript: Transcript, person: str, *, client: str | None = None
+    ) -> None:
         self.inner = inner
         self.transcript = transcript
         self.person = person
+        self.client = client or f"{person}'s client"
 
     async def ask_form(self, question: FormQuestion) -> Reply:
         t = self.transcript
@@ -158,8 +162,8 @@ class NarratedUI:
         titles = {name: str(prop.get("title", name)) for name, prop in properties.items()}
         if question.problems:  # the same form again, the answers kept, the problems named
             problems = "; ".join(problem.message for problem in question.problems)
-            t.say(f"{self.person}'s client", f"does not send that: {problems}", style="yellow")
-            t.say(f"{self.person}'s client", f"shows the form again, with {self.person}'s answers kept.")
+            t.say(self.client, f"does not send that: {problems}", style="yellow")
+            t.say(self.client, f"shows the form again, with {self.person}'s answers kept.")
         else:
             t.say(question.server, f"asks {self.person} to fill in a form:")
             t.quote(question.message)
@@ -201,12 +205,12 @@ class NarratedUI:
         what = "elicitation completes" if count == 1 else f"{count} elicitations complete"
         if waiting.timed_out:
             self.transcript.say(
-                f"{self.person}'s client",
+                self.client,
                 f"no completion came in time; asks {self.person} to retry or cancel.",
             )
         else:
             self.transcript.say(
-                f"{self.person}'s client",
+                self.client,
                 f"the call is held (error -32042) until the {what}; it will retry by itself.",
             )
         return await self.inner.wait(waiting)

@@ -155,7 +155,7 @@ def _property(name: str, prop: Any) -> Iterator[LintFinding]:
         yield _error(
             f"{at}/{keyword}",
             code,
-            f"Field {name!r} is a {kind} field, which cannot have {keyword!r}; {advice}.",
+            f"Field {name!r} is a field of kind {kind!r}, which cannot have {keyword!r}; {advice}.",
         )
     for keyword in ("title", "description"):
         if keyword in prop and not isinstance(prop[keyword], str):
@@ -373,7 +373,7 @@ def _sensitive(name: str, prop: Any, allowed: Mapping[str, str]) -> Iterator[Lin
     yield _error(
         pointer("properties", name),
         "sensitive-field",
-        f"Field {name!r} looks like it asks for a {phrase}; "
+        f"Field {name!r} looks like it asks for {_article(phrase)} {phrase}; "
         "form mode must not collect secrets or credentials. "
         f"Use URL mode, or if it is not sensitive pass allow_sensitive={{{name!r}: 'why'}}.",
     )
@@ -397,3 +397,7 @@ def _text(at: str, what: str, value: Any) -> Iterator[LintFinding]:
                 "Put links only in a URL-mode request.",
             )
             return
+
+
+def _article(phrase: str) -> str:
+    return "an" if phrase[:1].lower() in "aeiou" else "a"

@@ -349,9 +349,15 @@ def _sentence(
     if kind == "string_pattern_mismatch":
         return "pattern", f"must match the pattern {ctx['pattern']!r}; {value!r} does not."
     if kind == "too_short":
-        return "too-few", f"must have at least {ctx['min_length']} choices, not {ctx['actual_length']}."
+        return (
+            "too-few",
+            f"must have at least {_choices_count(ctx['min_length'])}, not {ctx['actual_length']}.",
+        )
     if kind == "too_long":
-        return "too-many", f"must have at most {ctx['max_length']} choices, not {ctx['actual_length']}."
+        return (
+            "too-many",
+            f"must have at most {_choices_count(ctx['max_length'])}, not {ctx['actual_length']}.",
+        )
     if kind == "literal_error":
         choices = ", ".join(map(repr, choices_of(prop or {}, kind_of(prop or {}) or "enum") or []))
         where = f"item {loc[1]} ({value!r})" if len(loc) > 1 else repr(value)
@@ -364,3 +370,7 @@ def _sentence(
     if expected is not None:
         return "wrong-type", f"must be {expected}, not {_json_type(value)}."
     return "invalid", f"is not valid: {kind}."
+
+
+def _choices_count(n: object) -> str:
+    return f"{n} choice" if n == 1 else f"{n} choices"

@@ -35,11 +35,12 @@ class Form(Generic[T]):
     adapter: TypeAdapter[T] | None
     _checked: dict[str, None] = field(default_factory=dict)
 
-    def check(self, message: str) -> None:
+    def check(self, message: str, allow_sensitive: Mapping[str, str] | None = None) -> None:
         """Lint the schema with the question's message; any error refuses to send (S-10..S-12)."""
-        if message in self._checked:
+        checked = json.dumps([message, sorted((allow_sensitive or {}).items())])
+        if checked in self._checked:
             return
-        findings = lint(self.schema, message=message)
+        findings = lint(self.schema, message=message, allow_sensitive=allow_sensitive)
         errors = [f for f in findings if f.severity == "error"]
         if errors:
             raise SchemaRefusedError(errors)
@@ -47,7 +48,7 @@ class Form(Generic[T]):
             logger.warning("form schema %s: %s", finding.pointer or "/", finding.message)
         if len(self._checked) >= _CACHE_SIZE:
             self._checked.clear()
-        self._checked[message] = None
+        self._checked[checked] = None
 
     def read(self, content: Mapping[str, Any] | None) -> T:
         """The accepted answer as the asked type, or `InvalidAnswerError` naming every bad field."""

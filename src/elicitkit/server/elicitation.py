@@ -63,6 +63,7 @@ class Elicitation:
         *,
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see ask()
+        allow_sensitive: Mapping[str, str] | None = None,
     ) -> FormOutcome[T]: ...
 
     @overload
@@ -74,6 +75,7 @@ class Elicitation:
         *,
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see ask()
+        allow_sensitive: Mapping[str, str] | None = None,
     ) -> FormOutcome[dict[str, Any]]: ...
 
     async def form(
@@ -84,13 +86,15 @@ class Elicitation:
         *,
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see ask()
+        allow_sensitive: Mapping[str, str] | None = None,
     ) -> FormOutcome[Any]:
         """Ask a form-mode question and return exactly one of `Accepted`, `Declined`, `Cancelled`.
 
         `schema` is a pydantic model, dataclass or TypedDict (the answer comes back as one), or
         a raw `requestedSchema` dict (the answer comes back as a dict). `key` names the question
         in 2026-07-28 `inputRequests` (default: its place in the run); `timeout` overrides the
-        default for this question.
+        default for this question. `allow_sensitive` maps a field that merely looks sensitive
+        to the reason it is not (S-11: real secrets belong in URL mode, see `Secret`).
 
         Raises:
             ModeNotDeclaredError: the client did not declare form mode; nothing was sent (S-01).
@@ -102,7 +106,7 @@ class Elicitation:
         form: _forms.Form[Any] = (
             _forms.for_schema(schema) if isinstance(schema, Mapping) else _forms.for_type(schema)
         )
-        form.check(message)
+        form.check(message, allow_sensitive)
         params = ElicitRequestFormParams(message=message, requested_schema=form.schema)
         result = await ask(ctx, params, key=key, timeout=self.timeout if timeout is None else timeout)
         if result.action == "accept":

@@ -135,6 +135,7 @@ class HookIdentity:
     def __init__(self, hook: IdentityHook, *, login_url: Callable[[str], str] | None = None) -> None:
         self._hook = hook
         self._login_url = login_url
+        self._site: Site | None = None
 
     def routes(self, site: Site) -> Sequence[BaseRoute]:
         self._site = site
@@ -148,6 +149,7 @@ class HookIdentity:
 
         if self._login_url is not None:
             return RedirectResponse(self._login_url(return_to), status_code=303)
+        assert self._site is not None, "HookIdentity is used before its routes were mounted"
         return self._site.refusal(
             request,
             "Sign in first",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import FormData
 
+from elicitkit.server.errors import UrlElicitationNotCompletedError
 from elicitkit.server.store import Record
 
 if TYPE_CHECKING:
@@ -66,8 +67,6 @@ class Secret:
         record = await self.url_mode.ask(ctx, self, self.message, details)
         value = await self.url_mode.vault.get(record.user, self.name)
         if value is None:  # completed, but the value did not reach the vault
-            from elicitkit.server.errors import UrlElicitationNotCompletedError
-
             raise UrlElicitationNotCompletedError(
                 "completed", "The secret was entered but could not be stored; ask the user to enter it again."
             )

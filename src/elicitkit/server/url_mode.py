@@ -6,8 +6,9 @@ verified user and waits in the way the connection allows, with the same tool cod
 
 - 2025-11-25, `wait="live"`: a URL-mode `elicitation/create` tied to the tool call, then the
   tool waits until the page completes the record.
-- 2025-11-25, `wait="error"`: the call fails with -32042 listing the elicitation; the client
-  retries once the completion notice arrives.
+- 2025-11-25, `wait="error"` (or when the connection cannot carry a server request): the call
+  fails with -32042 listing the elicitation; the client retries once the completion notice
+  arrives.
 - 2026-07-28: the call returns an input request; the round's `requestState` names the record
   (the SDK seals it and binds it to the user); each retry is checked against the store and the
   user, and finds the record completed once the page is done.
@@ -23,8 +24,8 @@ one person) every record belongs to that one user, so a link cannot steer one pe
 another's elicitation, but anyone on the machine who obtains a live link can answer it
 before its owner does. Use an authorization server (`OAuthLogin`) when that matters, or when
 more than one person uses the machine. Cookies there are `__Host-`/Secure on plain http,
-which browsers accept because they treat 127.0.0.1 and localhost as secure contexts
-(Chromium, Firefox; checked by the Playwright test).
+which Chromium accepts because it treats 127.0.0.1 and localhost as secure contexts
+(checked by the Playwright test); check other browsers before relying on them.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ class UrlMode:
         identity: McpIdentity | None = None,
         wait: Wait = "live",
         ttl: float = 900.0,
-        server_name: str = "This server",
+        server_name: str | None = None,
     ) -> None:
         self.keys = keys if keys is not None else KeyRing.from_env()
         self.store: Store = store if store is not None else SQLiteStore()
@@ -116,7 +117,7 @@ class UrlMode:
         self.ttl = ttl
         self.flows: dict[str, Flow] = {}
         self.site = Site(
-            server_name=server_name,
+            server_name=server_name or "This server",
             store=self.store,
             keys=self.keys,
             bus=self.bus,
@@ -125,6 +126,8 @@ class UrlMode:
             public_url=public_url or "",
         )
         self._last_sweep = 0.0
+        self._installed: list[MCPServer[Any]] = []
+        self._named = server_name is not None
         if public_url:
             _check_public_url(public_url)
 
@@ -139,7 +142,10 @@ class UrlMode:
 
     def install(self, server: MCPServer[Any]) -> None:
         """Mount the pages on the server's own Starlette app and let tools ask in 2026-07-28 rounds."""
-        if self.site.server_name == "This server":
+        if any(server is done for done in self._installed):
+            return
+        self._installed.append(server)
+        if not self._named:
             self.site.server_name = server.name
         auth = server.settings.auth
         if auth is not None and self.identity.issuer is None:
@@ -210,13 +216,18 @@ class UrlMode:
             self.add(flow)
         request_in_flight(ctx)
         require_mode(ctx, "url")
+        if not self.site.public_url:
+            raise UrlModeError(
+                "URL mode does not know where its pages are reached: pass UrlMode(public_url=...) "
+                "(the MCP server's public origin), or run the server inside `async with url_mode.loopback()`."
+            )
         caller = self.identity.caller()
         if uses_rounds(ctx.protocol_version):
             return await self._ask_in_rounds(ctx, caller, flow, message, details)
         record = await self._new_record(caller, flow, message, details)
         url = self.site.url_for(record.id)
         params = ElicitRequestURLParams(message=message, url=url, elicitation_id=record.id)
-        if self.wait == "error":
+        if self.wait == "error" or not ctx.session.can_send_request:  # no back-channel: -32042
             self._notify_on_finish(record.id, ctx.session, related_request_id=None)
             raise UrlElicitationRequiredError([params])
         finished, unsubscribe = self._notify_on_finish(

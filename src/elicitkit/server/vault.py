@@ -96,7 +96,7 @@ class KeyRing:
         if not text.strip():
             raise VaultKeyError(
                 f"{name} is not set, and the vault never stores secrets in plaintext. Set it to "
-                "<id>:<base64 key> (make one with `python -c 'from elicitkit.server import KeyRing; "
+                "<id>:<base64 key> (make one with `python -c 'from elicitkit.server.vault import KeyRing; "
                 "print(KeyRing.generate())'`)."
             )
         return cls.from_string(text)

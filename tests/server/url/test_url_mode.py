@@ -55,3 +55,78 @@ def test_flow_names_are_unique() -> None:
     Secret(url_mode, "k", title="Key", message="why")
     with pytest.raises(UrlModeError, match="exists already"):
         Secret(url_mode, "k", title="Key", message="why")
+
+
+async def test_hook_identity_sends_strangers_to_the_apps_sign_in() -> None:
+    import httpx
+    from starlette.applications import Starlette
+
+    from elicitkit.server.identity import HookIdentity, User
+    from elicitkit.server.store import Record
+
+    alice = User("https://as.example", "alice")
+
+    async def from_header(request: object) -> User | None:  # a test double of an app's own sign-in
+        name = getattr(request, "headers", {}).get("x-test-person")
+        return User("https://as.example", name) if name else None
+
+    def plain(login_url: object = None) -> UrlMode:
+        return UrlMode(
+            browser=HookIdentity(from_header, login_url=login_url),  # type: ignore[arg-type]
+            public_url="http://127.0.0.1:1",
+            keys=KeyRing.from_string(KeyRing.generate()),
+            store=MemoryStore(),
+        )
+
+    for url_mode, expected in ((plain(), 401), (plain(lambda back: f"/signin?next={back}"), 303)):
+        from elicitkit.server.secret import Secret
+
+        Secret(url_mode, "k", title="Key", message="why")
+        record = Record.new(alice, "c", "k", "why", ttl=60)
+        await url_mode.store.create(record)
+        app = Starlette(routes=url_mode.site.routes())
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app), base_url="http://127.0.0.1:1"
+        ) as http:
+            stranger = await http.get(f"/elicit/{record.id}")
+            assert stranger.status_code == expected
+            if expected == 303:
+                assert stranger.headers["location"] == f"/signin?next=/elicit/{record.id}"
+            owner = await http.get(f"/elicit/{record.id}", headers={"x-test-person": "alice"})
+            assert owner.status_code == 200 and "alice" in owner.text
+            other = await http.get(f"/elicit/{record.id}", headers={"x-test-person": "mallory"})
+            assert other.status_code == 403
+
+
+async def test_pages_escape_what_they_show() -> None:
+    import httpx
+    from starlette.applications import Starlette
+
+    from elicitkit.server.identity import HookIdentity, User
+    from elicitkit.server.secret import Secret
+    from elicitkit.server.store import Record
+
+    alice = User("https://as.example", "<b>alice</b>")
+
+    async def always_alice(request: object) -> User | None:
+        return alice
+
+    url_mode = UrlMode(
+        browser=HookIdentity(always_alice),
+        public_url="http://127.0.0.1:1",
+        keys=KeyRing.from_string(KeyRing.generate()),
+        store=MemoryStore(),
+        server_name="<i>srv</i>",
+    )
+    Secret(url_mode, "k", title="<u>Key</u>", message="m")
+    record = Record.new(
+        alice, "c", "k", "<script>alert(1)</script>", ttl=60, details={"description": "<img>"}
+    )
+    await url_mode.store.create(record)
+    app = Starlette(routes=url_mode.site.routes())
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://127.0.0.1:1") as http:
+        page = await http.get(f"/elicit/{record.id}")
+    assert page.status_code == 200
+    for raw in ("<script>", "<b>alice", "<i>srv", "<u>Key", "<img>"):
+        assert raw not in page.text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text and "&lt;img&gt;" in page.text

@@ -76,12 +76,14 @@ def build_weather(
     identity: McpIdentity | None = None,
     ttl: float = 900.0,
     lifespan: Any = None,
+    request_state_security: Any = None,
 ) -> Weather:
     """The weather server; with `issuer=None` it has no MCP authorization at all."""
     if issuer is not None:
         server: MCPServer[Any] = MCPServer(
             "weather",
             token_verifier=verifier,
+            request_state_security=request_state_security,
             auth=AuthSettings(issuer_url=issuer, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
         )
         browser = browser if browser is not None else OAuthLogin(issuer, scopes=["openid"])
