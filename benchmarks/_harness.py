@@ -1,0 +1,250 @@
+"""Shared pieces of the URL-mode benchmarks: one benchmark MCP server, run as its own process.
+
+The server is an `MCPServer` with `UrlMode` mounted on its own app (the real pages, the real
+`Secret` flow), a store and bus chosen by URL (`sqlite:///...` with the in-process bus, or
+`redis://...` with the Redis bus), and a few routes under `/bench/` that only benchmarks use:
+
+- `POST /bench/sdk_notify/<token>`: the SDK floor: the `sdk_wait` tool call waiting on this
+  token sends the same notice on its own stream, with no store and no bus in between;
+- `POST /bench/finish/<id>`: finish a flow the way the page's submit does (claim the record as
+  completed, then publish on the bus) and answer the `time.monotonic()` at which it started;
+- `GET /bench/delivered/<id>`: when this server's bus called the listener of `<id>` (its
+  `Bus` is wrapped to note the time, nothing else changes);
+- `POST /bench/pending?n=N`: create N pending records for the user (as `UrlMode` does);
+- `GET /bench/cookie`: a browser session cookie for that user, sealed by the site itself;
+- `GET /bench/bare`: a bare Starlette endpoint with a small HTML page (the landing baseline).
+
+The MCP user is the single local user (`McpIdentity.single_user_local()`: no MCP authorization,
+so no token introspection on each request); the browser person is known from the sealed
+session cookie, as `OAuthLogin` knows them after a sign-in (its issuer is never contacted,
+because every benchmark browser carries a valid cookie).
+
+Run as a script it is the server: `python benchmarks/_harness.py --port N --store URL`, with
+the vault keys in `ELICITKIT_VAULT_KEYS` (the same on every replica).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+from mcp.server.mcpserver import Context, MCPServer
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server.bus import Bus, Listener, Unsubscribe
+from elicitkit.server.identity import McpIdentity
+from elicitkit.server.secret import Secret
+from elicitkit.server.store import ACTIVE, Record
+from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.vault import KEYS_ENV, KeyRing
+from elicitkit.server.web.login import OAuthLogin
+from elicitkit.server.web.site import COOKIE, BrowserSession
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FLOW_MESSAGE = "The benchmark tool needs your benchmark API key."
+
+
+def p99(samples: list[float]) -> float:
+    """The nearest-rank 99th percentile."""
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class TimedBus:
+    """The server's bus, unchanged, noting when each listener is called (the bus hop's end)."""
+
+    def __init__(self, inner: Bus) -> None:
+        self.inner = inner
+        self.delivered: dict[str, float] = {}
+
+    async def publish(self, elicitation_id: str) -> None:
+        await self.inner.publish(elicitation_id)
+
+    def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
+        async def timed(delivered_id: str) -> None:
+            self.delivered[delivered_id] = time.monotonic()
+            await listener(delivered_id)
+
+        return self.inner.subscribe(elicitation_id, timed)
+
+
+def build_app(public_url: str, store_url: str) -> Any:
+    """The benchmark server's ASGI app (an `MCPServer` with URL mode and the `/bench/` routes)."""
+    store = open_store(store_url)
+    identity = McpIdentity.single_user_local()
+    user = identity.local_user
+    assert user is not None
+    server: MCPServer[Any] = MCPServer("bench", log_level="WARNING")
+    bus = TimedBus(open_bus(store_url, store=store))
+    url_mode = UrlMode(
+        browser=OAuthLogin("http://127.0.0.1:9", scopes=["openid"]),  # never reached: cookies are valid
+        public_url=public_url,
+        keys=KeyRing.from_env(),
+        store=store,
+        bus=bus,
+        identity=identity,
+        wait="live",
+    )
+    url_mode.install(server)
+    api_key = Secret(
+        url_mode,
+        "bench-api-key",
+        title="Benchmark API key",
+        message=FLOW_MESSAGE,
+        description="Any value will do.",
+    )
+
+    @server.tool()
+    async def wait_for_finish(ctx: Context) -> str:  # type: ignore[type-arg]
+        """A live URL-mode elicitation that waits until its record finishes; returns its id."""
+        record = await url_mode.ask(ctx, api_key, FLOW_MESSAGE, {"description": "Any value will do."})
+        return record.id
+
+    waiting: dict[str, Callable[[], Awaitable[None]]] = {}
+
+    @server.tool()
+    async def sdk_wait(token: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """The SDK alone: wait, then send the same notice on this call's stream (no store, no bus)."""
+        sent = anyio.Event()
+
+        async def notify() -> None:
+            await ctx.session.send_elicit_complete(token, related_request_id=ctx.request_id)
+            sent.set()
+
+        waiting[token] = notify
+        with anyio.fail_after(30):
+            await sent.wait()
+        return token
+
+    @server.custom_route("/bench/sdk_notify/{token}", methods=["POST"])
+    async def sdk_notify(request: Request) -> Response:
+        token = request.path_params["token"]
+        with anyio.fail_after(10):
+            while token not in waiting:  # noqa: ASYNC110 - the tool call may not have started yet
+                await anyio.sleep(0.002)
+        notify = waiting.pop(token)
+        started = time.monotonic()
+        await notify()
+        return JSONResponse({"started": started})
+
+    @server.custom_route("/bench/finish/{record_id}", methods=["POST"])
+    async def finish(request: Request) -> Response:
+        # What the page's submit does once the form checked out: claim, keep, publish.
+        started = time.monotonic()
+        record_id = request.path_params["record_id"]
+        claimed = await store.transition(record_id, from_states=ACTIVE, to="completed", user=user)
+        if claimed is None:
+            return JSONResponse({"error": "not active"}, status_code=409)
+        published = time.monotonic()
+        await url_mode.bus.publish(record_id)
+        return JSONResponse({"started": started, "published": published})
+
+    @server.custom_route("/bench/delivered/{record_id}", methods=["GET"])
+    async def delivered(request: Request) -> Response:
+        return JSONResponse({"delivered": bus.delivered.pop(request.path_params["record_id"], None)})
+
+    @server.custom_route("/bench/pending", methods=["POST"])
+    async def pending(request: Request) -> Response:
+        ids = []
+        for _ in range(int(request.query_params.get("n", "1"))):
+            record = Record.new(user, "local", api_key.name, FLOW_MESSAGE, ttl=3600)
+            await store.create(record)
+            ids.append(record.id)
+        return JSONResponse(ids)
+
+    @server.custom_route("/bench/cookie", methods=["GET"])
+    async def cookie(request: Request) -> Response:
+        minted = Response()
+        url_mode.site.save_session(minted, BrowserSession.new(user))
+        value = minted.headers["set-cookie"].split(";", 1)[0].removeprefix(f"{COOKIE}=")
+        return JSONResponse({"name": COOKIE, "value": value})
+
+    @server.custom_route("/bench/bare", methods=["GET"])
+    async def bare(request: Request) -> Response:
+        return HTMLResponse(BARE_PAGE)
+
+    return server.streamable_http_app()
+
+
+BARE_PAGE = (
+    "<!doctype html><html><head><meta charset='utf-8'><title>Bare</title></head>"
+    "<body><h1>Bare page</h1><p>A small HTML page for the landing baseline.</p></body></html>"
+)
+
+
+@contextmanager
+def bench_server(store_url: str, env: dict[str, str], log: Path) -> Iterator[str]:
+    """Run the benchmark server in its own process; yields its base URL."""
+    port = free_port()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, __file__, "--port", str(port), "--store", store_url],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _until_serving(process, url, log)
+            yield url
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(10)
+
+
+def _until_serving(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"benchmark server exited:\n{log.read_text(errors='replace')[-3000:]}")
+        try:
+            httpx.get(f"{url}/bench/bare", timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.05)
+    raise RuntimeError("benchmark server did not start serving within 30 s")
+
+
+def server_env() -> dict[str, str]:
+    """The environment of the benchmark servers: fresh vault keys, shared by every replica."""
+    return {**os.environ, KEYS_ENV: KeyRing.generate("bench")}
+
+
+def main() -> None:
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description="The benchmark MCP server (one process).")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--store", required=True)
+    args = parser.parse_args()
+    app = build_app(f"http://127.0.0.1:{args.port}", args.store)
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Smoke tests of the benchmarks: each module's `run()` works at tiny sizes and gives positive,
+finite numbers under the names `benchmarks/run.py` reports; `run.py --quick --json` writes
+exactly the figures of issue 8. No timing target is checked here (that is `run.py`'s job on a
+quiet machine); only that the benchmarks run and say something sensible."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+pytestmark = pytest.mark.timeout(180)
+
+PRODUCES = {
+    "roundtrip": ["form_roundtrip_ratio"],
+    "validate": ["validate_ratio"],
+    "store_flow": ["sqlite_flow_ratio", "redis_flow_ratio"],
+    "completion": ["completion_p99_ms_local", "completion_p99_ms_replicas", "redis_pubsub_p99_ms"],
+    "pending_memory": ["pending_10k_bytes_each"],
+    "landing": ["landing_rps_ratio"],
+}
+
+
+def _runner() -> ModuleType:
+    return importlib.import_module("run")
+
+
+def test_every_figure_comes_from_one_benchmark() -> None:
+    run = _runner()
+    assert set(PRODUCES) == set(run.BENCHMARKS)
+    assert sorted(name for names in PRODUCES.values() for name in names) == sorted(run.KEYS)
+
+
+@pytest.mark.parametrize("module", list(PRODUCES))
+def test_run_at_tiny_size(module: str) -> None:
+    quick = _runner().BENCHMARKS[module][1]
+    figures = importlib.import_module(module).run(**quick)
+    for name in PRODUCES[module]:
+        assert name in figures, (module, sorted(figures))
+    for name, value in figures.items():
+        assert isinstance(value, float) and math.isfinite(value) and value > 0, (name, value)
+
+
+def test_run_py_writes_exactly_the_issue_8_figures(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "run.py"), "--quick", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=170,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(out.read_text())
+    assert list(figures) == _runner().KEYS
+    assert all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in figures.values()), figures
+    for name in figures:
+        assert name in done.stdout  # the table names every figure
