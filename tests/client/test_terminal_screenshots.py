@@ -4,7 +4,8 @@ tmux runs this file as a program (`python test_terminal_screenshots.py SCENARIO 
 the test fills the form or reaches the consent screen with real keys, captures the pane with
 its escape codes, and turns it into a PNG: rich reads the escapes and exports an SVG, and
 Debian's Chromium (driven by Playwright, never `playwright install`) renders it. Writes
-docs/images/terminal-form.png and docs/images/terminal-consent.png.
+docs/images/terminal-form.png and docs/images/terminal-consent.png
+(ELICITKIT_SCREENSHOTS=docs/images to refresh them).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from typing import Any
 
 import pytest
 
-DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -168,7 +168,7 @@ def pane(tmp_path: Path) -> Any:
 
 
 @needs_tools
-def test_form_review_screenshot(pane: Any) -> None:
+def test_form_review_screenshot(pane: Any, screenshots: Path) -> None:
     term, out = pane("form", 22)
     term.wait_for("Day ✱  (1/7)")
     term.type("2026-12-24")
@@ -196,7 +196,7 @@ def test_form_review_screenshot(pane: Any) -> None:
     time.sleep(0.5)  # let the screen settle before the picture
     captured = term.screen(escapes=True)
     assert "\x1b[" in captured  # the capture holds the real styling, not plain text
-    path = DOCS_IMAGES / "terminal-form.png"
+    path = screenshots / "terminal-form.png"
     _png(_svg(captured, "elicitkit · TerminalUI · review"), path)
     width, height = _png_size(path)
     assert width > 1000 and height > 600 and path.stat().st_size > 40_000
@@ -218,7 +218,7 @@ def test_form_review_screenshot(pane: Any) -> None:
 
 
 @needs_tools
-def test_url_consent_screenshot(pane: Any) -> None:
+def test_url_consent_screenshot(pane: Any, screenshots: Path) -> None:
     term, out = pane("consent", 12)
     screen = term.wait_for("Open this page?", "Open it in my browser")
     assert f"URL     {CONSENT_URL}" in screen
@@ -230,7 +230,7 @@ def test_url_consent_screenshot(pane: Any) -> None:
     url_line = next(line for line in captured.splitlines() if "7Hq2xVb9" in line)
     assert "7" in _styles_before(url_line, "example.com")  # the registrable domain in reverse video
     assert "7" not in _styles_before(url_line, "accounts.")  # and only the domain
-    path = DOCS_IMAGES / "terminal-consent.png"
+    path = screenshots / "terminal-consent.png"
     _png(_svg(captured, "elicitkit · TerminalUI · URL consent"), path)
     width, height = _png_size(path)
     assert width > 1000 and height > 300 and path.stat().st_size > 20_000

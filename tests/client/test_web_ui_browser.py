@@ -2,7 +2,7 @@
 
 The page is opened by the UI itself (the opener is Playwright's `page.goto`), and later
 questions reach the already open tab by themselves, as they would in the system browser.
-The screenshots in docs/images/ are taken here.
+The screenshots in docs/images/ are taken here (ELICITKIT_SCREENSHOTS=docs/images to refresh them).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from elicitkit.urls import inspect
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -122,13 +121,13 @@ async def page(browser: Browser) -> AsyncIterator[Page]:
     await context.close()
 
 
-async def snapshot(page: Page, name: str) -> None:
+async def snapshot(page: Page, path: Path) -> None:
     """The whole page at its own height, so the sticky button bar sits where it belongs."""
     height = await page.evaluate(
         "Math.ceil(document.querySelector('main').getBoundingClientRect().bottom) + 24"
     )
     await page.set_viewport_size({"width": 900, "height": height})
-    await page.screenshot(path=IMAGES / name)
+    await page.screenshot(path=path)
     await page.set_viewport_size({"width": 900, "height": 900})
 
 
@@ -136,8 +135,9 @@ async def settled(task: asyncio.Task[Any], seconds: float = 10.0) -> Any:
     return await asyncio.wait_for(asyncio.shield(task), seconds)
 
 
-async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_consent(page: Page) -> None:
-    IMAGES.mkdir(parents=True, exist_ok=True)
+async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_consent(
+    page: Page, screenshots: Path
+) -> None:
     async with WebUI(opener=page.goto) as ui:
         question = FormQuestion(
             "Bistro Lumière",
@@ -190,7 +190,7 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
         assert not asked.done()
         await expect(page.get_by_label("Name on the booking")).to_have_value("Ada Lovelace")
         await expect(page.get_by_label("Gluten-free")).to_be_checked()
-        await snapshot(page, "web-form.png")
+        await snapshot(page, screenshots / "web-form.png")
         await page.get_by_label("Voucher code").fill("SUN")
 
         # Review, change one answer, review again, submit.
@@ -247,7 +247,7 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
         await expect(page.locator("#url")).to_have_text(report.url)
         assert await page.locator("a").count() == 0
         await expect(page.locator(".facts")).to_contain_text("accounts.lumiere-bistro.example.com")
-        await snapshot(page, "web-consent.png")
+        await snapshot(page, screenshots / "web-consent.png")
         await page.get_by_role("button", name="Open in my browser").click()
         assert await settled(asked) == Accept()
         await expect(page.locator("h2")).to_have_text("Nothing to answer right now")
