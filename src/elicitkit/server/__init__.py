@@ -1,26 +1,103 @@
-"""The server side: what an MCP server author adds to `MCPServer` to elicit safely."""
+"""The server side: what an MCP server author adds to `MCPServer` to elicit safely.
+
+Forms: `Elicitation(server).form(ctx, message, Model)`. URL mode: a `UrlMode` installed on the
+server, and flows on top of it: `Secret` for an API key or password, `OAuthConnection` for a
+third-party sign-in. Stores, vault and completion bus have small interfaces with several
+backends, chosen by URL with `open_store` / `open_bus`.
+"""
 
 from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcome
+from elicitkit.server._redis_bus import RedisBus
+from elicitkit.server._redis_store import RedisStore
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server.bus import Bus, LocalBus
 from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.errors import (
+    BackendUnavailableError,
+    BackendURLError,
+    BusUnavailableError,
     ElicitationError,
     ElicitationTimeoutError,
+    IdentityRequiredError,
     InvalidAnswerError,
     ModeNotDeclaredError,
     NotInRequestError,
     SchemaRefusedError,
+    StoreUnavailableError,
+    UrlElicitationNotCompletedError,
+    UrlModeError,
+    VaultDecryptError,
+    VaultKeyError,
 )
+from elicitkit.server.identity import (
+    BrowserIdentity,
+    Caller,
+    HookIdentity,
+    LocalUserIdentity,
+    McpIdentity,
+    User,
+)
+from elicitkit.server.oauth import (
+    OAuthConfigError,
+    OAuthConnection,
+    OAuthConnectionError,
+    OAuthProviderError,
+)
+from elicitkit.server.secret import Secret, SecretValidator
+from elicitkit.server.store import MemoryStore, Record, State, Store
+from elicitkit.server.url_mode import RequestStateRejectedError, UrlMode, Wait
+from elicitkit.server.vault import KeyRing, Vault
+from elicitkit.server.web.login import OAuthLogin
 
 __all__ = [
     "Accepted",
+    "BackendURLError",
+    "BackendUnavailableError",
+    "BrowserIdentity",
+    "Bus",
+    "BusUnavailableError",
+    "Caller",
     "Cancelled",
     "Declined",
     "Elicitation",
     "ElicitationError",
     "ElicitationTimeoutError",
     "FormOutcome",
+    "HookIdentity",
+    "IdentityRequiredError",
     "InvalidAnswerError",
+    "KeyRing",
+    "LocalBus",
+    "LocalUserIdentity",
+    "McpIdentity",
+    "MemoryStore",
     "ModeNotDeclaredError",
     "NotInRequestError",
+    "OAuthConfigError",
+    "OAuthConnection",
+    "OAuthConnectionError",
+    "OAuthLogin",
+    "OAuthProviderError",
+    "Record",
+    "RedisBus",
+    "RedisStore",
+    "RequestStateRejectedError",
+    "SQLiteStore",
     "SchemaRefusedError",
+    "Secret",
+    "SecretValidator",
+    "State",
+    "Store",
+    "StoreUnavailableError",
+    "UrlElicitationNotCompletedError",
+    "UrlMode",
+    "UrlModeError",
+    "User",
+    "Vault",
+    "VaultDecryptError",
+    "VaultKeyError",
+    "Wait",
+    "open_bus",
+    "open_store",
 ]

@@ -30,6 +30,9 @@ from elicitkit.server._ask import ask
 from elicitkit.server._capabilities import Mode, declared_modes
 from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcome
 from elicitkit.server._rounds import RoundsMiddleware
+from elicitkit.server.errors import UrlModeError
+from elicitkit.server.secret import Secret, SecretValidator
+from elicitkit.server.url_mode import UrlMode
 
 T = TypeVar("T")
 
@@ -44,11 +47,40 @@ class Elicitation:
     across 2026-07-28 rounds; `timeout` is the default for every question (None: no limit).
     """
 
-    def __init__(self, server: MCPServer[Any], *, timeout: float | None = None) -> None:
+    def __init__(
+        self, server: MCPServer[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
+    ) -> None:
         self.server = server
         self.timeout = timeout
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
             server.middleware.append(RoundsMiddleware(server))
+        self.url_mode = url_mode
+        """URL mode for this server's tools (pages, store, vault); None until one is given."""
+        if url_mode is not None:
+            url_mode.install(server)
+
+    def secret(
+        self,
+        name: str,
+        *,
+        title: str,
+        message: str,
+        description: str | None = None,
+        validator: SecretValidator | None = None,
+    ) -> Secret:
+        """A URL-mode `Secret` (API key, password) for this server's tools: `await secret.get(ctx)`.
+
+        Raises:
+            UrlModeError: this `Elicitation` was created without `url_mode=`.
+        """
+        if self.url_mode is None:
+            raise UrlModeError(
+                "Secrets are asked for in URL mode, and this Elicitation has none: create it with "
+                "Elicitation(server, url_mode=UrlMode(...))."
+            )
+        return Secret(
+            self.url_mode, name, title=title, message=message, description=description, validator=validator
+        )
 
     def supports(self, ctx: Context[Any, Any], mode: Mode = "form") -> bool:
         """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""

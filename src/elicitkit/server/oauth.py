@@ -329,7 +329,7 @@ class OAuthConnection:
                 409,
             )
         await self._save(user, tokens)
-        await site.bus.publish(record.id)
+        await site.announce(record.id)
         return site.render(
             "done.html",
             title="Connected",
@@ -377,7 +377,7 @@ class OAuthConnection:
         site = self.url_mode.site
         if error == "access_denied":  # the person said no at the provider: a decline
             if await site.store.transition(record.id, from_states=ACTIVE, to="declined", user=record.user):
-                await site.bus.publish(record.id)
+                await site.announce(record.id)
             return site.render(
                 "done.html", title="Declined", text=f"You did not connect {self.service}. Nothing was stored."
             )

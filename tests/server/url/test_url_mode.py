@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from mcp.server.mcpserver import Context
 
 from elicitkit.server.errors import UrlModeError
 from elicitkit.server.identity import McpIdentity
@@ -130,3 +131,62 @@ async def test_pages_escape_what_they_show() -> None:
     for raw in ("<script>", "<b>alice", "<i>srv", "<u>Key", "<img>"):
         assert raw not in page.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text and "&lt;img&gt;" in page.text
+
+
+def test_facade_without_url_mode_says_what_to_do() -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    from elicitkit.server import Elicitation
+
+    with pytest.raises(UrlModeError, match="url_mode=UrlMode"):
+        Elicitation(MCPServer("s")).secret("k", title="Key", message="why")
+
+
+async def test_facade_secret_end_to_end_in_process() -> None:
+    """`Elicitation(server, url_mode=...)` mounts the pages; `elicit.secret(...)` is a `Secret`."""
+    import asyncio
+
+    import httpx
+    from mcp import Client
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import ElicitResult
+
+    from elicitkit.server import Elicitation
+
+    server = MCPServer("facade")
+    url_mode = UrlMode(
+        public_url="http://127.0.0.1:1",
+        keys=KeyRing.from_string(KeyRing.generate()),
+        store=MemoryStore(),
+        identity=McpIdentity.single_user_local(),
+    )
+    elicit = Elicitation(server, url_mode=url_mode)
+    token = elicit.secret("token", title="Token", message="The tool needs your token.")
+
+    @server.tool()
+    async def use(ctx: Context) -> str:  # type: ignore[type-arg]
+        return f"got {len(await token.get(ctx))} characters"
+
+    urls: asyncio.Queue[str] = asyncio.Queue()
+
+    async def on_elicit(context: object, params: object) -> ElicitResult:
+        urls.put_nowait(params.url)  # type: ignore[attr-defined]
+        return ElicitResult(action="accept")
+
+    app = server.streamable_http_app()
+    async with (
+        Client(server, mode="legacy", elicitation_callback=on_elicit, cache=None) as client,
+        httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://127.0.0.1:1") as browser,
+    ):
+        call = asyncio.create_task(client.call_tool("use", {}))
+        url = await asyncio.wait_for(urls.get(), 10)
+        page = await browser.get(url)
+        assert page.status_code == 200 and "Token" in page.text
+        cookie = page.headers["set-cookie"].split(";", 1)[0]
+        csrf = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+        done = await browser.post(
+            url, data={"csrf": csrf, "secret": "s3cret-value", "action": "save"}, headers={"cookie": cookie}
+        )
+        assert done.status_code == 200 and "Saved" in done.text
+        result = await asyncio.wait_for(call, 10)
+    assert not result.is_error and "got 12 characters" in result.content[0].text  # type: ignore[union-attr]

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from elicitkit.server.errors import VaultDecryptError
+from elicitkit.server.errors import BackendUnavailableError, VaultDecryptError
 from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record
 
@@ -185,6 +185,17 @@ class Site:
             samesite="lax",
         )
 
+    async def announce(self, record_id: str) -> None:
+        """Publish that `record_id` finished; an outage must not turn a saved answer into an error.
+
+        The record is already final in the store, and a bus that reconnects re-checks the store
+        for what its sessions wait on, so the person still sees "Saved" and the notice follows.
+        """
+        try:
+            await self.bus.publish(record_id)
+        except BackendUnavailableError as exc:
+            logger.warning("completion saved but not announced yet (%s); it is delivered on reconnect", exc)
+
     # -- rendering -----------------------------------------------------------------------
 
     def render(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -287,7 +298,7 @@ class Site:
             declined = await self.store.transition(record.id, from_states=ACTIVE, to="declined", user=person)
             if declined is None:
                 return self.refusal(request, "Link no longer active", "Nothing was changed.", status_code=409)
-            await self.bus.publish(record.id)
+            await self.announce(record.id)
             return self.render("done.html", title="Declined", text="You declined. Nothing was stored.")
         error = await flow.check(record, form)
         if error is not None:
@@ -303,7 +314,7 @@ class Site:
                 status_code=409,
             )
         await flow.finish(claimed, form)
-        await self.bus.publish(record.id)
+        await self.announce(record.id)
         return self.render(
             "done.html", title="Done", text="Saved. You can close this tab and return to your application."
         )
