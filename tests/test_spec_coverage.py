@@ -11,7 +11,45 @@ REQUIREMENTS = ROOT.parent / "shared" / "spec" / "REQUIREMENTS.md"
 
 # The IDs of REQUIREMENTS.md (revision 2025-11-25 plus the 2026-07-28 points), kept here so the
 # check also runs where the steering repo's copy is not beside the project.
-IDS = ["C-01", "S-01", "C-02", "S-02", "C-03", "S-03", "C-04", "S-10", "S-11", "S-12", "S-13", "C-10", "C-11", "C-12", "S-20", "S-21", "S-22", "S-23", "C-20", "C-21", "S-24", "C-22", "C-23", "C-24", "R-01", "S-30", "S-31", "S-32", "S-33", "S-34", "S-35", "C-30", "C-31", "M-01", "M-02", "M-03", "M-04"]
+IDS = [
+    "C-01",
+    "S-01",
+    "C-02",
+    "S-02",
+    "C-03",
+    "S-03",
+    "C-04",
+    "S-10",
+    "S-11",
+    "S-12",
+    "S-13",
+    "C-10",
+    "C-11",
+    "C-12",
+    "S-20",
+    "S-21",
+    "S-22",
+    "S-23",
+    "C-20",
+    "C-21",
+    "S-24",
+    "C-22",
+    "C-23",
+    "C-24",
+    "R-01",
+    "S-30",
+    "S-31",
+    "S-32",
+    "S-33",
+    "S-34",
+    "S-35",
+    "C-30",
+    "C-31",
+    "M-01",
+    "M-02",
+    "M-03",
+    "M-04",
+]
 
 
 def rows() -> dict[str, list[str]]:
