@@ -4,10 +4,13 @@ The server is an `MCPServer` with `UrlMode` mounted on its own app (the real pag
 `Secret` flow), a store and bus chosen by URL (`sqlite:///...` with the in-process bus, or
 `redis://...` with the Redis bus), and a few routes under `/bench/` that only benchmarks use:
 
-- `POST /bench/sdk_notify/<token>`: the SDK floor: the `sdk_wait` tool call waiting on this
-  token sends the same notice on its own stream, with no store and no bus in between;
-- `POST /bench/finish/<id>`: finish a flow the way the page's submit does (claim the record as
-  completed, then publish on the bus) and answer the `time.monotonic()` at which it started;
+- `POST /bench/finish/<id>?after=S`: answer at once, then (S seconds later, so that the client
+  is idle, as it is while a person is in the browser) finish the flow the way the page's
+  submit does: claim the record as completed in the store, then announce it on the bus
+  (`Site.announce`, the same call the submit makes);
+- `POST /bench/sdk_notify/<token>?after=S`: the SDK floor, likewise: the `sdk_wait` tool call
+  waiting on this token sends the same notice on its own stream, with no store and no bus;
+- `GET /bench/times/<id>`: the `time.monotonic()` readings of that finish (start, publish);
 - `GET /bench/delivered/<id>`: when this server's bus called the listener of `<id>` (its
   `Bus` is wrapped to note the time, nothing else changes);
 - `POST /bench/pending?n=N`: create N pending records for the user (as `UrlMode` does);
@@ -40,6 +43,7 @@ from typing import Any
 import anyio
 import httpx
 from mcp.server.mcpserver import Context, MCPServer
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
@@ -115,7 +119,7 @@ def build_app(public_url: str, store_url: str) -> Any:
     )
 
     @server.tool()
-    async def wait_for_finish(ctx: Context) -> str:  # type: ignore[type-arg]
+    async def wait_for_finish(ctx: Context) -> str:
         """A live URL-mode elicitation that waits until its record finishes; returns its id."""
         record = await url_mode.ask(ctx, api_key, FLOW_MESSAGE, {"description": "Any value will do."})
         return record.id
@@ -123,7 +127,7 @@ def build_app(public_url: str, store_url: str) -> Any:
     waiting: dict[str, Callable[[], Awaitable[None]]] = {}
 
     @server.tool()
-    async def sdk_wait(token: str, ctx: Context) -> str:  # type: ignore[type-arg]
+    async def sdk_wait(token: str, ctx: Context) -> str:
         """The SDK alone: wait, then send the same notice on this call's stream (no store, no bus)."""
         sent = anyio.Event()
 
@@ -136,28 +140,43 @@ def build_app(public_url: str, store_url: str) -> Any:
             await sent.wait()
         return token
 
+    times: dict[str, dict[str, float]] = {}
+
     @server.custom_route("/bench/sdk_notify/{token}", methods=["POST"])
     async def sdk_notify(request: Request) -> Response:
         token = request.path_params["token"]
-        with anyio.fail_after(10):
-            while token not in waiting:  # noqa: ASYNC110 - the tool call may not have started yet
-                await anyio.sleep(0.002)
-        notify = waiting.pop(token)
-        started = time.monotonic()
-        await notify()
-        return JSONResponse({"started": started})
+
+        async def later() -> None:
+            with anyio.fail_after(10):
+                while token not in waiting:  # noqa: ASYNC110 - the tool call may not have started yet
+                    await anyio.sleep(0.002)
+            notify = waiting.pop(token)
+            await anyio.sleep(float(request.query_params.get("after", "0")))
+            started = time.monotonic()
+            await notify()
+            times[token] = {"started": started}
+
+        return JSONResponse({}, status_code=202, background=BackgroundTask(later))
 
     @server.custom_route("/bench/finish/{record_id}", methods=["POST"])
     async def finish(request: Request) -> Response:
-        # What the page's submit does once the form checked out: claim, keep, publish.
-        started = time.monotonic()
         record_id = request.path_params["record_id"]
-        claimed = await store.transition(record_id, from_states=ACTIVE, to="completed", user=user)
-        if claimed is None:
-            return JSONResponse({"error": "not active"}, status_code=409)
-        published = time.monotonic()
-        await url_mode.bus.publish(record_id)
-        return JSONResponse({"started": started, "published": published})
+
+        async def later() -> None:
+            await anyio.sleep(float(request.query_params.get("after", "0")))
+            # What the page's submit does once the form checked out: claim, keep, publish.
+            started = time.monotonic()
+            claimed = await store.transition(record_id, from_states=ACTIVE, to="completed", user=user)
+            assert claimed is not None, "the benchmark finished a record that was not active"
+            published = time.monotonic()
+            await url_mode.site.announce(record_id)
+            times[record_id] = {"started": started, "published": published}
+
+        return JSONResponse({}, status_code=202, background=BackgroundTask(later))
+
+    @server.custom_route("/bench/times/{key}", methods=["GET"])
+    async def finish_times(request: Request) -> Response:
+        return JSONResponse(times.pop(request.path_params["key"]))
 
     @server.custom_route("/bench/delivered/{record_id}", methods=["GET"])
     async def delivered(request: Request) -> Response:

@@ -3,10 +3,17 @@
 
 One flow: an `mcp.Client` (streamable HTTP, 2025-11-25) calls a tool that asks a live URL-mode
 elicitation; the client's elicitation callback consents; then the flow is finished on a server
-the way the page's submit does it (claim the record as completed in the store, then publish
-its id on the bus), and the client's message handler notes when the notice arrives. The clock
-is `time.monotonic()` (CLOCK_MONOTONIC, one clock for every process on the machine): the start
-is read in the server just before the store claim, the end in the client.
+the way the page's submit does it (claim the record as completed in the store, then announce
+its id on the bus with `Site.announce`), and the client's message handler notes when the
+notice arrives. The server answers the request to finish at once and finishes `AFTER`
+seconds later, when the client is idle (as it is while a person is in the browser). The clock
+is `time.monotonic()` (CLOCK_MONOTONIC, one clock for every process on the machine): the start is read in the
+server just before the store claim, the end in the client.
+
+Supporting figures split each flow into the claim (the store transition), the bus (publish
+until the session's server calls the listener) and the send (listener until the client holds
+the notice), and measure the SDK floor (`sdk_notice`: a tool sending the same notice straight
+through `session.send_elicit_complete`, no store, no bus) on the session's server.
 
 - local: one server process, SQLite store and the in-process bus; the client's session and
   the finish on the same server.
@@ -41,6 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _harness import bench_server, p99, server_env
 from redis_server import RedisServer
+
+AFTER = 0.01
+"""Seconds between asking a server to finish and its finishing: the client is idle by then."""
 
 
 class _Notices:
@@ -110,38 +120,39 @@ async def _flows(
         for i in range(warmup + flows):
             call = asyncio.create_task(client.call_tool("wait_for_finish", {}))
             elicitation_id = await asyncio.wait_for(notices.asked.get(), 30)
-            await asyncio.sleep(0.005)  # the consent reaches the server (a person takes seconds)
-            finished = await http.post(f"{finish_url}/bench/finish/{elicitation_id}")
-            finished.raise_for_status()
+            # The server answers at once and finishes AFTER s later, when this client is idle.
+            finishing = await http.post(
+                f"{finish_url}/bench/finish/{elicitation_id}", params={"after": AFTER}
+            )
+            finishing.raise_for_status()
             result = await asyncio.wait_for(call, 30)
             assert not result.is_error, result
             arrived = notices.arrived.pop(elicitation_id)
-            delivered = (await http.get(f"{session_url}/bench/delivered/{elicitation_id}")).json()[
-                "delivered"
-            ]
+            times = (await http.get(f"{finish_url}/bench/times/{elicitation_id}")).json()
+            delivered = (await http.get(f"{session_url}/bench/delivered/{elicitation_id}")).json()
             if i >= warmup:
-                times = finished.json()
                 samples["from_finish"].append(arrived - times["started"])
                 samples["from_publish"].append(arrived - times["published"])
                 samples["claim"].append(times["published"] - times["started"])
-                samples["bus"].append(delivered - times["published"])
-                samples["send"].append(arrived - delivered)
+                samples["bus"].append(delivered["delivered"] - times["published"])
+                samples["send"].append(arrived - delivered["delivered"])
             token = uuid.uuid4().hex  # the SDK floor, on the session's own server
             call = asyncio.create_task(client.call_tool("sdk_wait", {"token": token}))
-            notified = await http.post(f"{session_url}/bench/sdk_notify/{token}")
-            notified.raise_for_status()
+            notifying = await http.post(f"{session_url}/bench/sdk_notify/{token}", params={"after": AFTER})
+            notifying.raise_for_status()
             result = await asyncio.wait_for(call, 30)
             assert not result.is_error, result
             arrived = notices.arrived.pop(token)
+            started = (await http.get(f"{session_url}/bench/times/{token}")).json()["started"]
             if i >= warmup:
-                samples["sdk"].append(arrived - notified.json()["started"])
+                samples["sdk"].append(arrived - started)
             if pubsub is not None:
                 for _ in range(3):
                     rtt = await _pubsub_round_trip(publisher, pubsub, "bench:pubsub")
                     if i >= warmup:
                         samples["pubsub"].append(rtt)
     if pubsub is not None and publisher is not None:
-        await pubsub.aclose()
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
         await listener.aclose()
         await publisher.aclose()
     return samples

@@ -16,6 +16,11 @@ requests in flight) runs rounds of `per_round` requests of each kind, alternatin
 first; `landing_rps_ratio` is the median of the rounds' ratios (landing over bare). The
 request count is bounded: rounds x per_round of each kind. Target (issue 8): >= 0.5.
 
+`concurrency` is 1 by default: with several landing requests in flight, `SQLiteStore` answers
+some of them with "cannot commit transaction - SQL statements in progress" (a cursor left open
+across an await on its one shared connection while another task commits; see
+docs/performance.md). Raise it once that is fixed.
+
 Run: `.venv/bin/python benchmarks/landing.py`. `run()` returns the figures.
 """
 
