@@ -63,14 +63,17 @@ def _row_to_record(row: Any) -> Record:
 class SQLiteStore:
     """A `Store` in a SQLite file (created with mode 0600, its folder 0700).
 
-    One connection per store, opened on first use; SQLite serialises writers, and every
-    state change is one conditional UPDATE, so concurrent completions cannot both win.
+    One connection per store, opened on first use. Every state change is one conditional
+    UPDATE, so concurrent completions cannot both win; and each operation runs alone on the
+    connection (statement and commit under one lock, cursors closed before the lock is let go),
+    so one task's commit never lands in the middle of another task's statement.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
         self._db: aiosqlite.Connection | None = None
         self._lock = anyio.Lock()
+        self._turn = anyio.Lock()
 
     async def _conn(self) -> aiosqlite.Connection:
         if self._db is not None:
@@ -100,29 +103,33 @@ class SQLiteStore:
 
     async def create(self, record: Record) -> None:
         db = await self._conn()
-        await db.execute(
-            f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
-            (
-                record.id,
-                record.user.issuer,
-                record.user.subject,
-                record.client_id,
-                record.flow,
-                record.message,
-                record.state,
-                record.created_at,
-                record.updated_at,
-                record.expires_at,
-                json.dumps(record.details),
-            ),
-        )
-        await db.commit()
+        async with self._turn:
+            await self._write(
+                db,
+                f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
+                (
+                    record.id,
+                    record.user.issuer,
+                    record.user.subject,
+                    record.client_id,
+                    record.flow,
+                    record.message,
+                    record.state,
+                    record.created_at,
+                    record.updated_at,
+                    record.expires_at,
+                    json.dumps(record.details),
+                ),
+            )
 
     async def get(self, record_id: str) -> Record | None:
         db = await self._conn()
-        async with db.execute(f"SELECT {_COLUMNS} FROM records WHERE id = ?", (record_id,)) as cur:  # noqa: S608
-            row = await cur.fetchone()
-        return None if row is None else _row_to_record(row).effective()
+        async with self._turn:
+            rows = await db.execute_fetchall(
+                f"SELECT {_COLUMNS} FROM records WHERE id = ?",  # noqa: S608
+                (record_id,),
+            )
+        return _row_to_record(next(iter(rows))).effective() if rows else None
 
     async def transition(
         self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -144,61 +151,72 @@ class SQLiteStore:
             params += [user.issuer, user.subject]
         sql += f" RETURNING {_COLUMNS}"
         db = await self._conn()
-        async with db.execute(sql, params) as cur:
-            row = await cur.fetchone()
-        await db.commit()
-        return None if row is None else _row_to_record(row)
+        async with self._turn:
+            rows = await db.execute_fetchall(sql, params)
+            await db.commit()
+        return _row_to_record(next(iter(rows))) if rows else None
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now
         active, terminal = sorted(ACTIVE), sorted(TERMINAL)
         db = await self._conn()
-        cur = await db.execute(
-            "UPDATE records SET state = 'expired', updated_at = ? WHERE state IN (?, ?) AND expires_at <= ?",
-            (now, *active, now),
-        )
-        changed = cur.rowcount
-        cur = await db.execute(
-            "DELETE FROM records WHERE state IN (?, ?, ?, ?) AND updated_at < ?",
-            (*terminal, now - keep_for),
-        )
-        changed += cur.rowcount
-        await db.execute("DELETE FROM once WHERE deadline <= ?", (now,))
-        await db.commit()
+        async with self._turn:
+            async with db.execute(
+                "UPDATE records SET state = 'expired', updated_at = ? "
+                "WHERE state IN (?, ?) AND expires_at <= ?",
+                (now, *active, now),
+            ) as cur:
+                changed = cur.rowcount
+            async with db.execute(
+                "DELETE FROM records WHERE state IN (?, ?, ?, ?) AND updated_at < ?",
+                (*terminal, now - keep_for),
+            ) as cur:
+                changed += cur.rowcount
+            await self._write(db, "DELETE FROM once WHERE deadline <= ?", (now,))
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
         db = await self._conn()
-        await db.execute("INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)", (key, bytes(data)))
-        await db.commit()
+        async with self._turn:
+            await self._write(
+                db, "INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)", (key, bytes(data))
+            )
 
     async def get_blob(self, key: str) -> bytes | None:
         db = await self._conn()
-        async with db.execute("SELECT data FROM blobs WHERE key = ?", (key,)) as cur:
-            row = await cur.fetchone()
-        return None if row is None else bytes(row[0])
+        async with self._turn:
+            rows = await db.execute_fetchall("SELECT data FROM blobs WHERE key = ?", (key,))
+        return bytes(next(iter(rows))[0]) if rows else None
 
     async def delete_blob(self, key: str) -> None:
         db = await self._conn()
-        await db.execute("DELETE FROM blobs WHERE key = ?", (key,))
-        await db.commit()
+        async with self._turn:
+            await self._write(db, "DELETE FROM blobs WHERE key = ?", (key,))
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         db = await self._conn()
-        await db.execute(
-            "INSERT OR REPLACE INTO once (key, data, deadline) VALUES (?, ?, ?)",
-            (key, bytes(data), time.time() + ttl),
-        )
-        await db.commit()
+        async with self._turn:
+            await self._write(
+                db,
+                "INSERT OR REPLACE INTO once (key, data, deadline) VALUES (?, ?, ?)",
+                (key, bytes(data), time.time() + ttl),
+            )
 
     async def take_once(self, key: str) -> bytes | None:
         db = await self._conn()
-        async with db.execute(
-            "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, time.time())
-        ) as cur:
-            row = await cur.fetchone()
+        async with self._turn:
+            rows = await db.execute_fetchall(
+                "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, time.time())
+            )
+            await db.commit()
+        return bytes(next(iter(rows))[0]) if rows else None
+
+    @staticmethod
+    async def _write(db: aiosqlite.Connection, sql: str, params: Any) -> None:
+        """One statement and its commit; the caller holds the turn."""
+        async with db.execute(sql, params):
+            pass
         await db.commit()
-        return None if row is None else bytes(row[0])
 
     async def close(self) -> None:
         if self._db is not None:

@@ -174,3 +174,19 @@ async def test_single_use_value_has_exactly_one_taker(store: Store) -> None:
 
 async def test_satisfies_the_protocol(store: Store) -> None:
     assert isinstance(store, Store)
+
+
+async def test_many_tasks_reading_and_moving_records_at_once_never_trip_over_each_other(store: Store) -> None:
+    records = [new_record() for _ in range(500)]
+    for record in records:
+        await store.create(record)
+
+    async def visit(record: Record) -> bool:
+        assert await store.get(record.id) is not None
+        moved = await store.transition(record.id, from_states=ACTIVE, to="opened", user=ALICE)
+        await store.put_once(f"state-{record.id}", b"x", ttl=60)
+        assert await store.take_once(f"state-{record.id}") == b"x"
+        return moved is not None
+
+    assert all(await asyncio.gather(*(visit(r) for r in records)))
+    assert {(await store.get(r.id)).state for r in records} == {"opened"}  # type: ignore[union-attr]

@@ -137,6 +137,7 @@ class Site:
             loader=jinja2.FileSystemLoader(_HERE / "templates"),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
+            auto_reload=False,  # templates ship with the package; no stat() per page
         )
 
     # -- routes --------------------------------------------------------------------------
