@@ -1,8 +1,11 @@
-"""Every example in docs/schema.md and docs/client-guide.md runs, and prints what the page says.
+"""Every example in the guides (`PAGES`) runs, and prints what the page says.
 
 See `docblocks` for how a fence says what kind of example it is. The client guide's scripts
 talk to `http://127.0.0.1:8000/mcp`, the address `python examples/quickstart/server.py`
-serves; here that server runs on a free port and the scripts are pointed at it.
+serves; here that server runs on a free port and the scripts are pointed at it. The server
+guide's scripts start what they need themselves (servers in process, pages on 127.0.0.1, the
+demo authorization server and provider); the security and deployment pages cite tests as
+proof, and `test_cited_tests_exist` keeps those citations pointing at real tests.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import pytest
 from docblocks import Block, blocks, commands
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ("schema.md", "client-guide.md")
+PAGES = ("schema.md", "client-guide.md", "server-guide.md", "security.md", "deployment.md")
 QUICKSTART_URL = "http://127.0.0.1:8000/mcp"
 KNOWN = {"pycon", "python", "console", "json", "text", "toml"}
 
@@ -175,3 +178,19 @@ def test_links_and_images_resolve(page: str) -> None:
             assert (ROOT / "docs" / path).exists(), f"docs/{page} links to missing {path}"
         else:
             assert fragment in anchors, f"docs/{page} links to #{fragment}, no such heading"
+
+
+_TEST_REF = re.compile(r"`(tests/[\w/]+\.py)(?:::(\w+))?")
+
+
+@pytest.mark.parametrize("page", ["server-guide.md", "security.md", "deployment.md"])
+def test_cited_tests_exist(page: str) -> None:
+    """Every `tests/...py::test_name` a page cites as proof is a test file with that test in it."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    for path, name in _TEST_REF.findall(text):
+        source = ROOT / path
+        assert source.is_file(), f"docs/{page} cites missing {path}"
+        if name:
+            assert re.search(rf"^(async )?def {name}\(", source.read_text(encoding="utf-8"), re.MULTILINE), (
+                f"docs/{page} cites {path}::{name}, which is not there"
+            )
