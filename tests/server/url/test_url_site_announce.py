@@ -24,7 +24,7 @@ class DownBus:
         raise AssertionError("not used")
 
 
-async def test_announce_survives_a_bus_outage_and_says_so_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
+async def test_announce_survives_a_bus_outage_and_logs_it(caplog: pytest.LogCaptureFixture) -> None:
     bus = DownBus()
     site = Site(
         server_name="test",
