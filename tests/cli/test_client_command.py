@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
-STDIO_SERVER = [sys.executable, str(Path(__file__).with_name("stdio_server.py"))]
+STDIO_SERVER = [sys.executable, str(Path(__file__).with_name("coffee_stdio_server.py"))]
 
 
 def client(
@@ -112,7 +112,7 @@ def test_stdio_server_form_answered(tmp_path: Path, protocol: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "2 large coffee(s) for Ada, no milk."
     asker = (
-        "tiny-stdio" if protocol == "2025-11-25" else "stdio_server.py"
+        "tiny-stdio" if protocol == "2025-11-25" else "coffee_stdio_server.py"
     )  # a pinned 2026 client skips discovery
     assert f"{asker}  asks the script to fill in a form:" in done.stderr
     assert "Cups   integer from 1 to 5, default 1" in done.stderr

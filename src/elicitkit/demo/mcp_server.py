@@ -29,13 +29,19 @@ from elicitkit.demo._serve import LocalServer
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
 from elicitkit.schema import TitledEnum
-from elicitkit.server import Accepted, Cancelled, Declined, Elicitation
-from elicitkit.server.oauth import OAuthConnection
-from elicitkit.server.secret import Secret
-from elicitkit.server.store import Store
-from elicitkit.server.url_mode import UrlMode, Wait
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.login import OAuthLogin
+from elicitkit.server import (
+    Accepted,
+    Cancelled,
+    Declined,
+    Elicitation,
+    KeyRing,
+    OAuthConnection,
+    OAuthLogin,
+    Secret,
+    Store,
+    UrlMode,
+    Wait,
+)
 
 __all__ = ["Booking", "DemoMcpServer", "Seating", "key_fingerprint"]
 

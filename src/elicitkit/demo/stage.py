@@ -19,8 +19,8 @@ import platformdirs
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.mcp_server import DemoMcpServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server._sqlite_store import SQLiteStore
-from elicitkit.server.vault import KEYS_ENV, KeyRing
+from elicitkit.server import KeyRing, SQLiteStore
+from elicitkit.server.vault import KEYS_ENV
 
 __all__ = ["Stage", "default_data_dir", "demo_keys", "running_stage"]
 

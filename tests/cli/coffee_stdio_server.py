@@ -1,6 +1,6 @@
 """A tiny MCP server over stdio whose one tool asks a form question with elicitkit.
 
-python tests/cli/stdio_server.py
+python tests/cli/coffee_stdio_server.py
 """
 
 from __future__ import annotations
