@@ -3,76 +3,31 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shlex
-import shutil
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import tmux_pane
 
 DRIVER = Path(__file__).parent / "terminal_app" / "driver.py"
-TMUX = shutil.which("tmux") or "/usr/bin/tmux"
 
 
-class Pane:
-    """One tmux server (own socket) running the driver in a fixed-size window."""
+class Pane(tmux_pane.Pane):
+    """The driver in a pane; its reply is the JSON it writes to `out`."""
 
     def __init__(self, scenario: str, out: Path, width: int, height: int) -> None:
-        self.socket = f"elicitkit-{uuid.uuid4().hex[:12]}"
+        super().__init__([sys.executable, str(DRIVER), scenario, str(out)], width, height)
         self.out = out
-        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES", "TMUX")}
-        command = (
-            f"{shlex.quote(sys.executable)} {shlex.quote(str(DRIVER))} {scenario} {shlex.quote(str(out))}"
-            '; echo "[exit $?]"; sleep 600'
-        )
-        subprocess.run(
-            [TMUX, "-L", self.socket, "-f", "/dev/null", "new-session", "-d", "-s", "main",
-             "-x", str(width), "-y", str(height), command],
-            check=True,
-            env=env,
-        )  # fmt: skip
-        self.socket_path = Path(self.tmux("display-message", "-p", "#{socket_path}").strip())
-
-    def tmux(self, *args: str) -> str:
-        done = subprocess.run([TMUX, "-L", self.socket, *args], check=True, capture_output=True, text=True)
-        return done.stdout
-
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            self.tmux("send-keys", "-t", "main", key)
-
-    def type(self, text: str) -> None:
-        self.tmux("send-keys", "-t", "main", "-l", text)
-
-    def screen(self, escapes: bool = False) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "main", *(["-e"] if escapes else []))
-
-    def wait_for(self, *texts: str, timeout: float = 20.0) -> str:
-        """Poll the screen until every text shows; fail with the screen if they never do."""
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if all(text in screen for text in texts):
-                return screen
-            if time.monotonic() > deadline:
-                pytest.fail(f"never saw {texts!r} on the screen:\n{screen}")
-            time.sleep(0.05)
 
     def reply(self) -> Any:
         screen = self.wait_for("[exit ")
         assert "[exit 0]" in screen, screen
         return json.loads(self.out.read_text())
-
-    def close(self) -> None:
-        subprocess.run([TMUX, "-L", self.socket, "kill-server"], capture_output=True, check=False)
-        self.socket_path.unlink(missing_ok=True)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
-from elicitkit.server.bus import Listener, Unsubscribe
+from elicitkit.server.bus import Listener, Listeners, Unsubscribe, call_listener
 from elicitkit.server.errors import BusUnavailableError
 from elicitkit.server.store import TERMINAL, Store
 
@@ -58,7 +58,7 @@ class RedisBus:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self._owns_client = owns_client
-        self._listeners: dict[str, list[Listener]] = {}
+        self._listeners = Listeners()
         self._reader: asyncio.Task[None] | None = None
         self._deliveries: set[asyncio.Task[None]] = set()
         self.connected = asyncio.Event()
@@ -70,16 +70,8 @@ class RedisBus:
             self._reader = asyncio.get_running_loop().create_task(self._listen(), name="elicitkit-redis-bus")
 
     def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
-        self._listeners.setdefault(elicitation_id, []).append(listener)
+        unsubscribe = self._listeners.add(elicitation_id, listener)
         self.start()
-
-        def unsubscribe() -> None:
-            listeners = self._listeners.get(elicitation_id, [])
-            if listener in listeners:
-                listeners.remove(listener)
-            if not listeners:
-                self._listeners.pop(elicitation_id, None)
-
         return unsubscribe
 
     async def publish(self, elicitation_id: str) -> None:
@@ -150,22 +142,16 @@ class RedisBus:
         self._deliver(elicitation_id)
 
     def _deliver(self, elicitation_id: str) -> None:
-        for listener in self._listeners.pop(elicitation_id, []):
-            task = asyncio.get_running_loop().create_task(self._call(listener, elicitation_id))
+        for listener in self._listeners.take(elicitation_id):
+            task = asyncio.get_running_loop().create_task(call_listener(listener, elicitation_id))
             self._deliveries.add(task)
             task.add_done_callback(self._deliveries.discard)
-
-    async def _call(self, listener: Listener, elicitation_id: str) -> None:
-        try:
-            await listener(elicitation_id)
-        except Exception:  # one gone session must not stop the others' delivery
-            logger.exception("elicitation completion listener failed")
 
     async def _catch_up(self) -> None:
         """Deliver the ids we wait for that finished while we were not subscribed."""
         if self.store is None:
             return
-        for elicitation_id in list(self._listeners):
+        for elicitation_id in self._listeners.ids():
             try:
                 record = await self.store.get(elicitation_id)
             except Exception as exc:  # the store may still be coming back; the next reconnect retries

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-__all__ = ["Bus", "Listener", "LocalBus", "Unsubscribe"]
+__all__ = ["Bus", "Listener", "Listeners", "LocalBus", "Unsubscribe"]
 
 logger = logging.getLogger(__name__)
 
@@ -31,27 +31,53 @@ class Bus(Protocol):
         ...
 
 
+class Listeners:
+    """Who waits for which elicitation in this process. Each listener is handed out once."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, list[Listener]] = {}
+
+    def __contains__(self, elicitation_id: object) -> bool:
+        return elicitation_id in self._by_id
+
+    def ids(self) -> list[str]:
+        """The ids someone here is waiting for."""
+        return list(self._by_id)
+
+    def add(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
+        self._by_id.setdefault(elicitation_id, []).append(listener)
+
+        def unsubscribe() -> None:
+            listeners = self._by_id.get(elicitation_id, [])
+            if listener in listeners:
+                listeners.remove(listener)
+            if not listeners:
+                self._by_id.pop(elicitation_id, None)
+
+        return unsubscribe
+
+    def take(self, elicitation_id: str) -> list[Listener]:
+        """Remove and return the listeners of `elicitation_id`, so none runs twice."""
+        return self._by_id.pop(elicitation_id, [])
+
+
+async def call_listener(listener: Listener, elicitation_id: str) -> None:
+    """Run one listener; one gone session must not stop the others' delivery."""
+    try:
+        await listener(elicitation_id)
+    except Exception:
+        logger.exception("elicitation completion listener failed")
+
+
 class LocalBus:
     """An in-process `Bus`. Each listener runs at most once, then is dropped."""
 
     def __init__(self) -> None:
-        self._listeners: dict[str, list[Listener]] = {}
+        self._listeners = Listeners()
 
     def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
-        self._listeners.setdefault(elicitation_id, []).append(listener)
-
-        def unsubscribe() -> None:
-            listeners = self._listeners.get(elicitation_id, [])
-            if listener in listeners:
-                listeners.remove(listener)
-            if not listeners:
-                self._listeners.pop(elicitation_id, None)
-
-        return unsubscribe
+        return self._listeners.add(elicitation_id, listener)
 
     async def publish(self, elicitation_id: str) -> None:
-        for listener in self._listeners.pop(elicitation_id, []):
-            try:
-                await listener(elicitation_id)
-            except Exception:  # one gone session must not stop the others' delivery
-                logger.exception("elicitation completion listener failed")
+        for listener in self._listeners.take(elicitation_id):
+            await call_listener(listener, elicitation_id)

@@ -1,6 +1,6 @@
 """A program in a real pseudo-terminal: a private tmux server runs it, tests type and read the screen.
 
-The same driving as tests/client/test_terminal_tty.py, for any command.
+Shared by the terminal UI tests (tests/client/test_terminal_tty.py, test_terminal_screenshots.py).
 """
 
 from __future__ import annotations
