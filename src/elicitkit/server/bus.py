@@ -40,6 +40,9 @@ class Listeners:
     def __contains__(self, elicitation_id: object) -> bool:
         return elicitation_id in self._by_id
 
+    def __len__(self) -> int:
+        return len(self._by_id)
+
     def ids(self) -> list[str]:
         """The ids someone here is waiting for."""
         return list(self._by_id)
