@@ -44,6 +44,7 @@ _templates = jinja2.Environment(
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
+    auto_reload=False,  # templates ship with the package; no stat() per page
 )
 
 
