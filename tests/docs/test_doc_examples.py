@@ -14,14 +14,13 @@ import doctest
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import quickstart_server
 from docblocks import Block, blocks, commands
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,26 +114,9 @@ def test_console(page: str, block: Block, tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def quickstart() -> Iterator[str]:
-    """examples/quickstart/server.py on a free port, as tests/examples/test_quickstart.py runs it."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = ROOT / "examples" / "quickstart" / "server.py"
-    process = subprocess.Popen([sys.executable, str(server), str(port)])
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                assert process.poll() is None, "the quickstart server exited early"
-                assert time.monotonic() < deadline, "the quickstart server did not start in 30 s"
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    """examples/quickstart/server.py on a free port, shared by the module's examples."""
+    with quickstart_server() as url:
+        yield url
 
 
 @pytest.mark.parametrize(("page", "block"), _cases("python"))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import quickstart_server
 
 from elicitkit.client import Accept, Decline, ElicitationHandler, FormQuestion, ScriptedUI
 
@@ -18,24 +17,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
 
 @pytest.fixture
 def server_url() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([sys.executable, str(EXAMPLES / "server.py"), str(port)])
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                assert process.poll() is None, "the quickstart server exited early"
-                assert time.monotonic() < deadline, "the quickstart server did not start in 30 s"
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with quickstart_server() as url:
+        yield url
 
 
 @pytest.mark.parametrize("revision", ["legacy", "auto"])
