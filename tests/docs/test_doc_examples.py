@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import quickstart_server
 from docblocks import Block, blocks, commands
+from quickstart_server import quickstart_server
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("schema.md", "client-guide.md", "server-guide.md", "security.md", "deployment.md")
