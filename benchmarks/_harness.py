@@ -6,11 +6,11 @@ The server is an `MCPServer` with `UrlMode` mounted on its own app (the real pag
 
 - `POST /bench/finish/<id>?after=S`: answer at once, then (S seconds later, so that the client
   is idle, as it is while a person is in the browser) finish the flow the way the page's
-  submit does: claim the record as completed in the store, then announce it on the bus
-  (`Site.announce`, the same call the submit makes);
+  submit does: claim the record as completed in the store, then `Site.announce` (the same
+  calls the submit makes; a Redis store has published the id in the claim's own script);
 - `POST /bench/sdk_notify/<token>?after=S`: the SDK floor, likewise: the `sdk_wait` tool call
   waiting on this token sends the same notice on its own stream, with no store and no bus;
-- `GET /bench/times/<id>`: the `time.monotonic()` readings of that finish (start, publish);
+- `GET /bench/times/<id>`: the `time.monotonic()` readings of that finish (start, claimed);
 - `GET /bench/delivered/<id>`: when this server's bus called the listener of `<id>` (its
   `Bus` is wrapped to note the time, nothing else changes);
 - `POST /bench/pending?n=N`: create N pending records for the user (as `UrlMode` does);
@@ -164,13 +164,13 @@ def build_app(public_url: str, store_url: str) -> Any:
 
         async def later() -> None:
             await anyio.sleep(float(request.query_params.get("after", "0")))
-            # What the page's submit does once the form checked out: claim, keep, publish.
+            # What the page's submit does once the form checked out: claim, then announce.
             started = time.monotonic()
-            claimed = await store.transition(record_id, from_states=ACTIVE, to="completed", user=user)
-            assert claimed is not None, "the benchmark finished a record that was not active"
-            published = time.monotonic()
+            record = await store.transition(record_id, from_states=ACTIVE, to="completed", user=user)
+            assert record is not None, "the benchmark finished a record that was not active"
+            claimed = time.monotonic()
             await url_mode.site.announce(record_id)
-            times[record_id] = {"started": started, "published": published}
+            times[record_id] = {"started": started, "claimed": claimed}
 
         return JSONResponse({}, status_code=202, background=BackgroundTask(later))
 

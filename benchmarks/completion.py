@@ -3,16 +3,18 @@
 
 One flow: an `mcp.Client` (streamable HTTP, 2025-11-25) calls a tool that asks a live URL-mode
 elicitation; the client's elicitation callback consents; then the flow is finished on a server
-the way the page's submit does it (claim the record as completed in the store, then announce
-its id on the bus with `Site.announce`), and the client's message handler notes when the
-notice arrives. The server answers the request to finish at once and finishes `AFTER`
-seconds later, when the client is idle (as it is while a person is in the browser). The clock
-is `time.monotonic()` (CLOCK_MONOTONIC, one clock for every process on the machine): the start is read in the
-server just before the store claim, the end in the client.
+the way the page's submit does it (claim the record as completed in the store, then
+`Site.announce`; a Redis store publishes the id in the claim's own script, so there the
+announce adds nothing), and the client's message handler notes when the notice arrives. The
+server answers the request to finish at once and finishes `AFTER` seconds later, when the
+client is idle (as it is while a person is in the browser). The clock is `time.monotonic()`
+(CLOCK_MONOTONIC, one clock for every process on the machine): the start is read in the server
+just before the store claim, the end in the client.
 
-Supporting figures split each flow into the claim (the store transition), the bus (publish
-until the session's server calls the listener) and the send (listener until the client holds
-the notice), and measure the SDK floor (`sdk_notice`: a tool sending the same notice straight
+Supporting figures split each flow: `claim` (the store transition, as the finishing server
+sees it), `reach` (from the start until the session's server calls the listener: the claim,
+the announcement and the hop between servers) and `send` (listener until the client holds the
+notice); and they measure the SDK floor (`sdk_notice`: a tool sending the same notice straight
 through `session.send_elicit_complete`, no store, no bus) on the session's server.
 
 - local: one server process, SQLite store and the in-process bus; the client's session and
@@ -93,9 +95,8 @@ async def _flows(
     notices = _Notices()
     samples: dict[str, list[float]] = {
         "from_finish": [],
-        "from_publish": [],
         "claim": [],
-        "bus": [],
+        "reach": [],
         "send": [],
         "sdk": [],
         "pubsub": [],
@@ -132,9 +133,8 @@ async def _flows(
             delivered = (await http.get(f"{session_url}/bench/delivered/{elicitation_id}")).json()
             if i >= warmup:
                 samples["from_finish"].append(arrived - times["started"])
-                samples["from_publish"].append(arrived - times["published"])
-                samples["claim"].append(times["published"] - times["started"])
-                samples["bus"].append(delivered["delivered"] - times["published"])
+                samples["claim"].append(times["claimed"] - times["started"])
+                samples["reach"].append(delivered["delivered"] - times["started"])
                 samples["send"].append(arrived - delivered["delivered"])
             token = uuid.uuid4().hex  # the SDK floor, on the session's own server
             call = asyncio.create_task(client.call_tool("sdk_wait", {"token": token}))
@@ -179,21 +179,14 @@ def run(flows: int = 300, warmup: int = 20) -> dict[str, float]:
         across = asyncio.run(_flows(a, b, flows, warmup, redis.url))
     figures: dict[str, float] = {}
     figures["completion_p99_ms_local"], figures["completion_median_ms_local"] = _ms(here["from_finish"])
-    figures["completion_from_publish_p99_ms_local"], figures["completion_from_publish_median_ms_local"] = _ms(
-        here["from_publish"]
-    )
     figures["sdk_notice_p99_ms_local"], figures["sdk_notice_median_ms_local"] = _ms(here["sdk"])
     figures["sdk_notice_p99_ms_replicas"], figures["sdk_notice_median_ms_replicas"] = _ms(across["sdk"])
     figures["completion_p99_ms_replicas"], figures["completion_median_ms_replicas"] = _ms(
         across["from_finish"]
     )
-    (
-        figures["completion_from_publish_p99_ms_replicas"],
-        figures["completion_from_publish_median_ms_replicas"],
-    ) = _ms(across["from_publish"])
     figures["redis_pubsub_p99_ms"], figures["redis_pubsub_median_ms"] = _ms(across["pubsub"])
     for where, found in (("local", here), ("replicas", across)):
-        for part in ("claim", "bus", "send"):
+        for part in ("claim", "reach", "send"):
             figures[f"completion_{part}_p99_ms_{where}"], figures[f"completion_{part}_median_ms_{where}"] = (
                 _ms(found[part])
             )

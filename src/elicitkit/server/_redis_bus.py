@@ -4,7 +4,9 @@ that started X (S-23).
 
 All completions travel on one channel, subscribed once per process: a session subscribing to
 its id needs no round trip to Redis, so it cannot miss a completion that races its own
-subscription. Pub/sub keeps nothing for a subscriber that is not connected, so each time Redis
+subscription. The `RedisStore` itself publishes each record that reaches a final state, in the same script
+as the write (see `_redis_store.py`); a bus given that store does not publish it again.
+Pub/sub keeps nothing for a subscriber that is not connected, so each time Redis
 confirms the subscription (at start and after every reconnection) the bus asks the store, when
 given one, about the ids it waits for and delivers those already finished. Redis going away is
 logged, retried with capped exponential backoff, and resubscribed; publishing meanwhile
@@ -22,6 +24,7 @@ from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
+from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore
 from elicitkit.server.bus import Listener, Listeners, Unsubscribe, call_listener
 from elicitkit.server.errors import BusUnavailableError
 from elicitkit.server.store import TERMINAL, Store
@@ -38,7 +41,9 @@ class RedisBus:
 
     `client` is a `redis.asyncio.Redis` (`open_bus("redis://...")` builds one with retries and
     health checks); `store`, when given, lets the bus catch up on completions published while
-    it was disconnected. The listening task starts with the first `subscribe` (or `start()`)
+    it was disconnected. When that store is a `RedisStore` on the same Redis server announcing
+    on this bus's channel, its transitions already publish every final state, so `publish`
+    sends nothing more. The listening task starts with the first `subscribe` (or `start()`)
     and stops with `close()`.
     """
 
@@ -47,7 +52,7 @@ class RedisBus:
         client: Redis,
         *,
         store: Store | None = None,
-        channel: str = "elicitkit:completed",
+        channel: str = COMPLETIONS_CHANNEL,
         backoff_base: float = 0.05,
         backoff_cap: float = 2.0,
         owns_client: bool = True,
@@ -58,6 +63,11 @@ class RedisBus:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self._owns_client = owns_client
+        self._store_announces = (
+            isinstance(store, RedisStore)
+            and store.completions_channel == channel
+            and _same_server(store.client, client)
+        )
         self._listeners = Listeners()
         self._reader: asyncio.Task[None] | None = None
         self._deliveries: set[asyncio.Task[None]] = set()
@@ -75,6 +85,8 @@ class RedisBus:
         return unsubscribe
 
     async def publish(self, elicitation_id: str) -> None:
+        if self._store_announces:
+            return  # the store's transition published it, atomically with the write
         try:
             await self.client.publish(self.channel, elicitation_id)
         except _DOWN as exc:
@@ -159,3 +171,13 @@ class RedisBus:
                 continue
             if record is not None and record.state in TERMINAL and elicitation_id in self._listeners:
                 self._deliver(elicitation_id)
+
+
+def _same_server(a: Redis, b: Redis) -> bool:
+    """Whether two clients reach one Redis server (its pub/sub channels span all databases)."""
+    if a is b:
+        return True
+    first, second = a.connection_pool.connection_kwargs, b.connection_pool.connection_kwargs
+    where = ("host", "port", "path")
+    known = any(first.get(key) for key in ("host", "path"))
+    return known and all(first.get(key) == second.get(key) for key in where)

@@ -3,7 +3,10 @@
 Each record is one hash; two sorted sets index it, the active ones by expiry and the finished
 ones by when they finished, so a sweep touches only what is due. Every state change is one Lua
 script (check the state, the expiry and the user, then write), so two replicas racing on one
-record cannot both win, exactly as with SQLite's conditional UPDATE. Keys also carry Redis TTLs,
+record cannot both win, exactly as with SQLite's conditional UPDATE. A change to a final state
+also publishes the record's id on the completions channel inside that same script, so the
+completion and its announcement cannot come apart: no replica can die between the two, and the
+notice leaves Redis the moment the write is durable. Keys also carry Redis TTLs,
 so an unswept store still forgets old records. See docs/deployment-redis.md for the key layout
 and the persistence settings under which nothing acknowledged is lost.
 """
@@ -24,7 +27,11 @@ from elicitkit.server.errors import StoreUnavailableError
 from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record, State
 
-__all__ = ["RedisStore"]
+__all__ = ["COMPLETIONS_CHANNEL", "RedisStore"]
+
+COMPLETIONS_CHANNEL = "elicitkit:completed"
+"""The Redis channel that carries "elicitation X reached a final state" between replicas (with
+the default key prefix; a store publishes on `<prefix>completed`)."""
 
 # KEYS: record, active index, finished index.
 # ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then field/value pairs.
@@ -45,14 +52,15 @@ return 1
 """
 
 # KEYS: record, active index, finished index.
-# ARGV: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active, from...
+# ARGV: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active,
+#       completions channel ('' for none), from...
 _TRANSITION = """
 local rec = KEYS[1]
 local state = redis.call('HGET', rec, 'state')
 if not state then return false end
 if redis.call('HGET', rec, 'op') == ARGV[2] then return redis.call('HGETALL', rec) end
 local allowed = false
-for i = 11, #ARGV do
+for i = 12, #ARGV do
   if ARGV[i] == state then allowed = true; break end
 end
 if not allowed then return false end
@@ -68,6 +76,7 @@ if ARGV[10] ~= '1' then
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
   redis.call('PEXPIRE', rec, ARGV[9])
+  if ARGV[11] ~= '' then redis.call('PUBLISH', ARGV[11], ARGV[1]) end
 end
 return redis.call('HGETALL', rec)
 """
@@ -113,7 +122,10 @@ class RedisStore:
     `client` is a `redis.asyncio.Redis` with `decode_responses=False`; `open_store("redis://...")`
     builds one with retries, backoff and health checks. `prefix` namespaces every key;
     `keep_for` is how long a record's key lives past its expiry or its final state even if no
-    one sweeps. When Redis cannot be reached the operation raises `StoreUnavailableError`.
+    one sweeps. With `announce` (the default) a transition to a final state publishes the
+    record's id on `<prefix>completed` (`completions_channel`) in the same script; a `RedisBus`
+    given this store then leaves publishing to it.
+    When Redis cannot be reached the operation raises `StoreUnavailableError`.
     """
 
     def __init__(
@@ -122,11 +134,13 @@ class RedisStore:
         *,
         prefix: str = "elicitkit:",
         keep_for: float = 86400.0,
+        announce: bool = True,
         owns_client: bool = True,
     ) -> None:
         self.client = client
         self.prefix = prefix
         self.keep_for = keep_for
+        self.completions_channel = f"{prefix}completed" if announce else None
         self._owns_client = owns_client
         self._active = f"{prefix}records:active"
         self._finished = f"{prefix}records:finished"
@@ -217,6 +231,7 @@ class RedisStore:
             "" if user is None else user.subject,
             int(self.keep_for * 1000),
             "1" if to in ACTIVE else "0",
+            self.completions_channel or "",
             *states,
         ]
         keys = [self._record_key(record_id), self._active, self._finished]

@@ -24,7 +24,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from elicitkit.server._redis_bus import RedisBus
-from elicitkit.server._redis_store import RedisStore
+from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore
 from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.bus import Bus, LocalBus
 from elicitkit.server.errors import BackendURLError
@@ -60,15 +60,20 @@ def open_bus(
     *,
     store: Store | None = None,
     password: str | None = None,
-    channel: str = "elicitkit:completed",
+    channel: str | None = None,
     **redis_options: Any,
 ) -> Bus:
     """The `Bus` that goes with the store at `url`: in-process for `sqlite` and `memory`, Redis
-    pub/sub for `redis` / `rediss`. Give it the `store` so it can catch up after an outage."""
+    pub/sub for `redis` / `rediss`. Give it the `store`: the bus catches up from it after an
+    outage, listens on the channel a `RedisStore` announces on (`channel` overrides), and leaves
+    publishing to that store."""
     parts = _split(url, "bus")
     if parts.scheme in ("sqlite", "memory"):
         _no_redis_options(url, password, redis_options)
         return LocalBus()
+    if channel is None:
+        announced = store.completions_channel if isinstance(store, RedisStore) else None
+        channel = announced or COMPLETIONS_CHANNEL
     return RedisBus(redis_client(url, password=password, **redis_options), store=store, channel=channel)
 
 

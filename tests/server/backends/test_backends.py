@@ -3,9 +3,11 @@ URL is one sentence that says what to write instead (and never shows the passwor
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
 from redis_server import RedisServer, TLSFiles
 
@@ -16,7 +18,7 @@ from elicitkit.server.backends import open_bus, open_store, redis_client
 from elicitkit.server.bus import LocalBus
 from elicitkit.server.errors import BackendURLError, StoreUnavailableError
 from elicitkit.server.identity import User
-from elicitkit.server.store import MemoryStore, Record
+from elicitkit.server.store import ACTIVE, MemoryStore, Record
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -180,3 +182,79 @@ def test_a_missing_redis_server_fails_with_what_to_run(monkeypatch: pytest.Monke
     monkeypatch.setattr(redis_server, "REDIS_SERVER", "/nonexistent/redis-server")
     with pytest.raises(RuntimeError, match="run scripts/setup"):
         RedisServer()
+
+
+async def _heard_on(client: Redis, channel: str, act: Callable[[], Awaitable[object]]) -> list[str]:
+    """What `channel` carried while `act` ran (and a moment after)."""
+    pubsub = client.pubsub()
+    await pubsub.subscribe(channel)
+    await pubsub.get_message(timeout=5.0)  # the subscribe confirmation
+    await act()
+    heard: list[str] = []
+    while (message := await pubsub.get_message(timeout=0.3)) is not None:
+        if message["type"] == "message":
+            heard.append(message["data"].decode())
+    await pubsub.aclose()  # type: ignore[no-untyped-call]
+    return heard
+
+
+async def test_a_final_transition_announces_itself_in_the_same_script(redis_server: RedisServer) -> None:
+    """The claim and its announcement are one Redis script: a replica that dies right after
+    claiming (before any bus call) cannot strand the waiting session. Only final states are
+    announced, once, on `<prefix>completed`; `announce=False` announces nothing."""
+    store = open_store(redis_server.url, prefix="app1:")
+    listener = redis_client(redis_server.url)
+    alice = User("https://as.example", "alice")
+    assert isinstance(store, RedisStore) and store.completions_channel == "app1:completed"
+    try:
+        record, declined = (Record.new(alice, "c", "f", "m", ttl=60) for _ in range(2))
+        for each in (record, declined):
+            await store.create(each)
+
+        async def claim() -> None:
+            await store.transition(record.id, from_states={"pending"}, to="opened", user=alice)
+            await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
+            await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)  # lost race
+            await store.transition(declined.id, from_states=ACTIVE, to="declined")
+
+        assert await _heard_on(listener, "app1:completed", claim) == [record.id, declined.id]
+
+        quiet = RedisStore(redis_client(redis_server.url), prefix="app1:", announce=False)
+        other = Record.new(alice, "c", "f", "m", ttl=60)
+        await quiet.create(other)
+        finish = quiet.transition(other.id, from_states=ACTIVE, to="completed")
+        assert await _heard_on(listener, "app1:completed", lambda: finish) == []
+        await quiet.close()
+    finally:
+        await store.close()
+        await listener.aclose()
+
+
+async def test_a_bus_leaves_publishing_to_a_store_that_announces(redis_server: RedisServer) -> None:
+    """Each completion crosses Redis once: a bus given an announcing store on the same server
+    (and so on its channel) publishes nothing more; otherwise it publishes itself."""
+    listener = redis_client(redis_server.url)
+    store = open_store(redis_server.url)
+    elsewhere = RedisStore(redis_client("redis://127.0.0.1:1/0"))  # another server: never contacted
+    silent = RedisStore(redis_client(redis_server.url), announce=False)
+    buses = {
+        "announcing store": open_bus(redis_server.url, store=store),
+        "no store": open_bus(redis_server.url),
+        "store on another server": RedisBus(redis_client(redis_server.url), store=elsewhere),
+        "store that does not announce": open_bus(redis_server.url, store=silent),
+    }
+    try:
+        heard = {
+            name: await _heard_on(listener, "elicitkit:completed", lambda bus=bus: bus.publish("x"))  # type: ignore[misc]
+            for name, bus in buses.items()
+        }
+        assert heard == {
+            "announcing store": [],
+            "no store": ["x"],
+            "store on another server": ["x"],
+            "store that does not announce": ["x"],
+        }
+    finally:
+        for closing in (*buses.values(), store, elsewhere, silent):
+            await closing.close()  # type: ignore[attr-defined]
+        await listener.aclose()

@@ -242,17 +242,27 @@ def open_redis(server: RedisServer):  # type: ignore[no-untyped-def]
 
 async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: RedisStore) -> None:
     """redis-py resends a command whose reply was lost; the script sees its own token and answers
-    as before instead of "someone else won". A different call still cannot complete it twice."""
+    as before instead of "someone else won", and does not announce the completion twice. A
+    different call still cannot complete it twice."""
     record = new_record()
     await store.create(record)
     keys = [store._record_key(record.id), store._active, store._finished]
-    # id, op token, to, now, check expiry, check user, issuer, subject, keep ms, to is active, from
+    # id, op token, to, now, check expiry, check user, issuer, subject, keep ms, to is active,
+    # completions channel, from
     args: list[str | int] = [record.id, "op-1", "completed", repr(time.time()), "1", "0", "", ""]
-    args += [60000, "0", "pending"]
+    args += [60000, "0", "elicitkit:completed", "pending"]
+    pubsub = store.client.pubsub()
+    await pubsub.subscribe("elicitkit:completed")
     first = await store._transition(keys=keys, args=args)
     resent = await store._transition(keys=keys, args=args)
     assert first and first == resent  # the same record, not None
     assert await store.transition(record.id, from_states=ACTIVE, to="completed") is None
+    heard = []
+    while (message := await pubsub.get_message(timeout=0.3)) is not None:
+        if message["type"] == "message":
+            heard.append(message["data"].decode())
+    await pubsub.aclose()  # type: ignore[no-untyped-call]
+    assert heard == [record.id]
 
 
 async def test_keys_carry_ttls_so_an_unswept_store_still_forgets(store: RedisStore) -> None:
