@@ -59,9 +59,11 @@ async def weather_running(
         built.append(weather)
         return weather.server.streamable_http_app()
 
-    async with serve(build) as url:
-        yield built[0], url
-    await store.close()
+    try:
+        async with serve(build) as url:
+            yield built[0], url
+    finally:
+        await store.close()
 
 
 async def token(auth: DemoAuthServer, person: str) -> str:

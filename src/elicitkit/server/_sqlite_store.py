@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Collection
 from pathlib import Path
@@ -89,7 +90,9 @@ class SQLiteStore:
         # Create the file owner-only before SQLite touches it; its -wal/-shm files copy this mode.
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
         os.chmod(path, 0o600)
-        db = await aiosqlite.connect(path)
+        connecting = aiosqlite.connect(path)
+        _let_exit_without_close(connecting)
+        db = await connecting
         await db.execute("PRAGMA journal_mode=WAL")
         await db.execute("PRAGMA synchronous=NORMAL")
         await db.execute("PRAGMA busy_timeout=5000")
@@ -222,3 +225,16 @@ class SQLiteStore:
         if self._db is not None:
             db, self._db = self._db, None
             await db.close()
+
+
+def _let_exit_without_close(connection: aiosqlite.Connection) -> None:
+    """Make aiosqlite's worker thread a daemon, before it starts.
+
+    It is not one by default, so a server that crashes without closing its store would hang at
+    exit, waiting for that thread, instead of dying and being restarted. Letting it go at exit
+    loses nothing committed: each commit is atomic. aiosqlite has no option for this; the test
+    `test_a_crashed_process_with_an_open_store_still_exits` pins it.
+    """
+    worker = getattr(connection, "_thread", None)
+    if isinstance(worker, threading.Thread) and not worker.is_alive():
+        worker.daemon = True

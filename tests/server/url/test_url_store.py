@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -165,3 +167,37 @@ async def test_sqlite_uses_wal(tmp_path: Path) -> None:
 def test_default_path_is_per_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert SQLiteStore().path == tmp_path / "elicitkit" / "elicitkit.sqlite3"
+
+
+def test_a_crashed_process_with_an_open_store_still_exits(tmp_path: Path) -> None:
+    """A server that dies without closing its SQLite store must exit (and be restarted), not hang
+    on aiosqlite's worker thread; what it committed is still there."""
+    crash = (
+        "import asyncio, sys\n"
+        "from elicitkit.server._sqlite_store import SQLiteStore\n"
+        "from elicitkit.server.identity import User\n"
+        "from elicitkit.server.store import Record\n"
+        "async def main():\n"
+        "    store = SQLiteStore(sys.argv[1])\n"
+        "    record = Record.new(User('https://as.example', 'alice'), 'c', 'f', 'm', ttl=60)\n"
+        "    await store.create(record)\n"
+        "    print(record.id, flush=True)\n"
+        "    raise RuntimeError('the server crashed')\n"
+        "asyncio.run(main())\n"
+    )
+    path = tmp_path / "crash.sqlite3"
+    ran = subprocess.run(
+        [sys.executable, "-c", crash, str(path)], capture_output=True, text=True, timeout=30, check=False
+    )
+    assert ran.returncode == 1 and "the server crashed" in ran.stderr
+    record_id = ran.stdout.strip()
+
+    async def committed() -> Record | None:
+        store = SQLiteStore(path)
+        try:
+            return await store.get(record_id)
+        finally:
+            await store.close()
+
+    found = asyncio.run(committed())
+    assert found is not None and found.user.subject == "alice"
