@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -192,6 +193,9 @@ async def test_login_state_is_random_single_use_and_bound_to_the_browser(
             assert query["code_challenge_method"] == ["S256"] and query["code_challenge"]
             assert len(query["state"][0]) >= 32
             assert query["redirect_uri"] == [f"{base}/elicit/login/callback"]
+            with sqlite3.connect(tmp_path / "url-mode.sqlite3") as db:  # what waits for the callback
+                (pending,) = db.execute("SELECT data FROM once WHERE key LIKE 'login:%'").fetchone()
+            assert b"verifier" not in pending and urlsplit(url).path.encode() not in pending  # sealed
             callback = await auth.sign_in(browser.http, authorize, "alice")
             assert callback.startswith(f"{base}/elicit/login/callback?")
 

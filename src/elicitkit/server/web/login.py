@@ -4,7 +4,9 @@ A separate OAuth client of the same authorization server runs the authorization 
 with PKCE (authlib does the protocol). The token it gets is checked by the same
 `TokenVerifier` that checks MCP tokens, so the browser person and the MCP user come out of
 one derivation (issuer + subject) and can be compared. The `state` is random, single-use,
-short-lived, bound to this browser's session and matched exactly (S-35).
+short-lived, bound to this browser's session and matched exactly (S-35); what it keeps until
+the person returns (the PKCE verifier, the return path, the session id) is sealed with the
+vault's keys, so whoever can read the store cannot finish someone else's sign-in.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from elicitkit.server.errors import VaultDecryptError
 from elicitkit.server.identity import User, user_from_token
 
 if TYPE_CHECKING:
@@ -34,6 +37,7 @@ __all__ = ["OAuthLogin"]
 logger = logging.getLogger(__name__)
 
 _STATE_TTL = 600.0
+_STATE_AAD = b"elicitkit/login-state/v1"
 CALLBACK_PATH = "/elicit/login/callback"
 
 
@@ -79,11 +83,9 @@ class OAuthLogin:
         await self._ensure_client(metadata)
         state = generate_token(43)
         verifier = generate_token(64)
-        await self._state_store().put_once(
-            f"login:{state}",
-            json.dumps({"verifier": verifier, "return_to": return_to, "sid": session.sid}).encode(),
-            ttl=_STATE_TTL,
-        )
+        pending = json.dumps({"verifier": verifier, "return_to": return_to, "sid": session.sid})
+        sealed = self._require_site().keys.seal(pending.encode(), _STATE_AAD)
+        await self._state_store().put_once(f"login:{state}", sealed, ttl=_STATE_TTL)
         extra: dict[str, str] = {}
         if self.resource:
             extra["resource"] = self.resource
@@ -102,7 +104,10 @@ class OAuthLogin:
         state = request.query_params.get("state", "")
         code = request.query_params.get("code", "")
         saved = await self._state_store().take_once(f"login:{state}") if state else None
-        data: dict[str, str] = json.loads(saved) if saved else {}
+        try:
+            data: dict[str, str] = json.loads(site.keys.open(saved, _STATE_AAD)) if saved else {}
+        except (VaultDecryptError, ValueError):
+            data = {}
         bound = session is not None and secrets.compare_digest(data.get("sid", ""), session.sid)
         if session is None or not data or not bound or not code:
             return site.refusal(
