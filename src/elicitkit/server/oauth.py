@@ -274,7 +274,8 @@ class OAuthConnection:
             )
         session = site.load_session(request)
         user = User(issuer=bound["iss"], subject=bound["sub"])
-        if session is None or session.sid != bound["sid"] or session.user != user:
+        person = await site.browser.identify(request, session) if session is not None else None
+        if session is None or session.sid != bound["sid"] or person != user:
             logger.warning(
                 "OAuth callback refused: it arrived in another browser than the one that started it"
             )

@@ -68,7 +68,7 @@ def build_agenda(
         auth=AuthSettings(issuer_url=auth.issuer, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
     )
     url_mode = UrlMode(
-        browser=OAuthLogin(auth.issuer, scopes=["openid"]),
+        browser=options.pop("browser", None) or OAuthLogin(auth.issuer, scopes=["openid"]),
         public_url=url,
         keys=KeyRing.from_string(KeyRing.generate("k1")),
         store=store,
@@ -125,9 +125,12 @@ async def agenda_running(
             built.append(build_agenda(url, auth, provider, **options))
             return built[0].server.streamable_http_app()
 
-        async with serve(build):
-            yield built[0]
-        await built[0].url_mode.store.close()
+        try:
+            async with serve(build):
+                yield built[0]
+        finally:
+            if built:
+                await built[0].url_mode.store.close()
 
 
 @asynccontextmanager

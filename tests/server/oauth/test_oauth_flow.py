@@ -14,6 +14,7 @@ import pytest
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
+from starlette.requests import Request
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -22,6 +23,7 @@ from oauth_harness import (
     Browser,
     agenda_running,
     agenda_with,
+    at_provider,
     auth,
     connect,
     consent,
@@ -34,7 +36,7 @@ from oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.identity import User
+from elicitkit.server.identity import HookIdentity, User
 from elicitkit.server.oauth import OAuthConfigError, OAuthConnection
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
@@ -338,3 +340,35 @@ async def test_concurrent_calls_refresh_once(auth: DemoAuthServer, provider: Dem
                 provider.api_url, headers={"Authorization": f"Bearer {tokens['access_token']}"}
             )
         assert answer.status_code == 200
+
+
+async def test_connect_with_the_applications_own_sign_in(
+    auth: DemoAuthServer, provider: DemoProvider
+) -> None:
+    """Any `BrowserIdentity` will do, not only `OAuthLogin`: here the application's own sign-in
+    (`HookIdentity`, reading the user a trusted proxy vouches for). The callback asks it who is
+    in the browser now, so a session that changed hands since the consent is refused."""
+
+    async def signed_in(request: Request) -> User | None:
+        name = request.headers.get("x-app-user")
+        return User(auth.issuer, name) if name else None
+
+    async with agenda_with(auth, provider, browser=HookIdentity(signed_in)) as (agenda, alice):
+        async with Browser(None, "alice") as browser:
+            browser.http.headers["x-app-user"] = "alice"
+            with pytest.raises(MCPError) as raised:
+                await alice.client.call_tool("agenda", {})
+            callback = await at_provider(
+                browser, provider, await consent(browser, url_required(raised.value))
+            )
+            browser.http.headers["x-app-user"] = "bob"  # the same browser session, now someone else
+            assert (await browser.http.get(callback)).status_code == 403
+            assert await stored(agenda, "alice", auth.issuer) is None
+
+            browser.http.headers["x-app-user"] = "alice"
+            with pytest.raises(MCPError) as raised:
+                await alice.client.call_tool("agenda", {})
+            done = await connect(browser, provider, url_required(raised.value))
+            assert done.status_code == 200 and "account is connected" in done.text
+        await asyncio.wait_for(alice.notice_arrived.wait(), 15)
+        assert events(await alice.client.call_tool("agenda", {}))["owner"] == "alice"
