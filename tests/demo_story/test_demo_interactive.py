@@ -54,6 +54,18 @@ def complete_in_browser(url: str, **fields: str) -> tuple[str, str]:
     return asyncio.run(visit())
 
 
+def wait_after(t: Terminal, marker: str, text: str, timeout: float = 30) -> str:
+    """Wait for `text` printed after the last `marker` (the same prompt may be in the scroll-back)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        screen = t.screen()
+        if marker in screen and text in screen[screen.rindex(marker) :]:
+            return screen
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} did not appear after {marker!r}; the screen shows:\n{screen}")
+        time.sleep(0.2)
+
+
 def last_url(screen: str) -> str:
     found = URL.findall(screen)
     assert found, screen
@@ -124,9 +136,38 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     url = last_url(t.screen())
     assert complete_in_browser(url, secret="demo-messenger-456") == ("Demo Messenger token", "Done")
     t.wait_for("result  Message to bob sent")
-    # decline the calendar: nothing opens, the story ends without it
+    # decline the calendar: nothing opens, and step 7 is skipped
     t.wait_for("list_events needs to read your Demo Calendar")
     t.keys("d")
+    # the same form on a 2026-07-28 connection: the question comes in the tool result
+    t.wait_for("[8/8] The same tool on a 2026-07-28 connection")
+    wait_after(t, "[8/8]", "Date ✱")
+    t.type("2026-12-31")
+    t.keys("Enter")
+    wait_after(t, "[8/8]", "Party size ✱")
+    t.type("2")
+    t.keys("Enter")
+    wait_after(t, "[8/8]", "Seating ✱")
+    t.keys("1", "Enter")
+    wait_after(t, "[8/8]", "Dietary needs")
+    t.keys("Enter")
+    wait_after(t, "[8/8]", "Note for the restaurant")
+    t.keys("Enter")
+    wait_after(t, "[8/8]", "Email ✱")
+    t.type("alice@example.com")
+    t.keys("Enter")
+    wait_after(t, "[8/8]", "High chair needed?")
+    t.keys("n")
+    wait_after(t, "[8/8]", "Review your answers")
+    t.keys("s")
+    screen = t.wait_for("result  Booked Chez Elicit on 2026-12-31 for 2, indoors, by the window;")
+    last = screen[screen.rindex("[8/8]") :]
+    for seen in [
+        "MCP 2026-07-28.",
+        "returns its question inside the tool result",
+        "calls book_table again, with alice's answers (inputResponses) and the requestState",
+    ]:
+        assert seen in last, last
     screen = t.wait_for("EXIT=", timeout=30)
     assert "That was the whole story" in screen
     assert "EXIT=0" in screen

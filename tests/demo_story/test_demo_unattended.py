@@ -9,13 +9,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp.client.client import ConnectMode
 from typer.testing import CliRunner
 
 from elicitkit.cli import app
+from elicitkit.demo import story
+from elicitkit.demo._wire import WireLog
 from elicitkit.demo.provider import DEMO_EVENTS
-from elicitkit.demo.story import STEPS
+from elicitkit.demo.story import STEPS, Story
 
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 
@@ -39,9 +43,10 @@ def test_without_a_terminal_it_plays_every_step_and_exits_0(tmp_path: Path) -> N
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert elapsed < 60
+    assert len(STEPS) == 8
     for number, step in enumerate(STEPS, 1):
-        assert f"[{number}/{len(STEPS)}] {step.title}" in out
-    assert f"All {len(STEPS)} steps behaved as expected" in out
+        assert f"[{number}/8] {step.title}" in out
+    assert "All 8 steps behaved as expected" in out
     assert "✗" not in out
     # what a person would see, step by step
     for seen in [
@@ -64,6 +69,24 @@ def test_without_a_terminal_it_plays_every_step_and_exits_0(tmp_path: Path) -> N
         "alice's Demo Calendar: Dentist",
     ]:
         assert seen in out, seen
+    # the last step: the same form, asked in a tool result on a 2026-07-28 connection
+    first, last = out.split("[8/8] The same tool on a 2026-07-28 connection")
+    assert "connects to Demo Assistant (MCP 2025-11-25)" in first
+    for seen in [
+        "taking the newest revision both speak: MCP 2026-07-28.",
+        "✓ the second connection is at MCP 2026-07-28",
+        "Demo Assistant  returns its question inside the tool result (resultType input_required, "
+        "with a sealed requestState) instead of sending an elicitation/create request.",
+        "Demo Assistant  asks alice to fill in a form:",
+        "calls book_table again, with alice's answers (inputResponses) and the requestState it got "
+        "back, sealed by the server, returned unread",
+        "result  Booked Chez Elicit on ",
+        "✓ on the wire: no elicitation/create request; the question came in an input_required result, "
+        "and the call made again with the answers completed",
+        "✓ the same booking confirmation as in step 1",
+    ]:
+        assert seen in last, seen
+    assert "returns its question inside the tool result" not in first  # 2025-11-25 asks by request
     # the secrets typed on the pages never show up in the transcript
     assert "demo-weather-123" not in out and "demo-messenger-456" not in out
 
@@ -94,8 +117,49 @@ def test_a_step_that_misbehaves_fails_the_demo_with_its_name(
         "Step 7 (A third-party OAuth connection) failed: the tool did not list alice's events"
         in result.output
     )
-    assert "[6/7] A phishing attempt, refused" in result.output
+    assert "[6/8] A phishing attempt, refused" in result.output
+    assert "[8/8]" not in result.output  # the story stops at the first step that did not behave
     assert "steps behaved as expected" not in result.output
+
+
+def _legacy_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every connection of the story at 2025-11-25, the last step's included."""
+    connect = Story.connect
+
+    def legacy(self: Story, mode: ConnectMode, *, wire: WireLog | None = None) -> Any:
+        return connect(self, "legacy", wire=wire)
+
+    monkeypatch.setattr(Story, "connect", legacy)
+    monkeypatch.delenv("ELICITKIT_VAULT_KEYS", raising=False)
+
+
+def test_the_last_step_fails_on_a_connection_that_is_not_2026_07_28(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _legacy_only(monkeypatch)
+    result = CliRunner().invoke(app, ["demo", "--script", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert (
+        "Step 8 (The same tool on a 2026-07-28 connection) failed: the second connection is at "
+        "MCP 2025-11-25, not 2026-07-28" in result.output
+    )
+    assert "Traceback" not in result.output
+
+
+def test_the_last_step_fails_when_the_question_comes_as_a_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wire check alone: expecting 2025-11-25, the question arrives as elicitation/create."""
+    _legacy_only(monkeypatch)
+    monkeypatch.setattr(story, "ROUNDS_VERSION", "2025-11-25")
+    result = CliRunner().invoke(app, ["demo", "--script", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "result  Booked Chez Elicit on " in result.output.split("[8/8]")[1]
+    assert (
+        "Step 8 (The same tool on a 2026-07-28 connection) failed: the question did not come in the "
+        "tool result; on the wire: 1 elicitation/create request(s) from the server; tool results: "
+        "complete; 0 call(s) made again with answers" in result.output
+    )
 
 
 def test_ctrl_c_stops_everything_cleanly(tmp_path: Path) -> None:
@@ -111,7 +175,7 @@ def test_ctrl_c_stops_everything_cleanly(tmp_path: Path) -> None:
     )
     assert process.stdout is not None
     seen = ""
-    while "[4/7]" not in seen:  # interrupt in the middle of a URL-mode step
+    while "[4/8]" not in seen:  # interrupt in the middle of a URL-mode step
         line = process.stdout.readline()
         assert line, seen
         seen += line

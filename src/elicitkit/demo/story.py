@@ -1,9 +1,14 @@
 """The demo story: alice uses the demo assistant, and it asks her for things in every way MCP can.
 
-Seven steps, each a tool call from alice's client: a form with every kind of field, a form
+Eight steps, each a tool call from alice's client: a form with every kind of field, a form
 declined, a form cancelled, an API key entered on a web page (URL mode), a message that needs
 a token and is held with error -32042 until the page is done, a phishing attempt (bob opens
-alice's link and is refused), and a third-party OAuth connection (Demo Calendar).
+alice's link and is refused), a third-party OAuth connection (Demo Calendar), and the first
+form again on a second connection at protocol revision 2026-07-28, where the server returns
+its question in the tool result and the client calls again with the answer.
+
+The first seven steps share one 2025-11-25 connection, where the server asks with
+`elicitation/create` requests while the call is open.
 
 Played unattended, a `ScriptedUI` answers for alice and a `ScriptedBrowser` is her browser
 (and bob's); each step then checks what happened and the story stops at the first step that
@@ -16,12 +21,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 import httpx2
+from mcp.client import Transport
+from mcp.client.client import ConnectMode
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
 
@@ -37,8 +45,10 @@ from elicitkit.client import (
     ScriptedUI,
     open_in_system_browser,
 )
+from elicitkit.client._association import WatchedTransport
 from elicitkit.client.errors import ElicitationError
 from elicitkit.demo._people import DEMO_PASSWORDS
+from elicitkit.demo._wire import WireLog
 from elicitkit.demo.browser import BrowserError, Page, ScriptedBrowser
 from elicitkit.demo.mcp_server import key_fingerprint
 from elicitkit.demo.stage import Stage
@@ -52,6 +62,7 @@ WEATHER_KEY = "demo-weather-123"
 MESSENGER_TOKEN = "demo-messenger-456"  # noqa: S105 - typed by the scripted person, on purpose
 _URL_TIMEOUT = 30.0
 _CALL_TIMEOUT = 45.0
+ROUNDS_VERSION = "2026-07-28"
 
 
 class StepFailedError(Exception):
@@ -87,6 +98,7 @@ class Story:
     transcript: Transcript
     ui: ElicitationUI | None = None
     scripted: ScriptedUI | None = field(default=None, init=False)
+    handler: ElicitationHandler | None = field(default=None, init=False)
     client: ElicitingClient | None = field(default=None, init=False)
     opened: asyncio.Queue[str] = field(default_factory=asyncio.Queue, init=False)
     browsers: dict[str, ScriptedBrowser] = field(default_factory=dict, init=False)
@@ -113,15 +125,13 @@ class Story:
             ui: ElicitationUI = NarratedUI(self.scripted, self.transcript, PERSON)
         else:
             ui = self.ui
-        handler = ElicitationHandler(ui=ui, modes=("form", "url"), open_url=self._open_url, wait_timeout=120)
-        http = httpx2.AsyncClient(
-            headers={"Authorization": f"Bearer {self.mcp_token}"}, timeout=httpx2.Timeout(30, read=300)
+        self.handler = ElicitationHandler(
+            ui=ui, modes=("form", "url"), open_url=self._open_url, wait_timeout=120
         )
-        transport = streamable_http_client(self.stage.server.mcp_url, http_client=http)
         failure = ""
         stopped: SystemExit | None = None
         try:
-            async with http, ElicitingClient(transport, handler=handler, mode="legacy") as client:
+            async with self.connect("legacy") as client:
                 self.client = client
                 tools = await client.list_tools()
                 names = ", ".join(tool.name for tool in tools.tools)
@@ -167,6 +177,31 @@ class Story:
 
     # -- what steps use ------------------------------------------------------------------
 
+    @asynccontextmanager
+    async def connect(
+        self, mode: ConnectMode, *, wire: WireLog | None = None
+    ) -> AsyncIterator[ElicitingClient]:
+        """A connection from alice's client to the demo MCP server; `wire` sees its messages.
+
+        An error in the body is raised once the connection is closed, as itself, not wrapped
+        in an exception group by the client's task groups.
+        """
+        assert self.handler is not None
+        http = httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {self.mcp_token}"}, timeout=httpx2.Timeout(30, read=300)
+        )
+        transport: Transport = streamable_http_client(self.stage.server.mcp_url, http_client=http)
+        if wire is not None:
+            transport = WatchedTransport(transport, wire)
+        raised: Exception | None = None
+        async with http, ElicitingClient(transport, handler=self.handler, mode=mode) as client:
+            try:
+                yield client
+            except Exception as error:  # raised again below, outside the task groups
+                raised = error
+        if raised is not None:
+            raise raised
+
     def answer(self, *replies: Reply | Callable[[Any], Reply]) -> None:
         """Queue the scripted person's answers (unattended only)."""
         if self.scripted is not None:
@@ -177,11 +212,13 @@ class Story:
         if not self.unattended:
             self.transcript.say("you", text, style="yellow")
 
-    def start(self, name: str, arguments: dict[str, Any]) -> Call:
-        assert self.client is not None
+    def start(self, name: str, arguments: dict[str, Any], *, via: ElicitingClient | None = None) -> Call:
+        """Call a tool on the story's connection, or on `via`."""
+        client = via or self.client
+        assert client is not None
         shown = json.dumps(arguments, ensure_ascii=False)
         self.transcript.say(f"{PERSON}'s client", f"calls {name} {shown}")
-        task = asyncio.create_task(self.client.call_tool(name, arguments))
+        task = asyncio.create_task(client.call_tool(name, arguments))
         task.add_done_callback(_retrieve)  # a call cut short by Ctrl-C is not an unhandled error
         return Call(name, task)
 
@@ -202,8 +239,8 @@ class Story:
             raise StepFailedError(f"{call.name} returned an error: {text}")
         return text
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> str:
-        return await self.finish(self.start(name, arguments))
+    async def call(self, name: str, arguments: dict[str, Any], *, via: ElicitingClient | None = None) -> str:
+        return await self.finish(self.start(name, arguments, via=via))
 
     async def next_url(self, call: Call) -> str | None:
         """The next URL the person agreed to open, or None if the call ended without one."""
@@ -444,6 +481,35 @@ async def oauth_connection(story: Story) -> None:
     )
 
 
+async def form_on_2026(story: Story) -> None:
+    story.tell("The booking form again, on a 2026-07-28 connection: fill it in and submit.")
+    story.answer(_fill(BOOKING))
+    wire = WireLog(story.transcript, PERSON)
+    async with story.connect("auto", wire=wire) as client:
+        story.transcript.say(
+            f"{PERSON}'s client",
+            "opens a second connection to the same server, taking the newest revision both speak: "
+            f"MCP {client.protocol_version}.",
+        )
+        story.expect(
+            client.protocol_version == ROUNDS_VERSION,
+            f"the second connection is at MCP {client.protocol_version}, not {ROUNDS_VERSION}",
+            f"the second connection is at MCP {ROUNDS_VERSION}",
+        )
+        text = await story.call("book_table", {"restaurant": "Chez Elicit"}, via=client)
+    story.expect(
+        wire.asked_in_result(),
+        f"the question did not come in the tool result; on the wire: {wire.summary()}",
+        "on the wire: no elicitation/create request; the question came in an input_required result, "
+        "and the call made again with the answers completed",
+    )
+    story.expect(
+        f"Booked Chez Elicit on {VISIT_DAY} for 4, on the terrace" in text and "alice@example.com" in text,
+        f"the booking did not come back as answered: {text!r}",
+        "the same booking confirmation as in step 1",
+    )
+
+
 def _expect_page(story: Story, page: Page, status: int, heading: str) -> None:
     story.expect(
         page.status == status and heading in page.heading,
@@ -479,5 +545,11 @@ STEPS: list[Step] = [
         "A third-party OAuth connection",
         "alice opens her link, connects Demo Calendar, and the waiting call lists her events.",
         oauth_connection,
+    ),
+    Step(
+        "The same tool on a 2026-07-28 connection",
+        "book_table again, on a second connection at the newer revision: the server returns its "
+        "question in the tool result, and the client calls again with the answers.",
+        form_on_2026,
     ),
 ]
