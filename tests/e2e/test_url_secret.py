@@ -317,3 +317,23 @@ async def test_2026_store_check_refuses_another_users_state_even_without_sdk_bin
             assert replayed.value.code == -32602
             assert "not name a URL elicitation of this user" in replayed.value.message
             assert SECRET.encode() not in bob.wire.everything()
+
+
+async def test_a_secret_chooses_its_own_waiting_style(auth: DemoAuthServer, tmp_path: Path) -> None:
+    """`Secret(wait=...)` overrides the server's style for that secret only, either way."""
+    from mcp.shared.exceptions import MCPError
+
+    async with weather_running(auth, tmp_path, wait="live") as (weather, base):
+        weather.api_key.wait = "error"
+        async with mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice:
+            with pytest.raises(MCPError) as raised:
+                await alice.client.call_tool("forecast", {"city": "Oslo"})
+            url_required(raised.value)
+            assert alice.urls.empty()  # no live elicitation/create was sent
+    async with weather_running(auth, tmp_path / "second", wait="error") as (weather, base):
+        weather.api_key.wait = "live"
+        async with mcp_session(f"{base}/mcp", await token(auth, "alice")) as alice:
+            call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Oslo"}))
+            asked = await asyncio.wait_for(alice.urls.get(), 30)  # asked live, on the call's stream
+            assert asked.url == f"{base}/elicit/{asked.elicitation_id}"
+            call.cancel()

@@ -14,8 +14,6 @@ URLs open on its own port.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import date
 from typing import Annotated, Any, Literal
 
@@ -40,7 +38,6 @@ from elicitkit.server import (
     Secret,
     Store,
     UrlMode,
-    Wait,
 )
 
 __all__ = ["Booking", "DemoMcpServer", "Seating", "key_fingerprint"]
@@ -138,6 +135,7 @@ class DemoMcpServer(LocalServer):
             title="Demo Messenger token",
             message="Sending messages needs your Demo Messenger token. Enter it on the page.",
             description="Any text will do in the demo, for example demo-messenger-456.",
+            wait="error",  # this one is held with -32042; the client retries once it is done
         )
         calendar = self.calendar
         connection = OAuthConnection(
@@ -180,8 +178,7 @@ class DemoMcpServer(LocalServer):
         @server.tool()
         async def send_message(to: str, text: str, ctx: Context) -> str:
             """Send a message; needs your Demo Messenger token, asked for with error -32042."""
-            with waiting_style(url_mode, "error"):
-                token = await messenger_token.get(ctx)
+            token = await messenger_token.get(ctx)
             return f"Message to {to} sent: {text!r} (token fingerprint {key_fingerprint(token)})."
 
         @server.tool()
@@ -201,13 +198,3 @@ class DemoMcpServer(LocalServer):
         if self.calendar_connection is None:
             raise RuntimeError("The demo MCP server has no calendar connection until it is started.")
         self.calendar.set_redirect_uris([self.calendar_connection.redirect_uri])
-
-
-@contextmanager
-def waiting_style(url_mode: UrlMode, wait: Wait) -> Iterator[None]:
-    """Ask with `wait` for the duration of one question (UrlMode has one style per server)."""
-    before, url_mode.wait = url_mode.wait, wait
-    try:
-        yield
-    finally:
-        url_mode.wait = before

@@ -55,7 +55,7 @@ from elicitkit.server.web.site import PREFIX, BrowserSession
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
 
-    from elicitkit.server.url_mode import UrlMode
+    from elicitkit.server.url_mode import UrlMode, Wait
 
 __all__ = [
     "CALLBACK_PREFIX",
@@ -85,7 +85,8 @@ class OAuthConnection:
     `scope_descriptions` turns scope names into words for the consent page; `message` says
     why the tool needs the account. `resource` (RFC 8707) names the API the token is for.
     `state_ttl` is how long the person has at the provider; a token is refreshed `leeway`
-    seconds before it expires.
+    seconds before it expires. `wait` is this connection's 2025-11-25 waiting style ("live"
+    or "error", -32042), when it should differ from the server's.
     """
 
     template = "oauth_consent.html"
@@ -109,6 +110,7 @@ class OAuthConnection:
         token_endpoint_auth_method: str | None = None,
         state_ttl: float = 600.0,
         leeway: float = 30.0,
+        wait: Wait | None = None,
     ) -> None:
         if not _NAME.match(name):
             raise OAuthConfigError(
@@ -137,6 +139,7 @@ class OAuthConnection:
         self.token_endpoint_auth_method = token_endpoint_auth_method
         self.state_ttl = state_ttl
         self.leeway = leeway
+        self.wait = wait
         self._metadata: ProviderMetadata | None = None
         if authorization_endpoint is not None and token_endpoint is not None:
             self._metadata = ProviderMetadata(
@@ -180,7 +183,7 @@ class OAuthConnection:
             if access is not None:
                 return access
         details = await self._details(caller, metadata)
-        record = await self.url_mode.ask(ctx, self, self.message, details)
+        record = await self.url_mode.ask(ctx, self, self.message, details, wait=self.wait)
         tokens = await self._load(record.user)
         if tokens is None:
             raise OAuthConnectionError(

@@ -19,7 +19,7 @@ from elicitkit.server.store import Record
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
 
-    from elicitkit.server.url_mode import UrlMode
+    from elicitkit.server.url_mode import UrlMode, Wait
 
 __all__ = ["Secret", "SecretValidator"]
 
@@ -34,7 +34,8 @@ class Secret:
 
     `name` identifies it in the vault (and the page), `title` is what the page calls it,
     `message` says why the tool needs it, `validator` may refuse a value with a sentence
-    shown to the person.
+    shown to the person. `wait` is this secret's 2025-11-25 waiting style ("live" or
+    "error", -32042), when it should differ from the server's.
     """
 
     template = "secret.html"
@@ -48,6 +49,7 @@ class Secret:
         message: str,
         description: str | None = None,
         validator: SecretValidator | None = None,
+        wait: Wait | None = None,
     ) -> None:
         self.url_mode = url_mode
         self.name = name
@@ -55,6 +57,7 @@ class Secret:
         self.message = message
         self.description = description
         self.validator = validator
+        self.wait = wait
         url_mode.add(self)
 
     async def get(self, ctx: Context[Any, Any]) -> str:
@@ -64,7 +67,7 @@ class Secret:
         if value is not None:
             return value
         details = {"description": self.description} if self.description else {}
-        record = await self.url_mode.ask(ctx, self, self.message, details)
+        record = await self.url_mode.ask(ctx, self, self.message, details, wait=self.wait)
         value = await self.url_mode.vault.get(record.user, self.name)
         if value is None:  # completed, but the value did not reach the vault
             raise UrlElicitationNotCompletedError(

@@ -202,9 +202,17 @@ class UrlMode:
     # -- asking ----------------------------------------------------------------------------
 
     async def ask(
-        self, ctx: Context[Any, Any], flow: Flow, message: str, details: Mapping[str, Any]
+        self,
+        ctx: Context[Any, Any],
+        flow: Flow,
+        message: str,
+        details: Mapping[str, Any],
+        *,
+        wait: Wait | None = None,
     ) -> Record:
         """Run `flow` for the current user until its record is completed, and return it.
+
+        `wait` chooses the 2025-11-25 waiting style for this question (default: the server's).
 
         Raises:
             IdentityRequiredError: there is no verified user to bind the record to (S-30, S-31).
@@ -227,7 +235,7 @@ class UrlMode:
         record = await self._new_record(caller, flow, message, details)
         url = self.site.url_for(record.id)
         params = ElicitRequestURLParams(message=message, url=url, elicitation_id=record.id)
-        if self.wait == "error" or not ctx.session.can_send_request:  # no back-channel: -32042
+        if (wait or self.wait) == "error" or not ctx.session.can_send_request:  # no back-channel: -32042
             self._notify_on_finish(record.id, ctx.session, related_request_id=None)
             raise UrlElicitationRequiredError([params])
         finished, unsubscribe = self._notify_on_finish(
