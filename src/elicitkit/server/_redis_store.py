@@ -105,6 +105,12 @@ end
 return {changed, #overdue, #old}
 """
 
+# KEYS: lock.  ARGV: holder token.  Deletes the lock only if this holder still has it.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 _SWEEP_BATCH = 500  # bounded work per script call, so a big sweep never stalls Redis for others
 
 
@@ -147,6 +153,7 @@ class RedisStore:
         self._create = client.register_script(_CREATE)
         self._transition = client.register_script(_TRANSITION)
         self._sweep = client.register_script(_SWEEP)
+        self._release = client.register_script(_RELEASE)
 
     def _record_key(self, record_id: str) -> str:
         return f"{self.prefix}record:{record_id}"
@@ -280,6 +287,19 @@ class RedisStore:
         with self._reachable():
             value = await self.client.getdel(f"{self.prefix}once:{key}")  # atomic: one taker only
         return None if value is None else cast(bytes, value)
+
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        token, lock = secrets.token_hex(16), f"{self.prefix}lock:{key}"
+        with self._reachable():
+            if await self.client.set(lock, token, nx=True, px=max(1, int(ttl * 1000))):
+                return token
+            # A retry after a lost reply finds its own SET done: the token tells it apart.
+            held = await self.client.get(lock)
+        return token if held is not None and _text(held) == token else None
+
+    async def release(self, key: str, token: str) -> None:
+        with self._reachable():
+            await self._release(keys=[f"{self.prefix}lock:{key}"], args=[token])
 
     async def close(self) -> None:
         if self._owns_client:

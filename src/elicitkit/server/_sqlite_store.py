@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import threading
 import time
 from collections.abc import Collection
@@ -36,6 +37,7 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_state_expiry ON records (state, expires_at);
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS once (key TEXT PRIMARY KEY, data BLOB NOT NULL, deadline REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, token TEXT NOT NULL, deadline REAL NOT NULL);
 """
 
 _COLUMNS = "id, issuer, subject, client_id, flow, message, state, created_at, updated_at, expires_at, details"
@@ -176,6 +178,7 @@ class SQLiteStore:
             ) as cur:
                 changed += cur.rowcount
             await self._write(db, "DELETE FROM once WHERE deadline <= ?", (now,))
+            await self._write(db, "DELETE FROM claims WHERE deadline <= ?", (now,))
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
@@ -213,6 +216,26 @@ class SQLiteStore:
             )
             await db.commit()
         return bytes(next(iter(rows))[0]) if rows else None
+
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        # One statement: the write lock SQLite takes for it makes check-and-take atomic across
+        # every process using the file; an expired claim is overwritten, a live one left alone.
+        token, now = secrets.token_hex(16), time.time()
+        db = await self._conn()
+        async with self._turn:
+            rows = await db.execute_fetchall(
+                "INSERT INTO claims (key, token, deadline) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET token = excluded.token, deadline = excluded.deadline "
+                "WHERE claims.deadline <= ? RETURNING token",
+                (key, token, now + ttl, now),
+            )
+            await db.commit()
+        return token if rows else None
+
+    async def release(self, key: str, token: str) -> None:
+        db = await self._conn()
+        async with self._turn:
+            await self._write(db, "DELETE FROM claims WHERE key = ? AND token = ?", (key, token))
 
     @staticmethod
     async def _write(db: aiosqlite.Connection, sql: str, params: Any) -> None:

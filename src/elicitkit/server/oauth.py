@@ -32,7 +32,8 @@ import json
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +47,7 @@ from starlette.responses import Response
 from elicitkit.server._oauth_client import ProviderClient, safe_code
 from elicitkit.server._oauth_errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
 from elicitkit.server._oauth_metadata import ProviderMetadata, discover, same_server
-from elicitkit.server.errors import VaultDecryptError
+from elicitkit.server.errors import StoreUnavailableError, VaultDecryptError
 from elicitkit.server.identity import LOCAL_ISSUER, Caller, User
 from elicitkit.server.store import ACTIVE, Record
 from elicitkit.server.web.login import OAuthLogin
@@ -72,6 +73,11 @@ CALLBACK_PREFIX = f"{PREFIX}/callback"
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _STATE_AAD = b"elicitkit/oauth-state/v1"
+_REFRESH_HOLD = 60.0
+"""Seconds the store's refresh lock lasts: well past a refresh's worst case (the request's 10 s
+timeout per HTTP phase, plus the vault read and write), so only a dead holder's lock runs out."""
+_REFRESH_WAIT = 10.0
+"""Seconds a replica waits for another one's refresh before it gives up with an error."""
 _UNAVAILABLE = "The service cannot be reached from here right now. Nothing was stored; try again later."
 
 
@@ -364,18 +370,56 @@ class OAuthConnection:
             tokens = await self._load(user)
             if tokens is None:
                 return None
-            access = str(tokens["access_token"])
-            expires_at = tokens.get("expires_at")
-            expired = isinstance(expires_at, int | float) and time.time() >= expires_at - self.leeway
-            if access != rejected and not expired:
-                return access
-            refresh = tokens.get("refresh_token")
-            fresh = await self._provider(metadata).refresh(refresh) if refresh else None
-            if fresh is None:  # no refresh token, or the grant is over: the person connects again
-                await self.url_mode.vault.delete(user, self._tokens_name)
-                return None
-            await self._save(user, fresh)
-            return str(fresh["access_token"])
+            if self._usable(tokens, rejected):
+                return str(tokens["access_token"])
+            async with self._refreshing(user):  # ... and one across replicas sharing the store
+                tokens = await self._load(user)  # another replica may have refreshed meanwhile
+                if tokens is None:
+                    return None
+                if self._usable(tokens, rejected):
+                    return str(tokens["access_token"])
+                refresh = tokens.get("refresh_token")
+                fresh = await self._provider(metadata).refresh(refresh) if refresh else None
+                if fresh is None:  # no refresh token, or the grant is over: the person connects again
+                    await self.url_mode.vault.delete(user, self._tokens_name)
+                    return None
+                await self._save(user, fresh)
+                return str(fresh["access_token"])
+
+    def _usable(self, tokens: Mapping[str, Any], rejected: str | None) -> bool:
+        expires_at = tokens.get("expires_at")
+        expired = isinstance(expires_at, int | float) and time.time() >= expires_at - self.leeway
+        return str(tokens["access_token"]) != rejected and not expired
+
+    @asynccontextmanager
+    async def _refreshing(self, user: User) -> AsyncIterator[None]:
+        """Hold the store's refresh lock for this user and connection, shared by every replica.
+
+        Two replicas refreshing at once would both spend the same rotated refresh token, and a
+        provider with reuse detection then revokes the whole grant. The lock's ttl outlives a
+        refresh (its HTTP timeouts, the vault writes) so a live holder is never overtaken, yet
+        frees it if the holder died; a waiter gives up after `_REFRESH_WAIT` rather than refresh
+        alongside a holder that may still be alive.
+        """
+        store, key = self.url_mode.store, self._refresh_key(user)
+        deadline = time.monotonic() + _REFRESH_WAIT
+        pause = 0.02
+        while (holder := await store.claim(key, ttl=_REFRESH_HOLD)) is None:
+            if time.monotonic() + pause > deadline:
+                raise OAuthProviderError(
+                    f"Another server is refreshing the {self.service} access token and has not "
+                    "finished; try again in a moment."
+                )
+            await anyio.sleep(pause)
+            pause = min(pause * 2, 0.5)
+        try:
+            yield
+        finally:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await store.release(key, holder)
+                except StoreUnavailableError as error:  # the ttl frees it; keep what happened inside
+                    logger.warning("could not release the %s refresh lock: %s", self.name, error)
 
     async def _provider_said_no(self, request: Request, record: Record, error: str) -> Response:
         site = self.url_mode.site
@@ -430,6 +474,10 @@ class OAuthConnection:
     @property
     def _consent_name(self) -> str:
         return f"oauth:{self.name}:consent"
+
+    def _refresh_key(self, user: User) -> str:
+        who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+        return f"oauth-refresh:{self.name}:{who}"  # no personal data in key names, as in the vault
 
     def _state_key(self, state: str) -> str:
         return f"oauth-state:{self.name}:{hashlib.sha256(state.encode()).hexdigest()}"

@@ -125,6 +125,18 @@ class Store(Protocol):
         """Return and delete the value, or None if unknown, already taken or past its ttl."""
         ...
 
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        """Take the lock `key` for `ttl` seconds if no one holds it (or its holder's ttl ran out).
+
+        Returns a random holder token, or None when someone else holds it. Atomic across every
+        process sharing the store, so replicas can take turns (refreshing one user's OAuth
+        token); the ttl frees the lock of a holder that died."""
+        ...
+
+    async def release(self, key: str, token: str) -> None:
+        """Free `key` if `token` still holds it; a lock taken over after its ttl stays taken."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -135,6 +147,7 @@ class MemoryStore:
         self._records: dict[str, Record] = {}
         self._blobs: dict[str, bytes] = {}
         self._once: dict[str, tuple[bytes, float]] = {}
+        self._claims: dict[str, tuple[str, float]] = {}
 
     async def create(self, record: Record) -> None:
         if record.id in self._records:
@@ -174,6 +187,9 @@ class MemoryStore:
         for key, (_, deadline) in list(self._once.items()):
             if now >= deadline:
                 del self._once[key]
+        for key, (_, deadline) in list(self._claims.items()):
+            if now >= deadline:
+                del self._claims[key]
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
@@ -193,6 +209,20 @@ class MemoryStore:
         if item is None or time.time() >= item[1]:
             return None
         return item[0]
+
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        now = time.time()  # no await between the check and the write, as in `transition`
+        held = self._claims.get(key)
+        if held is not None and now < held[1]:
+            return None
+        token = secrets.token_hex(16)
+        self._claims[key] = (token, now + ttl)
+        return token
+
+    async def release(self, key: str, token: str) -> None:
+        held = self._claims.get(key)
+        if held is not None and held[0] == token:
+            del self._claims[key]
 
     async def close(self) -> None:
         return None

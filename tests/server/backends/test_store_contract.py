@@ -190,3 +190,69 @@ async def test_many_tasks_reading_and_moving_records_at_once_never_trip_over_eac
 
     assert all(await asyncio.gather(*(visit(r) for r in records)))
     assert {(await store.get(r.id)).state for r in records} == {"opened"}  # type: ignore[union-attr]
+
+
+async def test_claim_has_exactly_one_winner_among_many(store: Store) -> None:
+    holders = await asyncio.gather(*(store.claim("lock-1", ttl=60) for _ in range(20)))
+    won = [holder for holder in holders if holder is not None]
+    assert len(won) == 1 and len(won[0]) >= 32
+    assert await store.claim("lock-1", ttl=60) is None  # still held
+    assert await store.claim("lock-2", ttl=60) is not None  # other keys are separate
+
+
+async def test_claim_is_released_only_by_its_holder(store: Store) -> None:
+    holder = await store.claim("lock-3", ttl=60)
+    assert holder is not None
+    await store.release("lock-3", "not-the-holder")
+    assert await store.claim("lock-3", ttl=60) is None
+    await store.release("lock-3", holder)
+    again = await store.claim("lock-3", ttl=60)
+    assert again is not None and again != holder
+    await store.release("never-claimed", holder)  # nothing to free: no error
+
+
+async def test_an_expired_claim_can_be_taken_over(store: Store) -> None:
+    stale = await store.claim("lock-4", ttl=0.05)
+    assert stale is not None
+    await asyncio.sleep(0.1)
+    taker = await store.claim("lock-4", ttl=60)
+    assert taker is not None and taker != stale
+    await store.release("lock-4", stale)  # the dead holder's late release frees nothing
+    assert await store.claim("lock-4", ttl=60) is None
+    await store.release("lock-4", taker)
+    assert await store.claim("lock-4", ttl=60) is not None
+
+
+async def test_claim_is_exclusive_across_sqlite_connections(tmp_path: Path) -> None:
+    """Replicas sharing one SQLite file: each store its own connection, one winner among them."""
+    stores = [SQLiteStore(tmp_path / "shared.sqlite3") for _ in range(4)]
+    try:
+        for s in stores:  # opened one by one: racing first opens of a new file is another matter
+            await s.get_blob("warm-up")
+        tries = [(s, n) for s in stores for n in range(5)]
+        holders = await asyncio.gather(*(s.claim("lock-5", ttl=60) for s, _ in tries))
+        (winner,) = [(s, h) for (s, _), h in zip(tries, holders, strict=True) if h is not None]
+        other = stores[(stores.index(winner[0]) + 1) % len(stores)]
+        assert await other.claim("lock-5", ttl=60) is None
+        await other.release("lock-5", winner[1])  # the holder's token frees it from any replica
+        assert await other.claim("lock-5", ttl=60) is not None
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_claim_and_release_need_no_more_than_the_documented_acl(redis_server: RedisServer) -> None:
+    from test_backends import ACL_RULES
+
+    admin = open_store(redis_server.url)
+    assert isinstance(admin, RedisStore)
+    await admin.client.execute_command("ACL", "SETUSER", "elicitkit", *ACL_RULES)  # type: ignore[no-untyped-call]
+    store = open_store(f"redis://elicitkit:elicitkit-pw@127.0.0.1:{redis_server.port}/0")
+    try:
+        holder = await store.claim("lock-6", ttl=60)
+        assert holder is not None and await store.claim("lock-6", ttl=60) is None
+        await store.release("lock-6", holder)
+        assert await store.claim("lock-6", ttl=60) is not None
+    finally:
+        await store.close()
+        await admin.close()

@@ -70,7 +70,7 @@ def build_agenda(
     url_mode = UrlMode(
         browser=options.pop("browser", None) or OAuthLogin(auth.issuer, scopes=["openid"]),
         public_url=url,
-        keys=KeyRing.from_string(KeyRing.generate("k1")),
+        keys=options.pop("keys", None) or KeyRing.from_string(KeyRing.generate("k1")),
         store=store,
         wait=wait,
     )
