@@ -32,8 +32,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -47,11 +46,11 @@ from starlette.responses import Response
 from elicitkit.server._oauth_client import ProviderClient, safe_code
 from elicitkit.server._oauth_errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
 from elicitkit.server._oauth_metadata import ProviderMetadata, discover, same_server
-from elicitkit.server.errors import StoreUnavailableError, VaultDecryptError
+from elicitkit.server.errors import VaultDecryptError
 from elicitkit.server.identity import LOCAL_ISSUER, Caller, User
-from elicitkit.server.store import ACTIVE, Record
+from elicitkit.server.store import ACTIVE, Record, holding
 from elicitkit.server.web.login import OAuthLogin
-from elicitkit.server.web.site import PREFIX, BrowserSession
+from elicitkit.server.web.site import FINISH_HOLD, PREFIX, BrowserSession
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
@@ -329,16 +328,20 @@ class OAuthConnection:
             tokens = await self._provider(metadata).exchange(code, bound["verifier"])
         except OAuthProviderError as failure:
             return self._page_error(request, f"{self.service} did not connect", str(failure), 502)
-        claimed = await site.store.transition(record.id, from_states=ACTIVE, to="completed", user=user)
-        if claimed is None:
-            await self._provider(metadata).revoke(tokens)
-            return self._page_error(
-                request,
-                "Already completed",
-                "This request was completed already; nothing new was stored.",
-                409,
-            )
-        await self._save(user, tokens)
+        # Keep the tokens, then complete: the completion wakes the waiting tool, which reads them.
+        async with holding(site.store, f"finish:{record.id}", ttl=FINISH_HOLD) as held:
+            current = await site.store.get(record.id) if held else None
+            if current is None or current.state not in ACTIVE:
+                await self._provider(metadata).revoke(tokens)
+                return self._page_error(
+                    request,
+                    "Already completed",
+                    "This request was completed already, or is being completed in another window; "
+                    "nothing new was stored.",
+                    409,
+                )
+            await self._save(user, tokens)
+            await site.store.transition(record.id, from_states=ACTIVE, to="completed", user=user)
         await site.announce(record.id)
         return site.render(
             "done.html",
@@ -372,7 +375,16 @@ class OAuthConnection:
                 return None
             if self._usable(tokens, rejected):
                 return str(tokens["access_token"])
-            async with self._refreshing(user):  # ... and one across replicas sharing the store
+            # ... and one across replicas sharing the store: two refreshing at once would spend the
+            # same rotated refresh token, and a provider with reuse detection revokes the grant.
+            async with holding(
+                self.url_mode.store, self._refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
+            ) as held:
+                if not held:
+                    raise OAuthProviderError(
+                        f"Another server is refreshing the {self.service} access token and has not "
+                        "finished; try again in a moment."
+                    )
                 tokens = await self._load(user)  # another replica may have refreshed meanwhile
                 if tokens is None:
                     return None
@@ -390,36 +402,6 @@ class OAuthConnection:
         expires_at = tokens.get("expires_at")
         expired = isinstance(expires_at, int | float) and time.time() >= expires_at - self.leeway
         return str(tokens["access_token"]) != rejected and not expired
-
-    @asynccontextmanager
-    async def _refreshing(self, user: User) -> AsyncIterator[None]:
-        """Hold the store's refresh lock for this user and connection, shared by every replica.
-
-        Two replicas refreshing at once would both spend the same rotated refresh token, and a
-        provider with reuse detection then revokes the whole grant. The lock's ttl outlives a
-        refresh (its HTTP timeouts, the vault writes) so a live holder is never overtaken, yet
-        frees it if the holder died; a waiter gives up after `_REFRESH_WAIT` rather than refresh
-        alongside a holder that may still be alive.
-        """
-        store, key = self.url_mode.store, self._refresh_key(user)
-        deadline = time.monotonic() + _REFRESH_WAIT
-        pause = 0.02
-        while (holder := await store.claim(key, ttl=_REFRESH_HOLD)) is None:
-            if time.monotonic() + pause > deadline:
-                raise OAuthProviderError(
-                    f"Another server is refreshing the {self.service} access token and has not "
-                    "finished; try again in a moment."
-                )
-            await anyio.sleep(pause)
-            pause = min(pause * 2, 0.5)
-        try:
-            yield
-        finally:
-            with anyio.CancelScope(shield=True):
-                try:
-                    await store.release(key, holder)
-                except StoreUnavailableError as error:  # the ttl frees it; keep what happened inside
-                    logger.warning("could not release the %s refresh lock: %s", self.name, error)
 
     async def _provider_said_no(self, request: Request, record: Record, error: str) -> Response:
         site = self.url_mode.site

@@ -12,15 +12,22 @@ implement it. A Redis backend implements the same methods.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
-from collections.abc import Collection
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
+import anyio
+
+from elicitkit.server.errors import BackendUnavailableError
 from elicitkit.server.identity import User
 
-__all__ = ["ACTIVE", "TERMINAL", "MemoryStore", "Record", "State", "Store", "new_record_id"]
+__all__ = ["ACTIVE", "TERMINAL", "MemoryStore", "Record", "State", "Store", "holding", "new_record_id"]
+
+logger = logging.getLogger(__name__)
 
 State = Literal["pending", "opened", "completed", "declined", "cancelled", "expired"]
 ACTIVE: frozenset[State] = frozenset({"pending", "opened"})
@@ -226,3 +233,26 @@ class MemoryStore:
 
     async def close(self) -> None:
         return None
+
+
+@asynccontextmanager
+async def holding(store: Store, key: str, *, ttl: float, wait: float = 0.0) -> AsyncIterator[bool]:
+    """Hold the store's lock `key` for the block: True, or False when another holder kept it
+    for `wait` seconds. Shared by every process on the store; `ttl` frees a dead holder's lock,
+    so it must outlast the block's worst case."""
+    deadline = time.monotonic() + wait
+    pause = 0.02
+    while (holder := await store.claim(key, ttl=ttl)) is None:
+        if time.monotonic() + pause > deadline:
+            yield False
+            return
+        await anyio.sleep(pause)
+        pause = min(pause * 2, 0.5)
+    try:
+        yield True
+    finally:
+        with anyio.CancelScope(shield=True):
+            try:
+                await store.release(key, holder)
+            except BackendUnavailableError as error:  # the ttl frees it; keep what happened inside
+                logger.warning("could not release the store lock %s: %s", key.split(":", 1)[0], error)

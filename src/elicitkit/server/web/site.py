@@ -29,7 +29,7 @@ from starlette.routing import BaseRoute, Route
 
 from elicitkit.server.errors import BackendUnavailableError, VaultDecryptError
 from elicitkit.server.identity import User
-from elicitkit.server.store import ACTIVE, Record
+from elicitkit.server.store import ACTIVE, Record, holding
 
 if TYPE_CHECKING:
     from elicitkit.server.bus import Bus
@@ -37,12 +37,24 @@ if TYPE_CHECKING:
     from elicitkit.server.store import Store
     from elicitkit.server.vault import KeyRing
 
-__all__ = ["COOKIE", "PREFIX", "SECURITY_HEADERS", "BrowserSession", "Flow", "HandOffFlow", "Site", "harden"]
+__all__ = [
+    "COOKIE",
+    "FINISH_HOLD",
+    "PREFIX",
+    "SECURITY_HEADERS",
+    "BrowserSession",
+    "Flow",
+    "HandOffFlow",
+    "Site",
+    "harden",
+]
 
 logger = logging.getLogger(__name__)
 _R = TypeVar("_R", bound=Response)
 
 PREFIX = "/elicit"
+FINISH_HOLD = 60.0
+"""Seconds a page holds a record's lock while it keeps the entry: a dead holder's runs out."""
 COOKIE = "__Host-elicitkit"
 _SESSION_AAD = b"elicitkit/browser-session/v1"
 _SESSION_TTL = 12 * 3600
@@ -97,7 +109,8 @@ class Flow(Protocol):
         ...
 
     async def finish(self, record: Record, form: FormData) -> None:
-        """Keep what the person entered; called once, after the record was claimed as completed."""
+        """Keep what the person entered; called once, under the record's lock, just before the
+        record is marked completed (which wakes the waiting tool)."""
         ...
 
 
@@ -306,15 +319,28 @@ class Site:
             return self._page(record, flow, session, person, error=error)
         if isinstance(flow, HandOffFlow):  # completes at its callback, not here
             return _with_session(self, await flow.proceed(request, record, session), session)
-        claimed = await self.store.transition(record.id, from_states=ACTIVE, to="completed", user=person)
-        if claimed is None:
-            return self.refusal(
-                request,
-                "Already completed",
-                "This request was completed already; your entry was not stored.",
-                status_code=409,
-            )
-        await flow.finish(claimed, form)
+        # Keep the entry, then complete: the completion wakes the waiting tool (with Redis, in the
+        # same script that writes it), so what the tool reads next must already be kept. The
+        # lock lets only one tab keep its entry.
+        async with holding(self.store, f"finish:{record.id}", ttl=FINISH_HOLD) as held:
+            if not held:
+                return self.refusal(
+                    request,
+                    "Being completed elsewhere",
+                    "This request is being completed in another tab or window; your entry was not "
+                    "stored. Wait a moment, then reload this page.",
+                    status_code=409,
+                )
+            current = await self.store.get(record.id)
+            if current is None or current.state not in ACTIVE:
+                return self.refusal(
+                    request,
+                    "Already completed",
+                    "This request was completed already; your entry was not stored.",
+                    status_code=409,
+                )
+            await flow.finish(current, form)
+            await self.store.transition(record.id, from_states=ACTIVE, to="completed", user=person)
         await self.announce(record.id)
         return self.render(
             "done.html", title="Done", text="Saved. You can close this tab and return to your application."
