@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Collection
@@ -95,9 +96,9 @@ class SQLiteStore:
         connecting = aiosqlite.connect(path)
         _let_exit_without_close(connecting)
         db = await connecting
-        await db.execute("PRAGMA journal_mode=WAL")
-        await db.execute("PRAGMA synchronous=NORMAL")
         await db.execute("PRAGMA busy_timeout=5000")
+        await _switch_to_wal(db)
+        await db.execute("PRAGMA synchronous=NORMAL")
         await db.executescript(_SCHEMA)
         await db.commit()
         for suffix in ("-wal", "-shm"):
@@ -248,6 +249,25 @@ class SQLiteStore:
         if self._db is not None:
             db, self._db = self._db, None
             await db.close()
+
+
+async def _switch_to_wal(db: aiosqlite.Connection, within: float = 5.0) -> None:
+    """Put the file in WAL mode, waiting while another worker opening it at the same moment does.
+
+    SQLite answers "database is locked" at once here, without its busy timeout, when several
+    processes open a new file together (several replicas or workers on one file).
+    """
+    deadline = time.monotonic() + within
+    pause = 0.01
+    while True:
+        try:
+            await db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                raise
+        await anyio.sleep(pause)
+        pause = min(pause * 2, 0.2)
 
 
 def _let_exit_without_close(connection: aiosqlite.Connection) -> None:

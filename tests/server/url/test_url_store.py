@@ -201,3 +201,15 @@ def test_a_crashed_process_with_an_open_store_still_exits(tmp_path: Path) -> Non
 
     found = asyncio.run(committed())
     assert found is not None and found.user.subject == "alice"
+
+
+async def test_stores_opening_one_new_file_at_once_all_start(tmp_path: Path) -> None:
+    """Several workers starting on one new SQLite file at the same moment all open it: switching
+    the file to WAL waits its turn instead of failing with "database is locked"."""
+    for attempt in range(40):
+        stores = [SQLiteStore(tmp_path / f"fresh-{attempt}.sqlite3") for _ in range(4)]
+        try:
+            assert await asyncio.gather(*(store.get("nothing") for store in stores)) == [None] * 4
+        finally:
+            for store in stores:
+                await store.close()
