@@ -8,7 +8,7 @@ import datetime as dt
 import enum
 from typing import Annotated, Any, Literal
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition
 from pydantic import AnyUrl, EmailStr, Field, HttpUrl, TypeAdapter, create_model
@@ -186,6 +186,8 @@ property_schemas = st.dictionaries(
 
 @settings(max_examples=400, deadline=None)
 @given(st.dictionaries(st.text(max_size=5), property_schemas | json_values, max_size=4), json_values)
+@example({"": {"type": "string", "format": []}}, None)  # found by CI: a format that is not a string
+@example({"a": {"type": "string", "format": {"x": 1}}}, {"a": "b"})
 def test_lint_and_validate_never_raise_on_any_schema(properties: Any, content: Any) -> None:
     schema = {"type": "object", "properties": properties}
     for finding in lint(schema, message="hi"):

@@ -242,7 +242,7 @@ def _ordered(
 
 def _string(name: str, at: str, prop: Mapping[str, Any]) -> Iterator[LintFinding]:
     fmt = prop.get("format")
-    if fmt is not None and fmt not in FORMATS:
+    if fmt is not None and (not isinstance(fmt, str) or fmt not in FORMATS):
         yield _error(
             f"{at}/format",
             "unknown-format",

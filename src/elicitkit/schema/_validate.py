@@ -208,7 +208,7 @@ def _string(name: str, prop: Mapping[str, Any]) -> CoreSchema:
     fmt = prop.get("format")
     if fmt is None:
         return string
-    if fmt not in FORMATS:
+    if not isinstance(fmt, str) or fmt not in FORMATS:
         raise _BadSchema(name, f"Field {name!r} has format {fmt!r}; a form can only check {sorted(FORMATS)}.")
     return cs.no_info_after_validator_function(_format_check(fmt), string)
 
