@@ -8,7 +8,8 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -76,16 +77,15 @@ class SQLiteStore:
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
         self._db: aiosqlite.Connection | None = None
-        self._lock = anyio.Lock()
         self._turn = anyio.Lock()
 
-    async def _conn(self) -> aiosqlite.Connection:
-        if self._db is not None:
-            return self._db
-        async with self._lock:
+    @asynccontextmanager
+    async def _turn_on(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection (opened on first use), this operation's alone until the block ends."""
+        async with self._turn:
             if self._db is None:
                 self._db = await self._open()
-        return self._db
+            yield self._db
 
     async def _open(self) -> aiosqlite.Connection:
         path = self.path
@@ -108,8 +108,7 @@ class SQLiteStore:
         return db
 
     async def create(self, record: Record) -> None:
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             await self._write(
                 db,
                 f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
@@ -129,8 +128,7 @@ class SQLiteStore:
             )
 
     async def get(self, record_id: str) -> Record | None:
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             rows = await db.execute_fetchall(
                 f"SELECT {_COLUMNS} FROM records WHERE id = ?",  # noqa: S608
                 (record_id,),
@@ -156,8 +154,7 @@ class SQLiteStore:
             sql += " AND issuer = ? AND subject = ?"
             params += [user.issuer, user.subject]
         sql += f" RETURNING {_COLUMNS}"
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             rows = await db.execute_fetchall(sql, params)
             await db.commit()
         return _row_to_record(next(iter(rows))) if rows else None
@@ -165,8 +162,7 @@ class SQLiteStore:
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now
         active, terminal = sorted(ACTIVE), sorted(TERMINAL)
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             async with db.execute(
                 "UPDATE records SET state = 'expired', updated_at = ? "
                 "WHERE state IN (?, ?) AND expires_at <= ?",
@@ -183,26 +179,22 @@ class SQLiteStore:
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             await self._write(
                 db, "INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)", (key, bytes(data))
             )
 
     async def get_blob(self, key: str) -> bytes | None:
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             rows = await db.execute_fetchall("SELECT data FROM blobs WHERE key = ?", (key,))
         return bytes(next(iter(rows))[0]) if rows else None
 
     async def delete_blob(self, key: str) -> None:
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             await self._write(db, "DELETE FROM blobs WHERE key = ?", (key,))
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             await self._write(
                 db,
                 "INSERT OR REPLACE INTO once (key, data, deadline) VALUES (?, ?, ?)",
@@ -210,8 +202,7 @@ class SQLiteStore:
             )
 
     async def take_once(self, key: str) -> bytes | None:
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             rows = await db.execute_fetchall(
                 "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, time.time())
             )
@@ -222,8 +213,7 @@ class SQLiteStore:
         # One statement: the write lock SQLite takes for it makes check-and-take atomic across
         # every process using the file; an expired claim is overwritten, a live one left alone.
         token, now = secrets.token_hex(16), time.time()
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             rows = await db.execute_fetchall(
                 "INSERT INTO claims (key, token, deadline) VALUES (?, ?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET token = excluded.token, deadline = excluded.deadline "
@@ -234,8 +224,7 @@ class SQLiteStore:
         return token if rows else None
 
     async def release(self, key: str, token: str) -> None:
-        db = await self._conn()
-        async with self._turn:
+        async with self._turn_on() as db:
             await self._write(db, "DELETE FROM claims WHERE key = ? AND token = ?", (key, token))
 
     @staticmethod

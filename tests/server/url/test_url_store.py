@@ -157,8 +157,7 @@ async def test_sqlite_file_is_owner_only_and_durable(tmp_path: Path) -> None:
 async def test_sqlite_uses_wal(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "w.sqlite3")
     await store.create(_record())
-    db = await store._conn()
-    async with db.execute("PRAGMA journal_mode") as cur:
+    async with store._turn_on() as db, db.execute("PRAGMA journal_mode") as cur:
         row = await cur.fetchone()
     assert row is not None and row[0] == "wal"
     await store.close()
