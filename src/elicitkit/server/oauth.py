@@ -50,7 +50,7 @@ from elicitkit.server.errors import VaultDecryptError
 from elicitkit.server.identity import LOCAL_ISSUER, Caller, User
 from elicitkit.server.store import ACTIVE, Record, holding
 from elicitkit.server.web.login import OAuthLogin
-from elicitkit.server.web.site import FINISH_HOLD, PREFIX, BrowserSession
+from elicitkit.server.web.site import PREFIX, BrowserSession
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
@@ -328,21 +328,15 @@ class OAuthConnection:
             tokens = await self._provider(metadata).exchange(code, bound["verifier"])
         except OAuthProviderError as failure:
             return self._page_error(request, f"{self.service} did not connect", str(failure), 502)
-        # Keep the tokens, then complete: the completion wakes the waiting tool, which reads them.
-        async with holding(site.store, f"finish:{record.id}", ttl=FINISH_HOLD) as held:
-            current = await site.store.get(record.id) if held else None
-            if current is None or current.state not in ACTIVE:
-                await self._provider(metadata).revoke(tokens)
-                return self._page_error(
-                    request,
-                    "Already completed",
-                    "This request was completed already, or is being completed in another window; "
-                    "nothing new was stored.",
-                    409,
-                )
-            await self._save(user, tokens)
-            await site.store.transition(record.id, from_states=ACTIVE, to="completed", user=user)
-        await site.announce(record.id)
+        if await site.complete(record.id, user, lambda _: self._save(user, tokens)) != "completed":
+            await self._provider(metadata).revoke(tokens)
+            return self._page_error(
+                request,
+                "Already completed",
+                "This request was completed already, or is being completed in another window; "
+                "nothing new was stored.",
+                409,
+            )
         return site.render(
             "done.html",
             title="Connected",

@@ -16,10 +16,10 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 import jinja2
 from starlette.datastructures import FormData
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COOKIE",
-    "FINISH_HOLD",
     "PREFIX",
     "SECURITY_HEADERS",
     "BrowserSession",
@@ -53,7 +52,7 @@ logger = logging.getLogger(__name__)
 _R = TypeVar("_R", bound=Response)
 
 PREFIX = "/elicit"
-FINISH_HOLD = 60.0
+_FINISH_HOLD = 60.0
 """Seconds a page holds a record's lock while it keeps the entry: a dead holder's runs out."""
 COOKIE = "__Host-elicitkit"
 _SESSION_AAD = b"elicitkit/browser-session/v1"
@@ -210,6 +209,27 @@ class Site:
         except BackendUnavailableError as exc:
             logger.warning("completion saved but not announced yet (%s); it is delivered on reconnect", exc)
 
+    async def complete(
+        self, record_id: str, person: User, keep: Callable[[Record], Awaitable[None]]
+    ) -> Literal["completed", "busy", "closed"]:
+        """`keep` what the person gave, then mark the record completed and announce it.
+
+        In that order: the completion wakes the waiting tool (with Redis, from the very script
+        that writes it), so what the tool reads next must already be kept. The record's lock in
+        the store lets one page at a time do it ("busy" for the others); "closed": the record
+        was no longer active, and nothing was kept.
+        """
+        async with holding(self.store, f"finish:{record_id}", ttl=_FINISH_HOLD) as held:
+            if not held:
+                return "busy"
+            current = await self.store.get(record_id)
+            if current is None or current.state not in ACTIVE:
+                return "closed"
+            await keep(current)
+            await self.store.transition(record_id, from_states=ACTIVE, to="completed", user=person)
+        await self.announce(record_id)
+        return "completed"
+
     # -- rendering -----------------------------------------------------------------------
 
     def render(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -319,29 +339,22 @@ class Site:
             return self._page(record, flow, session, person, error=error)
         if isinstance(flow, HandOffFlow):  # completes at its callback, not here
             return _with_session(self, await flow.proceed(request, record, session), session)
-        # Keep the entry, then complete: the completion wakes the waiting tool (with Redis, in the
-        # same script that writes it), so what the tool reads next must already be kept. The
-        # lock lets only one tab keep its entry.
-        async with holding(self.store, f"finish:{record.id}", ttl=FINISH_HOLD) as held:
-            if not held:
-                return self.refusal(
-                    request,
-                    "Being completed elsewhere",
-                    "This request is being completed in another tab or window; your entry was not "
-                    "stored. Wait a moment, then reload this page.",
-                    status_code=409,
-                )
-            current = await self.store.get(record.id)
-            if current is None or current.state not in ACTIVE:
-                return self.refusal(
-                    request,
-                    "Already completed",
-                    "This request was completed already; your entry was not stored.",
-                    status_code=409,
-                )
-            await flow.finish(current, form)
-            await self.store.transition(record.id, from_states=ACTIVE, to="completed", user=person)
-        await self.announce(record.id)
+        outcome = await self.complete(record.id, person, lambda current: flow.finish(current, form))
+        if outcome == "busy":
+            return self.refusal(
+                request,
+                "Being completed elsewhere",
+                "This request is being completed in another tab or window; your entry was not "
+                "stored. Wait a moment, then reload this page.",
+                status_code=409,
+            )
+        if outcome == "closed":
+            return self.refusal(
+                request,
+                "Already completed",
+                "This request was completed already; your entry was not stored.",
+                status_code=409,
+            )
         return self.render(
             "done.html", title="Done", text="Saved. You can close this tab and return to your application."
         )
