@@ -32,7 +32,7 @@ from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcom
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server.errors import UrlModeError
 from elicitkit.server.secret import Secret, SecretValidator
-from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.url_mode import UrlMode, Wait
 
 T = TypeVar("T")
 
@@ -67,6 +67,7 @@ class Elicitation:
         message: str,
         description: str | None = None,
         validator: SecretValidator | None = None,
+        wait: Wait | None = None,
     ) -> Secret:
         """A URL-mode `Secret` (API key, password) for this server's tools: `await secret.get(ctx)`.
 
@@ -79,7 +80,13 @@ class Elicitation:
                 "Elicitation(server, url_mode=UrlMode(...))."
             )
         return Secret(
-            self.url_mode, name, title=title, message=message, description=description, validator=validator
+            self.url_mode,
+            name,
+            title=title,
+            message=message,
+            description=description,
+            validator=validator,
+            wait=wait,
         )
 
     def supports(self, ctx: Context[Any, Any], mode: Mode = "form") -> bool:

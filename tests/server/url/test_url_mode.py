@@ -162,6 +162,8 @@ async def test_facade_secret_end_to_end_in_process() -> None:
     )
     elicit = Elicitation(server, url_mode=url_mode)
     token = elicit.secret("token", title="Token", message="The tool needs your token.")
+    held = elicit.secret("held", title="Held", message="Asked with -32042.", wait="error")
+    assert (token.wait, held.wait) == (None, "error")
 
     @server.tool()
     async def use(ctx: Context) -> str:  # type: ignore[type-arg]
