@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from mcp.client import Transport
 from mcp.client._transport import ReadStream, TransportStreams, WriteStream
@@ -33,6 +33,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 ASSOCIABLE_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 _MAX_VERDICTS = 1024
+
+
+class Watch(Protocol):
+    """What `WatchedTransport` feeds: every message sent, and every one received."""
+
+    def sent(self, item: SessionMessage) -> None: ...
+
+    def received(self, item: SessionMessage | Exception) -> None: ...
 
 
 class RequestWatch:
@@ -81,7 +89,7 @@ def _is_modern(request: JSONRPCRequest) -> bool:
 
 
 class _WatchedRead:
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], watch: RequestWatch) -> None:
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], watch: Watch) -> None:
         self._inner = inner
         self._watch = watch
 
@@ -116,7 +124,7 @@ class _WatchedRead:
 
 
 class _WatchedWrite:
-    def __init__(self, inner: WriteStream[SessionMessage], watch: RequestWatch) -> None:
+    def __init__(self, inner: WriteStream[SessionMessage], watch: Watch) -> None:
         self._inner = inner
         self._watch = watch
 
@@ -138,9 +146,9 @@ class _WatchedWrite:
 
 
 class WatchedTransport:
-    """A `Transport` that feeds a `RequestWatch` with every message passing through."""
+    """A `Transport` that feeds a `Watch` (a `RequestWatch`, say) with every message passing through."""
 
-    def __init__(self, inner: Transport, watch: RequestWatch) -> None:
+    def __init__(self, inner: Transport, watch: Watch) -> None:
         self._inner = inner
         self._watch = watch
 

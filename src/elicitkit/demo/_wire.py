@@ -10,24 +10,22 @@ from __future__ import annotations
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCRequest, JSONRPCResponse, RequestId
 
-from elicitkit.client._association import RequestWatch
 from elicitkit.demo.mcp_server import SERVER_NAME
 from elicitkit.demo.transcript import Transcript
 
 __all__ = ["WireLog"]
 
 
-class WireLog(RequestWatch):
+class WireLog:
     """One connection's messages as the server sent them, noted (and told) as they pass.
 
-    It sits below `ElicitingClient`'s own watch, so it sees each message before the client
-    touches it: every `elicitation/create` request from the server, and for each `tools/call`
-    whether it carried answers (`inputResponses` and `requestState`), the `resultType` that
-    came back, and the questions a result carried (`inputRequests`).
+    A `Watch` for `WatchedTransport`, below `ElicitingClient`'s own, so it sees each message
+    before the client touches it: every `elicitation/create` request from the server, and for
+    each `tools/call` whether it carried answers (`inputResponses` and `requestState`), the
+    `resultType` that came back, and the questions a result carried (`inputRequests`).
     """
 
     def __init__(self, transcript: Transcript, person: str) -> None:
-        super().__init__()
         self.transcript = transcript
         self.person = person
         self.elicitation_requests = 0

@@ -4,9 +4,9 @@ that started X (S-23).
 
 All completions travel on one channel, subscribed once per process: a session subscribing to
 its id needs no round trip to Redis, so it cannot miss a completion that races its own
-subscription. The `RedisStore` itself publishes each record that reaches a final state, in the same script
-as the write (see `_redis_store.py`); a bus given that store does not publish it again.
-Pub/sub keeps nothing for a subscriber that is not connected, so each time Redis
+subscription. The `RedisStore` itself publishes each record that reaches a final state, in the
+same script as the write (see `_redis_store.py`); a bus given that store does not publish it
+again. Pub/sub keeps nothing for a subscriber that is not connected, so each time Redis
 confirms the subscription (at start and after every reconnection) the bus asks the store, when
 given one, about the ids it waits for and delivers those already finished. Redis going away is
 logged, retried with capped exponential backoff, and resubscribed; publishing meanwhile
