@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -41,11 +40,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 from mcp.server.mcpserver import Context, MCPServer
 from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from server_process import free_port, stop, wait_until_serving
 
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus import Bus, Listener, Unsubscribe
@@ -66,12 +68,6 @@ def p99(samples: list[float]) -> float:
     """The nearest-rank 99th percentile."""
     ordered = sorted(samples)
     return ordered[max(0, math.ceil(0.99 * len(ordered)) - 1)]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class TimedBus:
@@ -224,29 +220,10 @@ def bench_server(store_url: str, env: dict[str, str], log: Path) -> Iterator[str
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            _until_serving(process, url, log)
+            wait_until_serving(process, f"{url}/bench/bare", log)
             yield url
         finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(10)
-
-
-def _until_serving(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"benchmark server exited:\n{log.read_text(errors='replace')[-3000:]}")
-        try:
-            httpx.get(f"{url}/bench/bare", timeout=1)
-            return
-        except httpx.TransportError:
-            time.sleep(0.05)
-    raise RuntimeError("benchmark server did not start serving within 30 s")
+            stop(process)
 
 
 def server_env() -> dict[str, str]:

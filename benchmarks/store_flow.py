@@ -127,7 +127,9 @@ async def _ratio(ours: Flow, by_hand: Flow, rounds: int, seconds: float) -> tupl
 
 async def _measure(folder: Path, redis_url: str, rounds: int, seconds: float) -> dict[str, float]:
     store = SQLiteStore(folder / "bench.sqlite3")
-    db = await store._conn()  # the same file and settings; a second connection would only contend
+    await store.get("none")  # opens the connection, with the store's file and settings ...
+    db = store._db  # ... which the by-hand flow shares: a second connection would only contend
+    assert db is not None
     sqlite = await _ratio(through_store(store), by_hand_sqlite(db), rounds, seconds)
     await store.close()
 

@@ -25,16 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_process import free_port
 
 REDIS_SERVER = os.environ.get("ELICITKIT_REDIS_SERVER", "/usr/bin/redis-server")
 
 PERSISTENCE = ("--appendonly", "yes", "--appendfsync", "always", "--save", "")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class RedisServer:

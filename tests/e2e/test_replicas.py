@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-import httpx
 import pytest
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
@@ -36,7 +35,8 @@ from mcp.server.request_state import RequestStateSecurity
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
 
-from redis_server import RedisServer, free_port, redis_server
+from redis_server import RedisServer, redis_server
+from server_process import free_port, stop, wait_until_serving
 from url_harness import (  # type: ignore[import-not-found]
     SECRET,
     Browser,
@@ -184,34 +184,11 @@ async def replicas(
                 env=own, stdout=log, stderr=subprocess.STDOUT,
             )  # fmt: skip
             started.append(Replica(name, f"http://127.0.0.1:{port}", process))
-            stack.callback(_stop, process)
+            stack.callback(stop, process)
         for replica in started:
-            await _until_serving(replica, logs)
+            log = logs / f"replica-{replica.name}.log"
+            await asyncio.to_thread(wait_until_serving, replica.process, f"{replica.url}/mcp", log)
         yield started
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-
-
-async def _until_serving(replica: Replica, logs: Path) -> None:
-    async with httpx.AsyncClient(timeout=2) as http:
-        for _ in range(300):
-            if replica.process.poll() is not None:
-                log = (logs / f"replica-{replica.name}.log").read_text(errors="replace")
-                raise AssertionError(f"replica {replica.name} exited:\n{log[-3000:]}")
-            try:
-                await http.get(f"{replica.url}/mcp")
-                return
-            except httpx.TransportError:
-                await asyncio.sleep(0.1)
-    raise AssertionError(f"replica {replica.name} did not start serving")
 
 
 async def token(auth: Any, person: str) -> str:
