@@ -141,25 +141,20 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     t.keys("d")
     # the same form on a 2026-07-28 connection: the question comes in the tool result
     t.wait_for("[8/8] The same tool on a 2026-07-28 connection")
-    wait_after(t, "[8/8]", "Date ✱")
-    t.type("2026-12-31")
-    t.keys("Enter")
-    wait_after(t, "[8/8]", "Party size ✱")
-    t.type("2")
-    t.keys("Enter")
-    wait_after(t, "[8/8]", "Seating ✱")
-    t.keys("1", "Enter")
-    wait_after(t, "[8/8]", "Dietary needs")
-    t.keys("Enter")
-    wait_after(t, "[8/8]", "Note for the restaurant")
-    t.keys("Enter")
-    wait_after(t, "[8/8]", "Email ✱")
-    t.type("alice@example.com")
-    t.keys("Enter")
-    wait_after(t, "[8/8]", "High chair needed?")
-    t.keys("n")
-    wait_after(t, "[8/8]", "Review your answers")
-    t.keys("s")
+    for prompt, typed, keys in [
+        ("Date ✱", "2026-12-31", ["Enter"]),
+        ("Party size ✱", "2", ["Enter"]),
+        ("Seating ✱", "", ["1", "Enter"]),
+        ("Dietary needs", "", ["Enter"]),
+        ("Note for the restaurant", "", ["Enter"]),
+        ("Email ✱", "alice@example.com", ["Enter"]),
+        ("High chair needed?", "", ["n"]),
+        ("Review your answers", "", ["s"]),
+    ]:
+        wait_after(t, "[8/8]", prompt)
+        if typed:
+            t.type(typed)
+        t.keys(*keys)
     screen = t.wait_for("result  Booked Chez Elicit on 2026-12-31 for 2, indoors, by the window;")
     last = screen[screen.rindex("[8/8]") :]
     for seen in [

@@ -67,6 +67,21 @@ async def first_round(client: Client, tool: str) -> InputRequiredResult:
     return result
 
 
+async def next_round(
+    client: Client, tool: str, before: InputRequiredResult, key: str, answer: Any
+) -> InputRequiredResult:
+    """Answer the question `key` of the round `before`, expecting another round back."""
+    result = await client.session.call_tool(
+        tool,
+        {},
+        input_responses={key: answer},
+        request_state=before.request_state,
+        allow_input_required=True,
+    )
+    assert isinstance(result, InputRequiredResult)
+    return result
+
+
 def modern() -> Client:
     """A client on 2026-07-28 that declares form mode; the tests drive the rounds by hand."""
     return Client(make_server(), mode="auto", elicitation_callback=Script(accept(word="x")))
@@ -76,26 +91,12 @@ async def test_one_question_per_round_with_earlier_answers_replayed_from_sealed_
     async with modern() as client:
         r1 = await first_round(client, "words")
         assert list(r1.input_requests or {}) == ["elicitation-1"]
-        r2 = await client.session.call_tool(
-            "words",
-            {},
-            input_responses={"elicitation-1": accept(word="alpha")},
-            request_state=r1.request_state,
-            allow_input_required=True,
-        )
-        assert isinstance(r2, InputRequiredResult)
+        r2 = await next_round(client, "words", r1, "elicitation-1", accept(word="alpha"))
         assert list(r2.input_requests or {}) == ["elicitation-2"]
         # Sealed by the SDK boundary: the answer so far is in there, but not readable.
         assert r2.request_state is not None and r2.request_state.startswith("v1.")
         assert "alpha" not in r2.request_state and "elicitkit" not in r2.request_state
-        r3 = await client.session.call_tool(
-            "words",
-            {},
-            input_responses={"elicitation-2": accept(word="beta")},
-            request_state=r2.request_state,
-            allow_input_required=True,
-        )
-        assert isinstance(r3, InputRequiredResult)
+        r3 = await next_round(client, "words", r2, "elicitation-2", accept(word="beta"))
         done = await client.session.call_tool(
             "words",
             {},
