@@ -6,6 +6,8 @@ that tap every byte, and a scripted browser. It builds on the URL-mode harness.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sys
 import tempfile
 from collections.abc import AsyncIterator
@@ -20,6 +22,7 @@ import httpx
 import pytest
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "url"))
 
@@ -28,6 +31,7 @@ from url_harness import Browser, Session, mcp_session, serve
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
 from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.identity import User
 from elicitkit.server.oauth import OAuthConnection
 from elicitkit.server.store import MemoryStore, Store
 from elicitkit.server.url_mode import UrlMode
@@ -206,3 +210,25 @@ async def connect(
 
 def location(response: httpx.Response) -> str:
     return urljoin(str(response.url), response.headers.get("location", ""))
+
+
+async def stored(agenda: Agenda, person: str, issuer: str) -> dict[str, Any] | None:
+    raw = await agenda.url_mode.vault.get(User(issuer, person), "oauth:calendar:tokens")
+    return None if raw is None else dict(json.loads(raw))
+
+
+def events(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result
+    return dict(json.loads(result.content[0].text))
+
+
+async def connected_alice(agenda: Agenda, auth: DemoAuthServer, provider: DemoProvider, alice: Any) -> None:
+    """alice calls the tool, gets the URL (-32042), connects in her browser."""
+    with pytest.raises(MCPError) as raised:
+        await alice.client.call_tool("agenda", {})
+    url = url_required(raised.value)
+    async with Browser(auth, "alice") as browser:
+        done = await connect(browser, provider, url)
+        assert done.status_code == 200, done.text
+        assert "account is connected" in done.text
+    await asyncio.wait_for(alice.notice_arrived.wait(), 15)

@@ -19,17 +19,19 @@ from starlette.requests import Request
 sys.path.insert(0, str(Path(__file__).parent))
 
 from oauth_harness import (
-    Agenda,
     Browser,
     agenda_running,
     agenda_with,
     at_provider,
     auth,
     connect,
+    connected_alice,
     consent,
+    events,
     mcp_session,
     provider,
     serve,
+    stored,
     token,
     url_required,
 )
@@ -45,28 +47,6 @@ from elicitkit.server.web.login import OAuthLogin
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(90)
-
-
-async def stored(agenda: Agenda, person: str, issuer: str) -> dict[str, Any] | None:
-    raw = await agenda.url_mode.vault.get(User(issuer, person), "oauth:calendar:tokens")
-    return None if raw is None else dict(json.loads(raw))
-
-
-def events(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result
-    return dict(json.loads(result.content[0].text))
-
-
-async def connected_alice(agenda: Agenda, auth: DemoAuthServer, provider: DemoProvider, alice: Any) -> None:
-    """alice calls the tool, gets the URL (-32042), connects in her browser."""
-    with pytest.raises(MCPError) as raised:
-        await alice.client.call_tool("agenda", {})
-    url = url_required(raised.value)
-    async with Browser(auth, "alice") as browser:
-        done = await connect(browser, provider, url)
-        assert done.status_code == 200, done.text
-        assert "account is connected" in done.text
-    await asyncio.wait_for(alice.notice_arrived.wait(), 15)
 
 
 async def test_connect_then_the_tool_reads_alices_calendar(

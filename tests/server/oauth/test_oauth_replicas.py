@@ -8,7 +8,6 @@ replicas refreshing side by side would lose alice's connection and ask her to co
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -17,23 +16,21 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp.shared.exceptions import MCPError
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[2]))
 
 from oauth_harness import (
     Agenda,
-    Browser,
-    Session,
     auth,
     build_agenda,
-    connect,
+    connected_alice,
+    events,
     mcp_session,
     provider,
     serve,
+    stored,
     token,
-    url_required,
 )
 from redis_server import RedisServer, redis_server
 
@@ -75,27 +72,6 @@ async def replicas(
                 await agenda.url_mode.store.close()
 
 
-def events(result: Any) -> dict[str, Any]:
-    assert not result.is_error, result
-    return dict(json.loads(result.content[0].text))
-
-
-async def stored(agenda: Agenda, auth: DemoAuthServer) -> dict[str, Any] | None:
-    raw = await agenda.url_mode.vault.get(User(auth.issuer, "alice"), "oauth:calendar:tokens")
-    return None if raw is None else dict(json.loads(raw))
-
-
-async def connected_alice(
-    agenda: Agenda, auth: DemoAuthServer, provider: DemoProvider, alice: Session
-) -> None:
-    with pytest.raises(MCPError) as raised:
-        await alice.client.call_tool("agenda", {})
-    async with Browser(auth, "alice") as browser:
-        done = await connect(browser, provider, url_required(raised.value))
-        assert done.status_code == 200 and "account is connected" in done.text, done.text
-    await asyncio.wait_for(alice.notice_arrived.wait(), 15)
-
-
 async def refresh_once_across_replicas(
     auth: DemoAuthServer, provider: DemoProvider, open_shared: Callable[[], Store]
 ) -> None:
@@ -109,7 +85,7 @@ async def refresh_once_across_replicas(
             assert events(await alice_b.client.call_tool("agenda", {}))["owner"] == "alice"  # B has it too
 
             for _ in range(3):  # a few rounds: each one a fresh race between the replicas
-                before = await stored(b, auth)
+                before = await stored(b, "alice", auth.issuer)
                 assert before is not None
                 provider.expire_access_tokens()
                 seen = len(provider.authorization_headers)
@@ -123,8 +99,8 @@ async def refresh_once_across_replicas(
                 # one refresh: the token endpoint is where the client sends its Basic credentials
                 to_token = [h for h in provider.authorization_headers[seen:] if h.startswith("Basic ")]
                 assert len(to_token) == 1, to_token
-                after = await stored(a, auth)
-                assert after is not None and after == await stored(b, auth)
+                after = await stored(a, "alice", auth.issuer)
+                assert after is not None and after == await stored(b, "alice", auth.issuer)
                 assert after["refresh_token"] != before["refresh_token"]  # rotated, once
                 async with httpx.AsyncClient() as http:  # the grant survived: the kept token works
                     answer = await http.get(
