@@ -281,7 +281,7 @@ class UrlMode:
 
     async def _close(self, record: Record, state: State) -> NoReturn:
         await self.store.transition(record.id, from_states=ACTIVE, to=state, user=record.user)
-        await self.bus.publish(record.id)
+        await self.site.announce(record.id)  # an outage must not hide the decline behind a bus error
         raise UrlElicitationNotCompletedError(state)
 
     async def _outcome(self, record: Record) -> Record:
