@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from email_validator import EmailNotValidError, validate_email
 
+from elicitkit import schema
 from elicitkit.schema import ValidationProblem
 
 Kind = Literal["text", "number", "integer", "boolean", "choice", "multi"]
@@ -237,9 +238,9 @@ def _check_text(field: Field, value: str) -> str | None:
     pattern = s.get("pattern")
     if isinstance(pattern, str):
         try:
-            matches = re.search(pattern, value) is not None
-        except re.error:
-            matches = True  # a pattern Python cannot read is left to the server's validation
+            matches = schema.pattern_matches(pattern, value)
+        except schema.PatternError:
+            matches = True  # never reached: a schema with such a pattern is refused before any UI
         if not matches:
             return f"Must match the pattern {safe(pattern)}."
     fmt = field.format

@@ -17,3 +17,11 @@ class ElicitationCancelledError(ElicitationError):
 
 class ElicitationLoopError(ElicitationError):
     """The server asked again for elicitations that had already completed: retrying would never end."""
+
+
+class ElicitationRateLimitedError(ElicitationError):
+    """The server asked for more prompts than the client's rate limit allows; the call was stopped."""
+
+
+class ElicitationProtocolError(ElicitationError):
+    """The server sent elicitation data that breaks the protocol (wrong types, missing fields, too many)."""

@@ -10,7 +10,6 @@ after consent (C-22), and names the server asking (C-30).
 from __future__ import annotations
 
 import logging
-import time
 import webbrowser
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -37,7 +36,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from elicitkit import schema, urls
 from elicitkit.client._association import RequestWatch
 from elicitkit.client.completions import Completions
-from elicitkit.client.limits import RateLimit, TokenBucket
+from elicitkit.client.errors import ElicitationRateLimitedError
+from elicitkit.client.limits import PromptGate, RateLimit, Sizes, cut
 from elicitkit.client.ui import Accept, Cancel, ElicitationUI, FormQuestion, Reply, UrlQuestion
 
 if TYPE_CHECKING:
@@ -57,7 +57,6 @@ Action = Literal["accept", "decline", "cancel"]
 UrlOpener = Callable[[str], bool]
 
 _CANCEL = Cancel()
-_FLOOD_NOTICE_EVERY = 30.0
 
 MAX_REFUSED_ANSWERS = 5
 """Answers in a row that may fail validation before the form is cancelled: a UI that keeps
@@ -80,13 +79,15 @@ class ElicitationHandler:
 
     `modes` ("form", "url" or both) is declared exactly as given (C-01). `wait_timeout` is how
     long a call held by -32042 waits for completion notices before the person is pressed to
-    retry or cancel (C-21). `input_rounds` caps the 2026-07-28 rounds. `open_url` is the system
-    browser unless a test injects a recorder.
+    retry or cancel (C-21). `input_rounds` caps the 2026-07-28 rounds. `rate_limit` and `sizes`
+    bound what one server may put in front of the person (see `elicitkit.client.limits`).
+    `open_url` is the system browser unless a test injects a recorder.
     """
 
     ui: ElicitationUI
     modes: str | Collection[str] = ("form",)
     rate_limit: RateLimit = field(default_factory=RateLimit)
+    sizes: Sizes = field(default_factory=Sizes)
     wait_timeout: float = 300.0
     input_rounds: int = DEFAULT_INPUT_ROUNDS
     allow_http: bool = False
@@ -140,15 +141,18 @@ class ServerElicitations:
         self.handler = handler
         self.completions = Completions()
         self._watch = watch
-        self._bucket = TokenBucket(handler.rate_limit)
-        self._waiting = 0
-        self._last_flood_notice = -_FLOOD_NOTICE_EVERY
         self._server_name = handler.server_name
+        self.gate = PromptGate(handler.rate_limit, self.server_name, self._notice)
+        """Every prompt of this server passes here, whatever path it comes by (C-31)."""
+
+    @property
+    def sizes(self) -> Sizes:
+        return self.handler.sizes
 
     @property
     def waiting(self) -> int:
-        """Questions from this server shown or queued right now (at most `rate_limit.max_waiting`)."""
-        return self._waiting
+        """Prompts from this server shown or queued right now (at most `rate_limit.max_waiting`)."""
+        return self.gate.waiting
 
     # -- who is asking (C-30)
 
@@ -156,12 +160,12 @@ class ServerElicitations:
         if self._server_name is None and context is not None:
             info = context.session.server_info
             if info is not None:
-                self._server_name = info.title or info.name
+                self._server_name = cut(info.title or info.name, self.sizes.title)
         return self._server_name or "An MCP server"
 
     def learn_server_name(self, name: str | None) -> None:
         if self._server_name is None and name:
-            self._server_name = name
+            self._server_name = cut(name, self.sizes.title)
 
     # -- the elicitation callback
 
@@ -172,16 +176,15 @@ class ServerElicitations:
         if refusal is not None:
             logger.warning("refused elicitation/create from %s: %s", self.server_name(context), refusal)
             return ErrorData(code=INVALID_PARAMS, message=refusal)
-        if not self._admit():
-            return ElicitResult(action="cancel")
-        self._waiting += 1
+        server = self.server_name(context)
         try:
-            async with self.handler.ui_turn():
-                if isinstance(params, ElicitRequestFormParams):
-                    return await self._ask_form(self.server_name(context), params)
-                return await self._ask_url(self.server_name(context), params)
-        finally:
-            self._waiting -= 1
+            with self.gate.prompt():
+                async with self.handler.ui_turn():
+                    if isinstance(params, ElicitRequestFormParams):
+                        return await self._ask_form(server, params)
+                    return await self._ask_url(server, params)
+        except ElicitationRateLimitedError:
+            return ElicitResult(action="cancel")
 
     def _refusal(self, context: ClientRequestContext, params: ElicitRequestParams) -> str | None:
         """Why this request gets -32602 (C-02, C-03, C-04), or None when it may reach the person."""
@@ -191,9 +194,16 @@ class ServerElicitations:
         if params.mode not in self.handler.modes:
             return f"This client did not declare elicitation mode {params.mode!r}."
         if isinstance(params, ElicitRequestFormParams):
+            too_big = self.sizes.schema_problem(params.requested_schema)
+            if too_big is not None:
+                return too_big
             broken = [p for p in schema.validate(params.requested_schema, {}) if p.code == "invalid-schema"]
             if broken:
                 return f"requestedSchema is outside the form-mode subset: {broken[0].message}"
+        elif len(params.url) > self.sizes.url:
+            return (
+                f"The URL is {len(params.url)} characters long; this client opens at most {self.sizes.url}."
+            )
         on_wire = self._watch.arrived_on_wire(context.request_id) if self._watch is not None else None
         modern = context.session.protocol_version in MODERN_PROTOCOL_VERSIONS
         if on_wire is None and not modern and self._watch is not None:
@@ -204,24 +214,14 @@ class ServerElicitations:
             return "A URL-mode request needs an 'elicitationId'."
         return None
 
-    def _admit(self) -> bool:
-        """C-31: within the rate, and room among the questions waiting; else answer cancel."""
-        if self._waiting < self.handler.rate_limit.max_waiting and self._bucket.take():
-            return True
-        logger.info("answered 'cancel' to an elicitation from %s: rate limit", self.server_name())
-        now = time.monotonic()
-        if now - self._last_flood_notice >= _FLOOD_NOTICE_EVERY:
-            self._last_flood_notice = now
-            self._notice(f"{self.server_name()} is asking too often; extra questions are dismissed.")
-        return False
-
     async def _ask_form(self, server: str, params: ElicitRequestFormParams) -> ElicitResult:
         """C-10..C-12: start from the defaults, and never send an answer that fails validation."""
         requested = params.requested_schema
+        message, shown = cut(params.message, self.sizes.message), self.sizes.shown_schema(requested)
         initial: dict[str, Any] = schema.defaults(requested)
         problems: list[schema.ValidationProblem] = []
         for _ in range(MAX_REFUSED_ANSWERS + 1):
-            question = FormQuestion(server, params.message, requested, initial, tuple(problems))
+            question = FormQuestion(server, message, shown, initial, tuple(problems))
             reply = await self._ask(self.handler.ui.ask_form, question)
             if not isinstance(reply, Accept):
                 return ElicitResult(action=reply.action)
@@ -247,13 +247,19 @@ class ServerElicitations:
         return ElicitResult(action="accept")
 
     async def consent_and_open(self, message: str, url: str) -> Action:
-        """Ask consent to open `url` (waiting for the UI's turn) and open it on "accept"."""
-        async with self.handler.ui_turn():
-            return await self._consent_and_open(self.server_name(), message, url)
+        """Ask consent to open `url` (through the gate, then the UI's turn) and open it on "accept".
+
+        Raises `ElicitationRateLimitedError` when the gate refuses: this prompt is the client's
+        own initiative (a -32042 list), so the call it serves ends rather than being answered.
+        """
+        with self.gate.prompt():
+            async with self.handler.ui_turn():
+                return await self._consent_and_open(self.server_name(), message, url)
 
     async def _consent_and_open(self, server: str, message: str, url: str) -> Action:
         report = urls.inspect(url, allow_http=self.handler.allow_http)
-        reply = await self._ask(self.handler.ui.ask_url_consent, UrlQuestion(server, message, report))
+        question = UrlQuestion(server, cut(message, self.sizes.message), report)
+        reply = await self._ask(self.handler.ui.ask_url_consent, question)
         if report.verdict == "block":
             # The person sees why (a phishing attempt should be visible), but nothing opens it.
             reasons = "; ".join(w.message for w in report.warnings if w.severity == "block")

@@ -8,6 +8,8 @@ Both sides use the same four functions:
 - `validate(schema, content)`: strict check of an accepted answer;
 - `defaults(schema)`: the pre-filled answer from `default` values.
 
+Every `pattern` is run by RE2 (`pattern_matches`), in time linear in the text.
+
 `Titled` and `TitledEnum` give choices display titles (see `build`). The stable lint codes
 are listed in `elicitkit.schema._lint`, the validation problem codes in
 `elicitkit.schema._validate`.
@@ -16,10 +18,12 @@ are listed in `elicitkit.schema._lint`, the validation problem codes in
 from elicitkit.schema._build import SchemaBuildError, Titled, TitledEnum, build
 from elicitkit.schema._defaults import defaults
 from elicitkit.schema._lint import LintFinding, Severity, lint
+from elicitkit.schema._patterns import PatternError, pattern_matches
 from elicitkit.schema._validate import ValidationProblem, validate
 
 __all__ = [
     "LintFinding",
+    "PatternError",
     "SchemaBuildError",
     "Severity",
     "Titled",
@@ -28,5 +32,6 @@ __all__ = [
     "build",
     "defaults",
     "lint",
+    "pattern_matches",
     "validate",
 ]

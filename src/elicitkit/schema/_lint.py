@@ -24,7 +24,8 @@ errors (outside the subset, REQUIREMENTS S-10)
     `unknown-keyword`    a keyword that primitive does not have
     `bad-value`          a keyword with a value of the wrong type or range
     `min-above-max`      a lower limit above its upper limit
-    `bad-pattern`        a `pattern` that is not a regular expression
+    `bad-pattern`        a `pattern` the linear-time engine (RE2) cannot run: not a regular
+                         expression, or one with backreferences or lookaround
     `bad-default`        a `default` that breaks the field's own rules
     `enum-names-length`  legacy `enumNames` not one per `enum` value (`enumNames` itself is fine)
 errors (S-11)
@@ -41,6 +42,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from elicitkit.schema._patterns import pattern_problem
 from elicitkit.schema._subset import FORMATS, KEYWORDS, TOP_KEYWORDS, Kind, kind_of, pointer
 from elicitkit.schema._validate import validate
 
@@ -250,14 +252,10 @@ def _string(name: str, at: str, prop: Mapping[str, Any]) -> Iterator[LintFinding
         )
     pattern = prop.get("pattern")
     if pattern is not None:
-        try:
-            re.compile(pattern) if isinstance(pattern, str) else None
-        except re.error as exc:
-            yield _error(
-                f"{at}/pattern", "bad-pattern", f"Field {name!r} has a pattern that does not compile: {exc}."
-            )
         if not isinstance(pattern, str):
             yield _error(f"{at}/pattern", "bad-value", f"Field {name!r} has a pattern that is not a string.")
+        elif (problem := pattern_problem(pattern)) is not None:
+            yield _error(f"{at}/pattern", "bad-pattern", f"Field {name!r} cannot be checked: {problem}.")
 
 
 def _choices(name: str, at: str, prop: Mapping[str, Any], kind: Kind) -> Iterator[LintFinding]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -27,8 +26,17 @@ from typing import Any
 from pydantic_core import CoreSchema, PydanticCustomError, SchemaError, SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
 
-from elicitkit.schema import _formats
-from elicitkit.schema._subset import ANNOTATIONS, FORMATS, KEYWORDS, Kind, choices_of, kind_of
+from elicitkit.schema import _formats, _patterns
+from elicitkit.schema._subset import (
+    ANNOTATIONS,
+    FORMATS,
+    KEYWORDS,
+    TOP_KEYWORDS,
+    Kind,
+    choices_of,
+    kind_of,
+    pointer,
+)
 
 _CACHE_SIZE = 256
 
@@ -134,13 +142,20 @@ def _compile(schema: Any) -> _Compiled:
         return _Compiled(SchemaValidator(core), properties)
     except _BadSchema as exc:
         return _invalid(exc.field, exc.message)
-    except (SchemaError, re.error, RecursionError) as exc:  # pragma: no cover - belt and braces
+    except (SchemaError, RecursionError) as exc:  # pragma: no cover - belt and braces
         return _invalid(None, f"The schema could not be compiled ({exc}).")
 
 
 def _top_level(schema: Any) -> dict[str, Mapping[str, Any]]:
     if not isinstance(schema, dict):
         raise _BadSchema(None, "The schema must be a JSON object.")
+    for keyword in schema:
+        if keyword not in TOP_KEYWORDS and keyword not in ANNOTATIONS:
+            raise _BadSchema(
+                None,
+                f"The schema uses {_cut(keyword)} (at {pointer(keyword)}), which is outside the form-mode "
+                "subset; answers are never checked against half a schema, so it is refused.",
+            )
     if schema.get("type") != "object":
         raise _BadSchema(None, 'The schema must have "type": "object".')
     properties = schema.get("properties", {})
@@ -166,7 +181,9 @@ def _field_schema(name: str, prop: Mapping[str, Any]) -> CoreSchema:
     for keyword in prop:
         if keyword not in KEYWORDS[kind] and keyword not in ANNOTATIONS:
             raise _BadSchema(
-                name, f"Field {name!r} uses {keyword!r}, which a form-mode {kind} field cannot have."
+                name,
+                f"Field {_cut(name)} uses {_cut(keyword)} (at {pointer('properties', name, keyword)}), which "
+                f"a form-mode {kind} field cannot have; the schema is refused rather than half-checked.",
             )
     if kind == "string":
         return _string(name, prop)
@@ -188,23 +205,17 @@ def _field_schema(name: str, prop: Mapping[str, Any]) -> CoreSchema:
 
 
 def _string(name: str, prop: Mapping[str, Any]) -> CoreSchema:
-    pattern = prop.get("pattern")
-    if pattern is not None:
-        if not isinstance(pattern, str):
-            raise _BadSchema(name, f"Field {name!r} has a pattern that is not a string.")
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise _BadSchema(
-                name, f"Field {name!r} has a pattern that is not a valid regular expression ({exc})."
-            ) from None
-    string = cs.str_schema(
+    string: CoreSchema = cs.str_schema(
         min_length=_count(name, prop, "minLength"),
         max_length=_count(name, prop, "maxLength"),
-        pattern=pattern,
-        regex_engine="python-re",
         strict=True,
     )
+    pattern = prop.get("pattern")
+    if pattern is not None:
+        problem = _patterns.pattern_problem(pattern)
+        if problem is not None:
+            raise _BadSchema(name, f"Field {name!r} cannot be checked: {problem}.")
+        string = cs.no_info_after_validator_function(_pattern_check(pattern), string)
     fmt = prop.get("format")
     if fmt is None:
         return string
@@ -233,7 +244,34 @@ def _bound(name: str, prop: Mapping[str, Any], keyword: str) -> int | float | No
     raise _BadSchema(name, f"Field {name!r} has {keyword} {value!r}; it must be a number.")
 
 
+_ITEM_KEYWORDS = frozenset({"type", "enum", "anyOf"})
+_OPTION_KEYWORDS = frozenset({"const", "title"})
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _only(name: str, part: Any, allowed: frozenset[str], where: str) -> None:
+    """A keyword inside `items` or a titled option that would constrain answers is refused."""
+    if not isinstance(part, Mapping):
+        return
+    for keyword in part:
+        if keyword not in allowed and keyword not in ANNOTATIONS:
+            at = pointer("properties", name, *where.split("/"), keyword)
+            raise _BadSchema(
+                name,
+                f"Field {_cut(name)} uses {_cut(keyword)} (at {at}), which a form cannot check; "
+                "the schema is refused rather than half-checked.",
+            )
+    for i, option in enumerate(_listed(part.get("anyOf")) if where == "items" else []):
+        _only(name, option, _OPTION_KEYWORDS, f"items/anyOf/{i}")
+
+
 def _choices(name: str, prop: Mapping[str, Any], kind: Kind) -> list[str]:
+    _only(name, prop.get("items"), _ITEM_KEYWORDS, "items")
+    for i, option in enumerate(_listed(prop.get("oneOf"))):
+        _only(name, option, _OPTION_KEYWORDS, f"oneOf/{i}")
     choices = choices_of(prop, kind)
     if not choices or not all(isinstance(c, str) for c in choices):
         raise _BadSchema(name, f"Field {name!r} must list its choices as a non-empty list of strings.")
@@ -254,13 +292,22 @@ def _number_check(integer: bool, low: float | None, high: float | None) -> Calla
         kind = type(value)
         if kind is float:
             if not math.isfinite(value) or (integer and not value.is_integer()):
-                raise _fail("wrong-type", f"must be {wanted}, not {value!r}.")
+                raise _fail("wrong-type", f"must be {wanted}, not {_cut(value)}.")
         elif kind is not int:
             raise _fail("wrong-type", f"must be {wanted}, not {_json_type(value)}.")
         if low is not None and value < low:
-            raise _fail("too-small", f"must be at least {low}, not {value!r}.")
+            raise _fail("too-small", f"must be at least {low}, not {_cut(value)}.")
         if high is not None and value > high:
-            raise _fail("too-large", f"must be at most {high}, not {value!r}.")
+            raise _fail("too-large", f"must be at most {high}, not {_cut(value)}.")
+        return value
+
+    return check
+
+
+def _pattern_check(pattern: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if not _patterns.pattern_matches(pattern, value):
+            raise _fail("pattern", f"must match the pattern {_cut(pattern)}; {_cut(value)} does not.")
         return value
 
     return check
@@ -272,7 +319,7 @@ def _format_check(fmt: str) -> Callable[[str], str]:
 
     def check(value: str) -> str:
         if not conforms(value):
-            raise _fail("format", f"must be {described}, not {value!r}.")
+            raise _fail("format", f"must be {described}, not {_cut(value)}.")
         return value
 
     return check
@@ -288,6 +335,19 @@ def _no_duplicates(values: list[str]) -> list[str]:
 
 
 # -- turning pydantic's errors into sentences ---------------------------------------------------
+
+_SHOWN = 80  # characters of a value (or a field name) repeated in a problem's sentence
+
+
+def _cut(value: Any) -> str:
+    """`repr(value)`, cut to a length a sentence can carry: no echo of a megabyte."""
+    shown = repr(value)
+    return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + "…"
+
+
+def _cut_list(values: list[Any], most: int = 10) -> str:
+    shown = ", ".join(_cut(v) for v in values[:most])
+    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
 
 
 def _json_type(value: Any) -> str:
@@ -321,7 +381,7 @@ def _explain(exc: ValidationError, properties: dict[str, Mapping[str, Any]]) -> 
             )
             continue
         name = loc[0] if isinstance(loc[0], str) else None
-        shown = repr(loc[0])
+        shown = _cut(loc[0])
         code, sentence = _sentence(kind, ctx, value, properties.get(name or ""), properties, loc)
         problems.append(ValidationProblem(name, code, f"{shown} {sentence}"))
     return problems
@@ -338,7 +398,7 @@ def _sentence(
     if kind == "elicitkit":
         return ctx["code"], ctx["message"]
     if kind in ("extra_forbidden", "invalid_key"):
-        known = ", ".join(map(repr, properties)) or "no fields"
+        known = _cut_list(list(properties)) or "no fields"
         return "unknown-field", f"is not a field of this form; remove it (the form asks for {known})."
     if kind == "missing":
         return "missing", "is required; give it a value."
@@ -346,8 +406,6 @@ def _sentence(
         return "too-short", f"must be at least {ctx['min_length']} characters long, not {len(value)}."
     if kind == "string_too_long":
         return "too-long", f"must be at most {ctx['max_length']} characters long, not {len(value)}."
-    if kind == "string_pattern_mismatch":
-        return "pattern", f"must match the pattern {ctx['pattern']!r}; {value!r} does not."
     if kind == "too_short":
         return (
             "too-few",
@@ -359,8 +417,8 @@ def _sentence(
             f"must have at most {_choices_count(ctx['max_length'])}, not {ctx['actual_length']}.",
         )
     if kind == "literal_error":
-        choices = ", ".join(map(repr, choices_of(prop or {}, kind_of(prop or {}) or "enum") or []))
-        where = f"item {loc[1]} ({value!r})" if len(loc) > 1 else repr(value)
+        choices = _cut_list(choices_of(prop or {}, kind_of(prop or {}) or "enum") or [])
+        where = f"item {loc[1]} ({_cut(value)})" if len(loc) > 1 else _cut(value)
         return "not-a-choice", f"has {where}, which is not one of its choices: {choices}."
     if kind == "string_unicode":
         return "wrong-type", "must be valid Unicode text (it holds an unpaired surrogate)."
