@@ -7,6 +7,8 @@ from elicitkit.client.errors import (
     ElicitationDeclinedError,
     ElicitationError,
     ElicitationLoopError,
+    ElicitationProtocolError,
+    ElicitationRateLimitedError,
 )
 from elicitkit.client.handler import (
     DEFAULT_INPUT_ROUNDS,
@@ -17,7 +19,7 @@ from elicitkit.client.handler import (
     UrlOpener,
     open_in_system_browser,
 )
-from elicitkit.client.limits import RateLimit
+from elicitkit.client.limits import PromptGate, RateLimit, Sizes
 from elicitkit.client.retry import until_urls_complete
 from elicitkit.client.scripted import ScriptedUI, accept_prefilled
 from elicitkit.client.terminal import NotATerminalError, TerminalUI
@@ -45,16 +47,20 @@ __all__ = [
     "ElicitationError",
     "ElicitationHandler",
     "ElicitationLoopError",
+    "ElicitationProtocolError",
+    "ElicitationRateLimitedError",
     "ElicitationUI",
     "ElicitingClient",
     "FormQuestion",
     "Mode",
     "NotATerminalError",
     "PageOpener",
+    "PromptGate",
     "RateLimit",
     "Reply",
     "ScriptedUI",
     "ServerElicitations",
+    "Sizes",
     "TerminalUI",
     "UrlOpener",
     "UrlQuestion",

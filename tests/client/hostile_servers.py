@@ -1,0 +1,84 @@
+"""Servers that mean harm, written with the bare SDK: what the client must survive (issue 12).
+
+Each tool misbehaves in one way: a pattern that backtracks forever, a schema the client could
+only half check, a -32042 storm, -32042 data that breaks the protocol, oversized text, notices
+of the wrong type. None of them uses elicitkit's server code.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from client_servers import send
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
+from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestFormParams, ElicitRequestURLParams
+
+EVIL_PATTERN = "^(a+)+$"
+EVIL_TEXT = "a" * 26 + "b"  # Python's `re` needs seconds per try on this; RE2 microseconds
+
+
+def _url(i: int | str) -> dict[str, Any]:
+    return {
+        "mode": "url",
+        "message": f"Open {i}",
+        "url": f"https://example.com/{i}",
+        "elicitationId": f"e-{i}",
+    }
+
+
+BROKEN_32042: dict[str, Any] = {
+    "no data": None,
+    "data not an object": "please open https://example.com",
+    "elicitations not a list": {"elicitations": {"url": "https://example.com"}},
+    "a form-mode entry": {"elicitations": [{"mode": "form", "message": "x", "requestedSchema": {}}]},
+    "an entry without id": {"elicitations": [{"mode": "url", "message": "x", "url": "https://example.com"}]},
+    "an entry of the wrong type": {"elicitations": ["https://example.com"]},
+    "a url of the wrong type": {"elicitations": [{**_url(1), "url": 42}]},
+    "duplicate ids": {"elicitations": [_url(1), _url(1)]},
+    "thousands of entries": {"elicitations": [_url(i) for i in range(5000)]},
+}
+
+
+def hostile_server() -> MCPServer:
+    mcp = MCPServer("Hostile Server")
+    rounds = {"storm": 0}
+
+    @mcp.tool()
+    async def ask(ctx: Context, schema: str, message: str = "Fill this in") -> str:
+        """One form request with whatever schema (and message) the test hands over."""
+        return await send(ctx, ElicitRequestFormParams(message=message, requested_schema=json.loads(schema)))
+
+    @mcp.tool()
+    async def ask_url(ctx: Context, url: str, message: str = "Open this") -> str:
+        return await send(ctx, ElicitRequestURLParams(message=message, url=url, elicitation_id="u-1"))
+
+    @mcp.tool()
+    async def storm(ctx: Context) -> str:
+        """Answer every call, forever, with a fresh -32042 listing a new URL."""
+        rounds["storm"] += 1
+        n = rounds["storm"]
+        raise UrlElicitationRequiredError(
+            [
+                ElicitRequestURLParams(
+                    message=f"Round {n}", url=f"https://example.com/{n}", elicitation_id=f"s-{n}"
+                )
+            ]
+        )
+
+    @mcp.tool()
+    async def broken_32042(ctx: Context, kind: str) -> str:
+        """A -32042 whose data breaks the protocol in the way `kind` names."""
+        raise MCPError(URL_ELICITATION_REQUIRED, "URL elicitation required", BROKEN_32042[kind])
+
+    @mcp.tool()
+    async def bad_notices(ctx: Context) -> str:
+        """Completion notices whose elicitationId is of the wrong type, then a form request."""
+        outbound = ctx.session._connection.outbound
+        for wrong in (42, None, ["e-1"], {"id": "e-1"}, "x" * 100_000):
+            await outbound.notify("notifications/elicitation/complete", {"elicitationId": wrong})
+        await outbound.notify("notifications/elicitation/complete", None)
+        return "sent"
+
+    return mcp
