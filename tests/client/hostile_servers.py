@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from client_servers import send
+from client_servers import NAME_SCHEMA, send
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestFormParams, ElicitRequestURLParams
@@ -53,6 +53,12 @@ def hostile_server() -> MCPServer:
     @mcp.tool()
     async def ask_url(ctx: Context, url: str, message: str = "Open this") -> str:
         return await send(ctx, ElicitRequestURLParams(message=message, url=url, elicitation_id="u-1"))
+
+    @mcp.tool()
+    async def ask_aside(ctx: Context) -> str:
+        """While this call is open, ask on the standalone GET stream: tied to no client request."""
+        params = ElicitRequestFormParams(message="Unrelated", requested_schema=NAME_SCHEMA)
+        return await send(ctx, params, related=False)
 
     @mcp.tool()
     async def storm(ctx: Context) -> str:

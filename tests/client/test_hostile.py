@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 from client_http import record, serve
+from client_servers import NAME_SCHEMA
 from hostile_servers import BROKEN_32042, EVIL_PATTERN, EVIL_TEXT, hostile_server
 
 from elicitkit.client import (
@@ -85,6 +86,24 @@ async def test_a_lookaround_pattern_is_refused_with_32602_naming_the_field(hosti
     assert answer["error"] == -32602
     assert "'pin'" in answer["message"] and "lookaround" in answer["message"]
     assert ui.shown == []
+
+
+# -- C-03 on every stream ----------------------------------------------------------------------
+
+
+async def test_a_request_on_the_get_stream_during_an_unrelated_call_gets_32602(hostile_url: str) -> None:
+    ui = ScriptedUI(otherwise=accept_prefilled)
+    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+        await anyio.sleep(0.3)  # let the client open its standalone GET stream
+        answer = answer_of(await client.call_tool("ask_aside"))
+        # The same client still answers a request tied to its call.
+        tied = answer_of(await client.call_tool("ask", {"schema": json.dumps(NAME_SCHEMA)}))
+    assert answer == {
+        "error": -32602,
+        "message": "elicitation/create is not associated with a client request in flight.",
+    }
+    assert tied == {"action": "accept", "content": {"name": "Ada"}}
+    assert len(ui.shown) == 1
 
 
 # -- schemas the client could only half check ----------------------------------------------------

@@ -6,6 +6,13 @@ callback, so this transport wrapper watches the JSON-RPC messages both ways and 
 each incoming `elicitation/create`, whether a `tools/call`, `resources/read` or `prompts/get`
 was open at that moment.
 
+Over streamable HTTP the tie is also the stream: a request on the standalone GET stream serves
+no client request, whatever is open. mcp 2.3.0 merges that stream with each call's POST stream
+before anything can tell them apart (`StreamableHTTPTransport.handle_get_stream` writes into the
+same read stream, untagged; see docs/upstream.md), so `StandaloneStreamTap`, an httpx response
+hook on the client elicitkit builds for a URL, reads the GET stream's events as they pass and
+tells the watch which `elicitation/create` ids came that way. tests/client/test_hostile.py pins it.
+
 It changes one thing, a gap in mcp 2.3.0: at 2026-07-28 a result without `resultType` MUST be
 taken as "complete", but the SDK rejects it and the call crashes. A response to a request this
 client sent at a modern version gets `"resultType": "complete"` when it has none; nothing else
@@ -14,10 +21,13 @@ is touched. tests/client/test_wire.py pins both.
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Any, Protocol
 
+import httpx2
 from mcp.client import Transport
 from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 from mcp.shared.message import SessionMessage
@@ -50,6 +60,13 @@ class RequestWatch:
         self._open: set[RequestId] = set()
         self._modern: set[RequestId] = set()
         self._verdicts: OrderedDict[RequestId, bool] = OrderedDict()
+        self._standalone: OrderedDict[RequestId, None] = OrderedDict()
+
+    def arrived_standalone(self, request_id: RequestId) -> None:
+        """An `elicitation/create` with this id came on the standalone GET stream (not yet read)."""
+        self._standalone[request_id] = None
+        while len(self._standalone) > _MAX_VERDICTS:
+            self._standalone.popitem(last=False)
 
     def sent(self, item: SessionMessage) -> None:
         message = item.message
@@ -74,7 +91,8 @@ class RequestWatch:
                 if isinstance(message, JSONRPCResponse):
                     message.result.setdefault("resultType", "complete")
         elif isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
-            self._verdicts[message.id] = bool(self._open)
+            standalone = self._standalone.pop(message.id, False) is None
+            self._verdicts[message.id] = bool(self._open) and not standalone
             while len(self._verdicts) > _MAX_VERDICTS:
                 self._verdicts.popitem(last=False)
 
@@ -160,3 +178,68 @@ class WatchedTransport:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
         return await self._inner.__aexit__(exc_type, exc, tb)
+
+
+_MAX_EVENT = 1 << 20  # the SDK's own cap on one SSE event
+
+
+class StandaloneStreamTap:
+    """An httpx response hook: notes each `elicitation/create` read off the standalone GET stream.
+
+    It parses the event stream's `data:` lines as the bytes pass (the SDK parses them again just
+    after) and changes nothing. A compressed stream cannot be read here and is left untapped:
+    then the check falls back to "was any call open".
+    """
+
+    def __init__(self, watch: RequestWatch) -> None:
+        self._watch = watch
+
+    async def __call__(self, response: httpx2.Response) -> None:
+        is_get = response.request.method == "GET"
+        is_sse = response.headers.get("content-type", "").startswith("text/event-stream")
+        plain = response.headers.get("content-encoding", "identity") == "identity"
+        if is_get and is_sse and plain and isinstance(response.stream, httpx2.AsyncByteStream):
+            response.stream = _TappedStream(response.stream, self._watch)
+
+
+class _TappedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, watch: RequestWatch) -> None:
+        self._inner = inner
+        self._watch = watch
+        self._line = b""
+        self._data: list[bytes] = []
+        self._size = 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._feed(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def _feed(self, chunk: bytes) -> None:
+        *lines, self._line = (self._line + chunk).split(b"\n")
+        if len(self._line) > _MAX_EVENT:
+            self._line, self._data, self._size = b"", [], 0
+        for line in lines:
+            line = line.removesuffix(b"\r")
+            if not line:
+                self._dispatch()
+            elif line.startswith(b"data:") and self._size <= _MAX_EVENT:
+                value = line[5:].removeprefix(b" ")
+                self._data.append(value)
+                self._size += len(value)
+
+    def _dispatch(self) -> None:
+        data, self._data, self._size = b"\n".join(self._data), [], 0
+        if b"elicitation/create" not in data:
+            return
+        try:
+            message = json.loads(data)
+        except ValueError:
+            return
+        if isinstance(message, dict) and message.get("method") == "elicitation/create":
+            request_id = message.get("id")
+            if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+                self._watch.arrived_standalone(request_id)

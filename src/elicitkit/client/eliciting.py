@@ -1,27 +1,31 @@
 """`ElicitingClient`: an `mcp.Client` whose elicitation is answered by an `ElicitationHandler`.
 
-It is the only place elicitkit reaches below the SDK's public API. mcp 2.3.0 declares both
-`form` and `url` whenever an elicitation callback is set, with no switch; `_build_session`
-swaps in a capability builder that declares exactly the configured modes (C-01), on every
-path the SDK builds capabilities from (initialize, discover, the 2026-07-28 per-request
-`_meta`). tests/client/test_wire.py pins the result on the wire.
+It is the only place elicitkit reaches below the SDK's public API. `_tapped_http` builds the
+SDK's default HTTP client with the C-03 tap of `_association` on the standalone GET stream.
+mcp 2.3.0 declares both `form` and `url` whenever an elicitation callback is set, with no
+switch; `_build_session` swaps in a capability builder that declares exactly the configured
+modes (C-01), on every path the SDK builds capabilities from (initialize, discover, the
+2026-07-28 per-request `_meta`). tests/client/test_wire.py pins the result on the wire.
 """
 
 from __future__ import annotations
 
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.client import Client, ClientSession, Transport
 from mcp.client._input_required import DEFAULT_INPUT_REQUIRED_MAX_ROUNDS
 from mcp.client._memory import InMemoryTransport
+from mcp.client._transport import TransportStreams
 from mcp.client.caching import CacheMode
 from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp_types import (
     CallToolResult,
@@ -32,19 +36,30 @@ from mcp_types import (
     RequestParamsMeta,
 )
 
-from elicitkit.client._association import RequestWatch, WatchedTransport
+from elicitkit.client._association import RequestWatch, StandaloneStreamTap, WatchedTransport
 from elicitkit.client.handler import ElicitationHandler, ServerElicitations
 from elicitkit.client.retry import until_urls_complete
 
 
-def _transport_for(server: str | StdioServerParameters | Transport | Server[Any] | MCPServer) -> Transport:
+def _transport_for(
+    server: str | StdioServerParameters | Transport | Server[Any] | MCPServer, watch: RequestWatch
+) -> Transport:
     if isinstance(server, str):
-        return streamable_http_client(server)
+        return _tapped_http(server, watch)
     if isinstance(server, StdioServerParameters):
         return stdio_client(server)
     if isinstance(server, Server | MCPServer):
         return InMemoryTransport(server)
     return server
+
+
+@asynccontextmanager
+async def _tapped_http(url: str, watch: RequestWatch) -> AsyncIterator[TransportStreams]:
+    """Streamable HTTP with the SDK's defaults, plus the tap that sees the GET stream (C-03)."""
+    async with create_mcp_http_client() as http:
+        http.event_hooks["response"].append(StandaloneStreamTap(watch))
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams
 
 
 @dataclass
@@ -72,7 +87,7 @@ class ElicitingClient(Client):
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
         if self.input_required_max_rounds == DEFAULT_INPUT_REQUIRED_MAX_ROUNDS:
             self.input_required_max_rounds = self.handler.input_rounds
-        self.server = WatchedTransport(_transport_for(self.server), watch)
+        self.server = WatchedTransport(_transport_for(self.server, watch), watch)
         super().__post_init__()
 
     async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
