@@ -34,6 +34,7 @@ BENCHMARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "completion": ({}, {"flows": 10, "warmup": 2}),
     "pending_memory": ({}, {"n": 300}),
     "landing": ({}, {"rounds": 2, "per_round": 20}),
+    "hostile": ({}, {"seconds": 1.0}),
 }
 
 KEYS = [
@@ -46,6 +47,8 @@ KEYS = [
     "redis_pubsub_p99_ms",
     "pending_10k_bytes_each",
     "landing_rps_ratio",
+    "hostile_loop_lag_ms",
+    "hostile_prompts_shown",
 ]
 
 
@@ -68,6 +71,8 @@ TARGETS: dict[str, Target] = {
     "completion_p99_ms_replicas": Target("<= 3 x pubsub + 5", lambda v, f: v <= replica_limit(f)),
     "pending_10k_bytes_each": Target("<= 4096", lambda v, f: v <= 4096),
     "landing_rps_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
+    "hostile_loop_lag_ms": Target("<= 50", lambda v, f: v <= 50),
+    "hostile_prompts_shown": Target("<= rate limit", lambda v, f: v <= f["hostile_prompts_allowed"]),
 }
 
 
