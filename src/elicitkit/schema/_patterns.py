@@ -1,31 +1,36 @@
-"""The one engine that evaluates a schema's `pattern`: RE2, linear in the input, never backtracking.
+"""The one engine that evaluates a schema's `pattern`: linear in the input, never backtracking.
 
 A `pattern` comes from whoever wrote the schema, which on the client is a server nobody vetted.
 Python's `re` backtracks, so `(a+)+$` against a few dozen characters can hold the event loop for
-minutes. RE2 runs in time linear in the text and memory bounded by `max_mem`, and it refuses
-what it cannot run that way (backreferences, lookaround): such a pattern is reported as a
-problem with a sentence, never evaluated by something slower. `lint`, `validate`, `defaults`,
-the client's field checks and the CLI all come through here.
+minutes. The engine here is the Rust `regex` crate that pydantic-core already ships (its
+`rust-regex` engine): finite automata, time linear in the text, compiled size capped, and it
+refuses what it cannot run that way (backreferences, lookaround). Such a pattern is reported as
+a problem with a sentence, never handed to something slower. `lint`, `validate`, `defaults`, the
+client's field checks and the CLI all come through here.
+
+Why not google-re2: the same guarantees, but its Python binding costs about 13 µs per search
+(16 times Python's `re`, and it halved `validate`'s throughput on a schema with one pattern);
+pydantic-core's engine costs under 1 µs and adds no dependency.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from threading import Lock
+from typing import Final
 
-import re2
+from pydantic_core import SchemaError, SchemaValidator
+from pydantic_core import core_schema as cs
 
 MAX_PATTERN_LENGTH = 1_000
 """Characters in one pattern; longer ones are refused (a form field needs nothing near this)."""
 
-_MAX_MEM = 1 << 20  # bytes RE2 may spend on one compiled pattern
+ENGINE: Final = "rust-regex"
+"""pydantic-core's name for the engine; `validate` passes it to `str_schema` with the pattern."""
+
 _CACHE_SIZE = 256
 
-_options = re2.Options()
-_options.max_mem = _MAX_MEM
-_options.log_errors = False
-
-_cache: OrderedDict[str, re2._Regexp[str] | str] = OrderedDict()
+_cache: OrderedDict[str, SchemaValidator | str] = OrderedDict()
 _lock = Lock()
 
 
@@ -33,8 +38,7 @@ class PatternError(ValueError):
     """A `pattern` the linear-time engine cannot run; the message says why, in a sentence."""
 
 
-def compile_pattern(pattern: str) -> re2._Regexp[str]:
-    """The compiled `pattern` (cached), or `PatternError` with a sentence saying why not."""
+def _compiled(pattern: str) -> SchemaValidator:
     with _lock:
         found = _cache.get(pattern)
     if found is None:
@@ -49,11 +53,11 @@ def compile_pattern(pattern: str) -> re2._Regexp[str]:
 
 
 def pattern_problem(pattern: object) -> str | None:
-    """Why `pattern` cannot be used (a sentence), or None when it can."""
+    """Why `pattern` cannot be used (a sentence without a final stop), or None when it can."""
     if not isinstance(pattern, str):
         return "the pattern is not a string"
     try:
-        compile_pattern(pattern)
+        _compiled(pattern)
     except PatternError as exc:
         return str(exc)
     return None
@@ -65,39 +69,31 @@ def pattern_matches(pattern: str, text: str) -> bool:
     Text that is not valid Unicode (an unpaired surrogate) matches nothing; a pattern the engine
     cannot run raises `PatternError`.
     """
-    compiled = compile_pattern(pattern)
-    try:
-        return compiled.search(text) is not None
-    except UnicodeEncodeError:
-        return False
+    return _compiled(pattern).isinstance_python(text)
 
 
-def _compile(pattern: str) -> re2._Regexp[str] | str:
+def _compile(pattern: str) -> SchemaValidator | str:
     if len(pattern) > MAX_PATTERN_LENGTH:
         return f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_LENGTH} are allowed"
     try:
-        return re2.compile(pattern, _options)
-    except re2.error as exc:
-        return _reason(exc)
-    except (TypeError, ValueError) as exc:  # e.g. a string holding an unpaired surrogate
-        return f"the pattern cannot be read ({exc})"
+        return SchemaValidator(cs.str_schema(pattern=pattern, regex_engine=ENGINE, strict=True))
+    except SchemaError as exc:
+        return _reason(str(exc))
 
 
-def _reason(exc: re2.error) -> str:
-    detail = exc.args[0] if exc.args else ""
-    if isinstance(detail, bytes):
-        detail = detail.decode("utf-8", "replace")
-    detail = str(detail)
-    if "invalid perl operator: (?=" in detail or "(?!" in detail or "(?<" in detail:
+def _reason(detail: str) -> str:
+    said = detail.rsplit("error: ", 1)[-1].strip() if "error: " in detail else detail.strip()
+    said = said.splitlines()[-1] if said else "unreadable"
+    if "look-around" in said:
         return (
             "the pattern uses lookaround, which a linear-time engine cannot run; "
-            f"rewrite it without (?=, (?!, (?<= or (?<! ({detail})"
+            "rewrite it without (?=, (?!, (?<= or (?<!"
         )
-    if "invalid escape sequence: \\" in detail and detail[-1:].isdigit():
+    if "backreferences" in said:
         return (
             "the pattern uses a backreference, which a linear-time engine cannot run; "
-            f"rewrite it without \\1-style references ({detail})"
+            "rewrite it without \\1-style references"
         )
-    if "pattern too large" in detail:
-        return "the pattern is too large to run in bounded memory; simplify it"
-    return f"the pattern is not a regular expression this client can run ({detail})"
+    if "size limit" in said:
+        return "the pattern compiles too large to run in bounded memory; simplify it"
+    return f"the pattern is not a regular expression this client can run ({said[:200]})"

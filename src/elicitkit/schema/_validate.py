@@ -205,17 +205,18 @@ def _field_schema(name: str, prop: Mapping[str, Any]) -> CoreSchema:
 
 
 def _string(name: str, prop: Mapping[str, Any]) -> CoreSchema:
-    string: CoreSchema = cs.str_schema(
-        min_length=_count(name, prop, "minLength"),
-        max_length=_count(name, prop, "maxLength"),
-        strict=True,
-    )
     pattern = prop.get("pattern")
     if pattern is not None:
         problem = _patterns.pattern_problem(pattern)
         if problem is not None:
-            raise _BadSchema(name, f"Field {name!r} cannot be checked: {problem}.")
-        string = cs.no_info_after_validator_function(_pattern_check(pattern), string)
+            raise _BadSchema(name, f"Field {_cut(name)} cannot be checked: {problem}.")
+    string: CoreSchema = cs.str_schema(
+        min_length=_count(name, prop, "minLength"),
+        max_length=_count(name, prop, "maxLength"),
+        pattern=pattern,
+        regex_engine=_patterns.ENGINE,  # linear time: never the backtracking `re` (see _patterns)
+        strict=True,
+    )
     fmt = prop.get("format")
     if fmt is None:
         return string
@@ -299,15 +300,6 @@ def _number_check(integer: bool, low: float | None, high: float | None) -> Calla
             raise _fail("too-small", f"must be at least {low}, not {_cut(value)}.")
         if high is not None and value > high:
             raise _fail("too-large", f"must be at most {high}, not {_cut(value)}.")
-        return value
-
-    return check
-
-
-def _pattern_check(pattern: str) -> Callable[[str], str]:
-    def check(value: str) -> str:
-        if not _patterns.pattern_matches(pattern, value):
-            raise _fail("pattern", f"must match the pattern {_cut(pattern)}; {_cut(value)} does not.")
         return value
 
     return check
@@ -402,6 +394,8 @@ def _sentence(
         return "unknown-field", f"is not a field of this form; remove it (the form asks for {known})."
     if kind == "missing":
         return "missing", "is required; give it a value."
+    if kind == "string_pattern_mismatch":
+        return "pattern", f"must match the pattern {_cut(ctx['pattern'])}; {_cut(value)} does not."
     if kind == "string_too_short":
         return "too-short", f"must be at least {ctx['min_length']} characters long, not {len(value)}."
     if kind == "string_too_long":
