@@ -8,8 +8,10 @@ Interactive, it lists the tools and calls the ones you name, and you answer thei
 in the terminal UI (or, with --web, in your browser). With --call it makes that one call,
 answers from --answers (a JSON list, one entry per question, in order: `{"action": "accept",
 "content": {...}}`, `{"action": "decline"}`, `{"action": "cancel"}`; a form's content is
-merged over its defaults; URL consent is `{"action": "accept"}`), prints the result on
-stdout and what was asked on stderr, and exits 0, or 1 when the tool reported an error.
+merged over its defaults; URL consent is `{"action": "accept"}`; `{"wait": "retry"}` or
+`{"wait": "cancel"}` says what to do when a held call's --wait runs out), prints the result on
+stdout and what was asked on stderr, and exits 0, 1 when the tool reported an error or the
+call failed, or 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ import sys
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import httpx2
 import typer
 from mcp.client.stdio import StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent, Tool
 from rich.console import Console
@@ -80,6 +81,14 @@ def client(
     modes: Annotated[
         str, typer.Option("--modes", help="Elicitation modes to declare: form, url or form,url.")
     ] = "form,url",
+    wait: Annotated[
+        float,
+        typer.Option(
+            "--wait",
+            help="With --call: seconds a call held by -32042 waits for the completion notice before "
+            'taking the next {"wait": "retry" | "cancel"} entry of --answers (cancel when none is left).',
+        ),
+    ] = 300.0,
 ) -> None:
     """Connect to an MCP server, call its tools, and answer their elicitations.
 
@@ -106,29 +115,45 @@ def client(
         )
     if answers is not None and call is None:
         raise typer.BadParameter("--answers answers a --call; add --call TOOL.", param_hint="--answers")
+    if wait <= 0:
+        raise typer.BadParameter("give a number of seconds above 0.", param_hint="--wait")
     replies: list[Reply | Callable[[Any], Reply]] = []
+    waits: list[Literal["retry", "cancel"]] = []
     if answers is not None:
         try:
             text = sys.stdin.read() if answers == "-" else Path(answers).read_text()
-            replies = read_answers(json.loads(text))
+            replies, waits = read_answers(json.loads(text)), read_waits(json.loads(text))
         except (OSError, json.JSONDecodeError, AnswersError) as error:
             raise typer.BadParameter(str(error), param_hint="--answers") from None
     server = _server(target, _headers(headers or [], token))
-    session = _Session(server, _PROTOCOLS[protocol], declared)
+    session = _Session(server, _PROTOCOLS[protocol], declared, wait)
     try:
         if call is not None:
-            code = asyncio.run(session.call_once(call, arguments, replies))
+            code = asyncio.run(session.call_once(call, arguments, replies, waits))
         else:
             code = asyncio.run(session.interact(web))
     except KeyboardInterrupt:
-        code = 130
+        code = _interrupted()
     except Exception as error:  # ExceptionGroup included: the SDK's task groups wrap what fails inside
         reason = _connection_failure(error, server, session.refused)
         if reason is None:
             raise
         Console(stderr=True, highlight=False, soft_wrap=True).print(reason, style="red", markup=False)
         code = 1
+    except BaseExceptionGroup as group:
+        # The SDK's task groups wrap a Ctrl-C that lands inside them.
+        if group.subgroup((KeyboardInterrupt, asyncio.CancelledError)) is None:
+            raise
+        code = _interrupted()
     raise typer.Exit(code)
+
+
+def _interrupted() -> int:
+    """Ctrl-C, at any point: one sentence, exit code 130 (128 + SIGINT), no traceback."""
+    Console(stderr=True, highlight=False, soft_wrap=True).print(
+        "Cancelled (Ctrl-C); nothing more was sent.", markup=False
+    )
+    return 130
 
 
 Server = tuple[str, dict[str, str]] | StdioServerParameters
@@ -166,12 +191,23 @@ def _connection_failure(error: BaseException, server: Server, refused: int | Non
     return None
 
 
+def read_waits(data: Any) -> list[Literal["retry", "cancel"]]:
+    """The `{"wait": "retry" | "cancel"}` entries of the --answers JSON, in order."""
+    entries = data if isinstance(data, list) else []
+    return [e["wait"] for e in entries if isinstance(e, dict) and e.get("wait") in ("retry", "cancel")]
+
+
 def read_answers(data: Any) -> list[Reply | Callable[[Any], Reply]]:
-    """Replies from the --answers JSON: a list of `{"action": ..., "content": {...}}`."""
+    """Replies from the --answers JSON: a list of `{"action": ..., "content": {...}}`.
+
+    `{"wait": "retry" | "cancel"}` entries are what to do when a held call's wait times out
+    (see `read_waits`); they are not replies to questions."""
     if not isinstance(data, list):
         raise AnswersError("The answers must be a JSON list, one reply per question, in order.")
     replies: list[Reply | Callable[[Any], Reply]] = []
     for number, entry in enumerate(data, 1):
+        if isinstance(entry, dict) and set(entry) == {"wait"} and entry["wait"] in ("retry", "cancel"):
+            continue
         action = entry.get("action") if isinstance(entry, dict) else None
         content = entry.get("content") if isinstance(entry, dict) else None
         if action == "decline":
@@ -212,8 +248,9 @@ def _headers(raw: list[str], token: str | None) -> dict[str, str]:
 class _Session:
     """One connection to the server named on the command line."""
 
-    def __init__(self, server: Server, mode: str, modes: tuple[str, ...]) -> None:
+    def __init__(self, server: Server, mode: str, modes: tuple[str, ...], wait: float = 300.0) -> None:
         self.server = server
+        self.wait = wait
         self.mode = mode
         self.modes = modes
         self.refused: int | None = None
@@ -224,8 +261,9 @@ class _Session:
     async def _connect(
         self, stack: AsyncExitStack, ui: ElicitationUI, open_url: Callable[[str], bool]
     ) -> ElicitingClient:
-        handler = ElicitationHandler(ui=ui, modes=self.modes, open_url=open_url)
+        handler = ElicitationHandler(ui=ui, modes=self.modes, open_url=open_url, wait_timeout=self.wait)
         transport: Any
+        http: httpx2.AsyncClient | None = None
         if isinstance(self.server, StdioServerParameters):
             transport, name = self.server, ([self.server.command, *self.server.args])[-1]
         else:
@@ -235,9 +273,9 @@ class _Session:
             http = await stack.enter_async_context(
                 httpx2.AsyncClient(headers=headers, timeout=timeout, event_hooks=hooks)
             )
-            transport, name = streamable_http_client(url, http_client=http), url
+            transport, name = url, url
         connected = await stack.enter_async_context(
-            ElicitingClient(transport, handler=handler, mode=self.mode)
+            ElicitingClient(transport, handler=handler, mode=self.mode, http_client=http)
         )
         # A pinned 2026-07-28 connection skips discovery, so the server never said its name.
         connected.elicitations.learn_server_name(name)
@@ -248,10 +286,17 @@ class _Session:
             self.refused = response.status_code
 
     async def call_once(
-        self, name: str, arguments: dict[str, Any], replies: list[Reply | Callable[[Any], Reply]]
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        replies: list[Reply | Callable[[Any], Reply]],
+        waits: list[Literal["retry", "cancel"]] | None = None,
     ) -> int:
-        """Make one call, answering from `replies`; print the result."""
-        scripted = ScriptedUI(*replies)
+        """Make one call, answering from `replies` (and `waits` for held calls); print the result.
+
+        A call held by -32042 goes through the library's own retry loop (`ElicitingClient`): the
+        same gate, the same bound on rounds, completion notices retried at once."""
+        scripted = ScriptedUI(*replies, waits=waits or ())
         ui = NarratedUI(scripted, Transcript(self.err), "the script", client="elicitkit client")
 
         def show_url(url: str) -> bool:

@@ -15,6 +15,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx2
 from mcp.client import Client, ClientSession, Transport
 from mcp.client._input_required import DEFAULT_INPUT_REQUIRED_MAX_ROUNDS
 from mcp.client._memory import InMemoryTransport
@@ -42,10 +43,12 @@ from elicitkit.client.retry import until_urls_complete
 
 
 def _transport_for(
-    server: str | StdioServerParameters | Transport | Server[Any] | MCPServer, watch: RequestWatch
+    server: str | StdioServerParameters | Transport | Server[Any] | MCPServer,
+    watch: RequestWatch,
+    http: httpx2.AsyncClient | None,
 ) -> Transport:
     if isinstance(server, str):
-        return _tapped_http(server, watch)
+        return _tapped_http(server, watch, http)
     if isinstance(server, StdioServerParameters):
         return stdio_client(server)
     if isinstance(server, Server | MCPServer):
@@ -54,9 +57,12 @@ def _transport_for(
 
 
 @asynccontextmanager
-async def _tapped_http(url: str, watch: RequestWatch) -> AsyncIterator[TransportStreams]:
-    """Streamable HTTP with the SDK's defaults, plus the tap that sees the GET stream (C-03)."""
-    async with create_mcp_http_client() as http:
+async def _tapped_http(
+    url: str, watch: RequestWatch, given: httpx2.AsyncClient | None
+) -> AsyncIterator[TransportStreams]:
+    """Streamable HTTP (the caller's client or the SDK's default), tapped on the GET stream (C-03)."""
+    async with AsyncExitStack() as stack:
+        http = given if given is not None else await stack.enter_async_context(create_mcp_http_client())
         http.event_hooks["response"].append(StandaloneStreamTap(watch))
         async with streamable_http_client(url, http_client=http) as streams:
             yield streams
@@ -72,6 +78,8 @@ class ElicitingClient(Client):
     """
 
     handler: ElicitationHandler | None = field(default=None, kw_only=True)
+    http_client: httpx2.AsyncClient | None = field(default=None, kw_only=True, repr=False)
+    """For a URL `server`: the HTTP client to use (headers, auth, timeouts); the caller closes it."""
     elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -87,7 +95,7 @@ class ElicitingClient(Client):
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
         if self.input_required_max_rounds == DEFAULT_INPUT_REQUIRED_MAX_ROUNDS:
             self.input_required_max_rounds = self.handler.input_rounds
-        self.server = WatchedTransport(_transport_for(self.server, watch), watch)
+        self.server = WatchedTransport(_transport_for(self.server, watch, self.http_client), watch)
         super().__post_init__()
 
     async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
