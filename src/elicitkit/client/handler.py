@@ -262,8 +262,8 @@ class ServerElicitations:
         reply = await self._ask(self.handler.ui.ask_url_consent, question)
         if report.verdict == "block":
             # The person sees why (a phishing attempt should be visible), but nothing opens it.
-            reasons = "; ".join(w.message for w in report.warnings if w.severity == "block")
-            self._notice(f"{server} asked to open a URL that was blocked and not opened: {reasons}")
+            reasons = "; ".join(w.message.rstrip(".") for w in report.warnings if w.severity == "block")
+            self._notice(f"{server} asked to open a URL that was blocked and not opened: {reasons}.")
             return "cancel" if isinstance(reply, Cancel) else "decline"
         if not isinstance(reply, Accept):
             return reply.action

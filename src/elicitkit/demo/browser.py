@@ -85,7 +85,7 @@ class _Reader(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {name: value or "" for name, value in attrs}
-        if tag in ("title", "h1", "p") and self._in is None:
+        if tag in ("title", "h1", "p", "li") and self._in is None:
             self._in, self._text = tag, []
         elif tag == "meta" and values.get("http-equiv", "").lower() == "refresh":
             _, _, target = values.get("content", "").partition("url=")
@@ -110,6 +110,8 @@ class _Reader(HTMLParser):
                 self.heading = text
             elif tag == "p" and text:
                 self.paragraphs.append(text)
+            elif tag == "li" and text:
+                self.paragraphs.append(f"- {text}")  # a list item, read after the line it follows
             self._in = None
         elif tag == "button" and self._button is not None and self.forms:
             self.forms[-1].buttons.append((*self._button, " ".join("".join(self._text).split())))

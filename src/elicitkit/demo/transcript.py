@@ -85,9 +85,16 @@ class Transcript:
         if page.status >= 400:
             what += f" (HTTP {page.status})"
         self.say(f"browser ({browser.person})", what)
-        for paragraph in page.paragraphs[:3]:
-            if not paragraph.startswith("This is ") and not paragraph.startswith("Demo people"):
-                self.console.print(Text(f"{_INDENT}{_INDENT}{reveal(paragraph)}", style="dim"))
+        shown = 0
+        for paragraph in page.paragraphs:
+            if paragraph.startswith(("This is ", "Demo people")):
+                continue
+            item = paragraph.startswith("- ")
+            if shown >= 3 and not item:
+                break
+            # A line ending in ":" is always followed by its list, never left hanging.
+            self.console.print(Text(f"{_INDENT}{_INDENT}{reveal(paragraph)}", style="dim"))
+            shown += 0 if item else 1
 
     def ok(self, text: str) -> None:
         self.console.print(Text(f"  ✓ {text}", style="green"))
@@ -102,7 +109,8 @@ def describe_field(schema: Mapping[str, Any], required: bool) -> str:
     if "oneOf" in schema:
         words = "one of: " + " | ".join(str(o.get("title", o.get("const"))) for o in schema["oneOf"])
     elif "enum" in schema:
-        words = "one of: " + " | ".join(map(str, schema["enum"]))
+        labels = _legacy_titles(schema)
+        words = "one of: " + " | ".join(labels.get(str(v), str(v)) for v in schema["enum"])
     elif kind == "array":
         items = schema.get("items", {})
         choices = items.get("anyOf") or [{"const": v} for v in items.get("enum", [])]
@@ -119,6 +127,14 @@ def describe_field(schema: Mapping[str, Any], required: bool) -> str:
     return words + (", required" if required else "")
 
 
+def _legacy_titles(schema: Mapping[str, Any]) -> dict[str, str]:
+    """Legacy `enumNames`: the title a person reads for each `enum` value (when one per value)."""
+    values, names = schema.get("enum"), schema.get("enumNames")
+    if not isinstance(values, list) or not isinstance(names, list) or len(names) != len(values):
+        return {}
+    return {str(v): str(n) for v, n in zip(values, names, strict=True)}
+
+
 def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -133,6 +149,7 @@ def _answer(schema: Mapping[str, Any], value: Any) -> str:
     """An answer as the person chose it: choices by their titles, text as typed."""
     titles = {str(o.get("const")): str(o.get("title")) for o in schema.get("oneOf", [])}
     titles |= {str(o.get("const")): str(o.get("title")) for o in schema.get("items", {}).get("anyOf", [])}
+    titles |= _legacy_titles(schema)
     if isinstance(value, list):
         return ", ".join(titles.get(str(v), str(v)) for v in value) or "(none)"
     if isinstance(value, str):
@@ -194,8 +211,10 @@ class NarratedUI:
         t.quote(question.message)
         t.url(question.report)
         reply = await self.inner.ask_url_consent(question)
-        if isinstance(reply, Accept):
-            t.say(self.person, "agrees: the page opens in her browser.")
+        if isinstance(reply, Accept) and question.report.verdict == "block":
+            t.say(self.person, "agrees, but the URL is blocked: the page is not opened.")
+        elif isinstance(reply, Accept):
+            t.say(self.person, "agrees to open the page.")
         else:
             t.say(self.person, f"does not agree ({reply.action}): the page is not opened.")
         return reply

@@ -1,0 +1,79 @@
+"""Issue 12: the exact words a person reads about what a server asked (transcript and notices)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from client_http import record, serve
+from hostile_servers import hostile_server
+from rich.console import Console
+
+from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.demo.browser import ScriptedBrowser, read_page
+from elicitkit.demo.transcript import NarratedUI, Transcript, describe_field
+from elicitkit.urls import inspect
+
+SPOOF = "ex\u0430mple"  # a Cyrillic "a": two blocking warnings
+LOOKALIKE = f"https://{SPOOF}.com/login"
+
+
+def transcript() -> tuple[Transcript, io.StringIO]:
+    out = io.StringIO()
+    return Transcript(Console(file=out, width=200, highlight=False, emoji=False, soft_wrap=True)), out
+
+
+async def test_a_blocked_url_is_never_narrated_as_opening() -> None:
+    t, out = transcript()
+    ui = NarratedUI(ScriptedUI(Accept()), t, "alice")
+    await ui.ask_url_consent(UrlQuestion("Evil", "Sign in", inspect(LOOKALIKE)))
+    text = out.getvalue()
+    assert "alice  agrees, but the URL is blocked: the page is not opened." in text
+    assert "opens" not in text
+
+
+async def test_the_blocked_notice_is_one_sentence_without_stray_stops() -> None:
+    ui = ScriptedUI(Accept())
+    opened: list[str] = []
+    handler = ElicitationHandler(ui, modes="url", open_url=record(opened))
+    with serve(hostile_server().streamable_http_app()) as url:
+        async with handler.connect(url, mode="legacy") as client:
+            result = await client.call_tool("ask_url", {"url": LOOKALIKE})
+    assert json.loads(result.content[0].text)["action"] == "decline"  # type: ignore[union-attr]
+    [notice] = [n for n in ui.notices if "blocked" in n]
+    assert notice == (
+        "Hostile Server asked to open a URL that was blocked and not opened: "
+        f"The host part '{SPOOF}' mixes letters from different alphabets; "
+        f"The host part '{SPOOF}' imitates 'example' with look-alike letters."
+    )
+    assert ".;" not in notice and opened == []
+
+
+def test_legacy_enum_names_are_read_as_titles() -> None:
+    field = {"type": "string", "enum": ["s", "m"], "enumNames": ["Small", "Medium"], "default": "m"}
+    assert describe_field(field, required=True) == 'one of: Small | Medium, default "m", required'
+
+
+async def test_legacy_enum_names_title_the_answer_too() -> None:
+    t, out = transcript()
+    schema = {
+        "type": "object",
+        "properties": {"size": {"type": "string", "enum": ["s", "m"], "enumNames": ["Small", "Medium"]}},
+    }
+    ui = NarratedUI(ScriptedUI(Accept({"size": "m"})), t, "alice")
+    await ui.ask_form(FormQuestion("Shop", "Which size?", schema, {}, ()))
+    assert "size  Medium" in out.getvalue()
+
+
+def test_a_consent_line_ending_in_a_colon_is_followed_by_its_list() -> None:
+    html = (
+        "<h1>Sign in to Demo Calendar</h1><p><strong>Client</strong> asks you to sign in, so that it may:</p>"
+        "<ul><li>read your events</li><li>mcp</li></ul><p>Afterwards your browser goes back.</p>"
+    )
+    t, out = transcript()
+    browser = ScriptedBrowser.__new__(ScriptedBrowser)  # only its person is read; no HTTP client
+    browser.person = "alice"
+    t.page(browser, read_page("http://127.0.0.1:1/login", 200, html))
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    at = lines.index("Client asks you to sign in, so that it may:")
+    assert lines[at + 1 : at + 3] == ["- read your events", "- mcp"]
