@@ -88,3 +88,40 @@ def hostile_server() -> MCPServer:
         return "sent"
 
     return mcp
+
+
+def old_server() -> Any:
+    """Raw JSON-RPC over HTTP that only speaks 2025-11-25: HTTP 400 for any other version header."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.routing import Route
+
+    def reply(request_id: Any, result: dict[str, Any]) -> JSONResponse:
+        return JSONResponse({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    async def mcp(request: Request) -> Response:
+        if request.method != "POST":
+            return Response(status_code=405)
+        version = request.headers.get("mcp-protocol-version")
+        if version not in (None, "2025-11-25"):
+            error = {"code": -32600, "message": f"Bad Request: Unsupported protocol version: {version}"}
+            return JSONResponse({"jsonrpc": "2.0", "id": "server-error", "error": error}, status_code=400)
+        message = json.loads(await request.body())
+        if "id" not in message:
+            return Response(status_code=202)
+        method, request_id = message.get("method"), message["id"]
+        if method == "initialize":
+            info = {"name": "Old Server", "version": "1"}
+            return reply(
+                request_id,
+                {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info},
+            )
+        if method == "tools/list":
+            return reply(request_id, {"tools": [{"name": "hello", "inputSchema": {"type": "object"}}]})
+        if method == "tools/call":
+            return reply(request_id, {"content": [{"type": "text", "text": "hello from 2025-11-25"}]})
+        error = {"code": -32601, "message": "Method not found"}
+        return JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+    return Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"])])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from client_http import serve
 from client_servers import State, held_server
-from hostile_servers import hostile_server
+from hostile_servers import hostile_server, old_server
 
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 
@@ -71,3 +71,18 @@ def test_a_32042_storm_ends_the_cli_call_with_one_sentence(tmp_path: Path) -> No
     # Consents and waiting screens share the default gate: at most `burst` (5) prompts in all.
     assert 1 <= err.count("asks the script to open a page") <= 5
     assert err.count("is asking too often") == 1
+
+
+def test_the_default_protocol_falls_back_for_a_server_that_only_speaks_2025_11_25() -> None:
+    with serve(old_server()) as url:
+        done = subprocess.run(
+            [str(ELICITKIT), "client", url, "--call", "hello"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "hello from 2025-11-25"
+    assert "Connected to Old Server (2025-11-25)." in done.stderr
