@@ -10,6 +10,7 @@ after consent (C-22), and names the server asking (C-30).
 from __future__ import annotations
 
 import logging
+import time
 import webbrowser
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -57,6 +58,7 @@ Action = Literal["accept", "decline", "cancel"]
 UrlOpener = Callable[[str], bool]
 
 _CANCEL = Cancel()
+_LOG_EVERY = 30.0
 
 MAX_REFUSED_ANSWERS = 5
 """Answers in a row that may fail validation before the form is cancelled: a UI that keeps
@@ -142,6 +144,7 @@ class ServerElicitations:
         self.completions = Completions()
         self._watch = watch
         self._server_name = handler.server_name
+        self._last_refusal_log = -_LOG_EVERY
         self.gate = PromptGate(handler.rate_limit, self.server_name, self._notice)
         """Every prompt of this server passes here, whatever path it comes by (C-31)."""
 
@@ -174,7 +177,12 @@ class ServerElicitations:
     ) -> ElicitResult | ErrorData:
         refusal = self._refusal(context, params)
         if refusal is not None:
-            logger.warning("refused elicitation/create from %s: %s", self.server_name(context), refusal)
+            # A flood of bad requests must not become a flood of log lines: one warning per 30 s.
+            now = time.monotonic()
+            loud = now - self._last_refusal_log >= _LOG_EVERY
+            self._last_refusal_log = now if loud else self._last_refusal_log
+            level = logging.WARNING if loud else logging.DEBUG
+            logger.log(level, "refused elicitation/create from %s: %s", self.server_name(context), refusal)
             return ErrorData(code=INVALID_PARAMS, message=refusal)
         server = self.server_name(context)
         try:
