@@ -119,6 +119,8 @@ def old_server() -> Any:
             )
         if method == "tools/list":
             return reply(request_id, {"tools": [{"name": "hello", "inputSchema": {"type": "object"}}]})
+        if method == "tools/call" and message["params"]["name"] == "malformed":
+            return reply(request_id, {"content": 5, "resultType": "input_required"})
         if method == "tools/call":
             return reply(request_id, {"content": [{"type": "text", "text": "hello from 2025-11-25"}]})
         error = {"code": -32601, "message": "Method not found"}

@@ -15,7 +15,7 @@ import anyio
 import pytest
 from client_http import record, serve
 from client_servers import NAME_SCHEMA
-from hostile_servers import BROKEN_32042, EVIL_PATTERN, EVIL_TEXT, hostile_server
+from hostile_servers import BROKEN_32042, EVIL_PATTERN, EVIL_TEXT, hostile_server, old_server
 
 from elicitkit.client import (
     Accept,
@@ -195,6 +195,18 @@ async def test_malformed_32042_data_ends_with_a_typed_error(hostile_url: str, ki
         ):
             await client.call_tool("broken_32042", {"kind": kind})
     assert ui.shown == []
+
+
+async def test_a_result_of_the_wrong_shape_ends_with_a_typed_error_not_pydantics() -> None:
+    with serve(old_server()) as url:
+        async with ElicitationHandler(ScriptedUI()).connect(url, mode="legacy") as client:
+            with pytest.raises(ElicitationProtocolError) as caught:
+                await client.call_tool("malformed")
+    assert str(caught.value) == (
+        "Old Server sent a result that breaks the protocol (1 problem(s); content: "
+        "Input should be a valid list); the call was stopped."
+    )
+    assert caught.value.__cause__ is None
 
 
 async def test_completion_notices_of_the_wrong_type_are_dropped_and_the_client_goes_on(

@@ -24,4 +24,5 @@ class ElicitationRateLimitedError(ElicitationError):
 
 
 class ElicitationProtocolError(ElicitationError):
-    """The server sent elicitation data that breaks the protocol (wrong types, missing fields, too many)."""
+    """The server sent data that breaks the protocol: a -32042 list or a result (a tool's, a
+    2026-07-28 round's) with wrong types, missing fields or too many entries."""

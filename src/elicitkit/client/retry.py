@@ -45,6 +45,9 @@ async def until_urls_complete(answers: ServerElicitations, call: Callable[[], Aw
     for _ in range(sizes.held_rounds + 1):
         try:
             return await call()
+        except ValidationError as error:
+            # The SDK checks each result against its model and lets pydantic's error escape.
+            raise malformed_result(answers.server_name(), error) from None
         except MCPError as error:
             if error.code != URL_ELICITATION_REQUIRED or "url" not in answers.handler.modes:
                 raise
@@ -80,6 +83,16 @@ async def until_urls_complete(answers: ServerElicitations, call: Callable[[], Aw
     raise ElicitationRateLimitedError(
         f"{answers.server_name()} held the call with -32042 {sizes.held_rounds + 1} times; "
         "it was stopped because retrying it might never end."
+    )
+
+
+def malformed_result(server: str, error: ValidationError) -> ElicitationProtocolError:
+    """A result (a tool's, or a 2026-07-28 round's) that does not fit the protocol, in a sentence."""
+    first = error.errors(include_url=False)[0] if error.error_count() else {"loc": (), "msg": "?"}
+    where = "/".join(str(part) for part in first["loc"]) or "the result"
+    return ElicitationProtocolError(
+        f"{server} sent a result that breaks the protocol ({error.error_count()} problem(s); "
+        f"{cut(where, 80)}: {cut(str(first['msg']), 120)}); the call was stopped."
     )
 
 
