@@ -7,6 +7,7 @@ handler runs once per URL elicitation, the browser step completes, the result ar
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -78,7 +79,7 @@ async def test_oauth_connection_one_handler_call_browser_step_result(briefing: B
     assert len(handler.urls) == 1
     assert briefing.browser_steps == handler.urls
     assert not result.is_error, result
-    assert '"owner": "alice"' in result.content[0].text or '"owner":"alice"' in result.content[0].text
+    assert json.loads(result.content[0].text)["owner"] == "alice"
 
 
 @pytest.mark.parametrize("tool", ["forecast", "agenda"])

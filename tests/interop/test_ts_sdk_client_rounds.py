@@ -1,0 +1,111 @@
+"""The TypeScript SDK's v2 client (`@modelcontextprotocol/client` from npm, pinned by the
+lockfile in tests/peers/ts-sdk) on 2026-07-28 against an elicitkit server.
+
+The client is a small script an application could have written (tests/peers/ts-sdk/url_client.mjs):
+one elicitation handler, the SDK's own input-required driver (10 rounds, a short pause before a
+state-only retry). Each URL it is handed is opened by the scripted browser here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
+
+from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.demo.provider import DemoProvider
+
+__all__ = ["auth", "provider"]
+
+PEER = Path(__file__).parents[1] / "peers" / "ts-sdk"
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None or not (PEER / "node_modules" / "@modelcontextprotocol" / "client").is_dir(),
+    reason="needs node and the TypeScript SDK peer (scripts/setup runs npm ci in tests/peers/ts-sdk)",
+)
+
+
+@pytest.fixture
+async def briefing(auth: DemoAuthServer, provider: DemoProvider) -> AsyncIterator[Briefing]:
+    async with briefing_running(auth, provider) as running:
+        yield running
+
+
+async def run_ts_client(briefing: Briefing, tool: str, action: str) -> tuple[dict[str, Any], list[str], str]:
+    """Run the TS client to the end; returns its last line, the URLs its handler got, its era."""
+    assert NODE is not None
+    process = await asyncio.create_subprocess_exec(
+        NODE,
+        "url_client.mjs",
+        briefing.mcp_url,
+        await token(briefing.auth, "alice"),
+        tool,
+        action,
+        cwd=PEER,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    urls: list[str] = []
+    era = ""
+    last: dict[str, Any] = {}
+
+    async def read() -> None:
+        nonlocal era, last
+        assert process.stdout is not None
+        async for line in process.stdout:
+            said = json.loads(line)
+            if "url" in said:
+                urls.append(said["url"])
+                if action == "accept":
+                    briefing.complete_soon(said["url"])
+            elif "era" in said:
+                era = said["era"] or ""
+            else:
+                last = said
+
+    try:
+        await briefing.run(asyncio.wait_for(read(), 100))
+        await asyncio.wait_for(process.wait(), 10)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert last, (await process.stderr.read()).decode()
+    return last, urls, era
+
+
+async def test_secret_one_handler_call_browser_step_result(briefing: Briefing) -> None:
+    last, urls, era = await run_ts_client(briefing, "forecast", "accept")
+    assert era == "2026-07-28"
+    assert "result" in last, last
+    assert len(urls) == 1 and briefing.browser_steps == urls
+    result = last["result"]
+    assert not result.get("isError"), result
+    assert fingerprint(SECRET) in result["content"][0]["text"]
+
+
+async def test_oauth_connection_one_handler_call_browser_step_result(briefing: Briefing) -> None:
+    last, urls, era = await run_ts_client(briefing, "agenda", "accept")
+    assert era == "2026-07-28"
+    assert "result" in last, last
+    assert len(urls) == 1 and briefing.browser_steps == urls
+    result = last["result"]
+    assert not result.get("isError"), result
+    assert json.loads(result["content"][0]["text"])["owner"] == "alice"
+
+
+@pytest.mark.parametrize("tool", ["forecast", "agenda"])
+async def test_decline_in_the_url_round_ends_the_tool_declined(briefing: Briefing, tool: str) -> None:
+    last, urls, _era = await run_ts_client(briefing, tool, "decline")
+    assert "result" in last, last
+    assert len(urls) == 1 and briefing.browser_steps == []
+    assert last["result"]["isError"] is True
+    assert "'declined'" in last["result"]["content"][0]["text"]
