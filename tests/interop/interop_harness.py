@@ -70,12 +70,25 @@ class Briefing:
                 assert done.status_code == 200 and "account is connected" in done.text, done.text
         self.browser_steps.append(url)
 
-    def complete_soon(self, url: str, person: str = "alice") -> None:
+    async def decline_on_page(self, url: str, person: str = "alice") -> None:
+        """The person opens the secret's page and presses Decline there."""
+        async with Browser(self.auth, person) as browser:
+            page = await browser.open(url)
+            done = await browser.submit(page, action="decline")
+            assert done.status_code == 200 and "You declined" in done.text, done.text
+        self.browser_steps.append(url)
+
+    async def record_state(self, url: str) -> str:
+        record = await self.url_mode.store.get(url.rsplit("/", 1)[1])
+        assert record is not None
+        return record.state
+
+    def complete_soon(self, url: str, person: str = "alice", *, decline: bool = False) -> None:
         """Start the browser step and return, as a client does once it has opened the browser."""
 
         async def step() -> None:
             try:
-                await self.complete(url, person)
+                await (self.decline_on_page(url, person) if decline else self.complete(url, person))
             except BaseException as exc:
                 self.broken.append(exc)
                 self.failed.set()
@@ -89,8 +102,14 @@ class Briefing:
         """`call`'s result; a failed browser step ends it at once, with the step's error."""
         running = asyncio.ensure_future(call)
         broken = asyncio.ensure_future(self.failed.wait())
-        await asyncio.wait({running, broken}, return_when=asyncio.FIRST_COMPLETED)
-        broken.cancel()
+        try:
+            await asyncio.wait({running, broken}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the test cancels the call: cancel it, and let it finish
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+            raise
+        finally:
+            broken.cancel()
         if self.broken:
             running.cancel()
             raise self.broken[0]

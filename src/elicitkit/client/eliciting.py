@@ -9,9 +9,10 @@ path the SDK builds capabilities from (initialize, discover, the 2026-07-28 per-
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp.client import Client, ClientSession, Transport
 from mcp.client._input_required import DEFAULT_INPUT_REQUIRED_MAX_ROUNDS
@@ -27,6 +28,7 @@ from mcp_types import (
     CallToolResult,
     ClientCapabilities,
     GetPromptResult,
+    InputRequiredResult,
     InputResponses,
     ReadResourceResult,
     RequestParamsMeta,
@@ -35,6 +37,9 @@ from mcp_types import (
 from elicitkit.client._association import RequestWatch, WatchedTransport
 from elicitkit.client.handler import ElicitationHandler, ServerElicitations
 from elicitkit.client.retry import until_urls_complete
+from elicitkit.client.rounds import RoundsPolicy, drive_rounds
+
+_ResultT = TypeVar("_ResultT")
 
 
 def _transport_for(server: str | StdioServerParameters | Transport | Server[Any] | MCPServer) -> Transport:
@@ -57,6 +62,8 @@ class ElicitingClient(Client):
     """
 
     handler: ElicitationHandler | None = field(default=None, kw_only=True)
+    rounds: RoundsPolicy = field(default_factory=RoundsPolicy, kw_only=True)
+    """How a 2026-07-28 call waits for a URL: backoff and the re-ask bound (see `rounds`)."""
     elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +92,21 @@ class ElicitingClient(Client):
 
         session._build_capabilities = declare_configured_modes  # type: ignore[method-assign]
         return session
+
+    async def _drive_input_required(
+        self,
+        first: _ResultT | InputRequiredResult,
+        retry: Callable[[InputResponses | None, str | None], Awaitable[_ResultT | InputRequiredResult]],
+    ) -> _ResultT:
+        """2026-07-28 rounds by `drive_rounds`: one consent per URL, a waiting screen, cancel wins."""
+        return await drive_rounds(
+            self.elicitations,
+            self.session,
+            first,
+            retry,
+            policy=self.rounds,
+            max_rounds=self.input_required_max_rounds,
+        )
 
     async def __aenter__(self) -> ElicitingClient:
         await super().__aenter__()
