@@ -48,6 +48,10 @@ from elicitkit.client.ui import Waiting
 T = TypeVar("T")
 Retry = Callable[[InputResponses | None, str | None], Awaitable["T | InputRequiredResult"]]
 
+_WAITING_NOTE = (
+    "The call is made again now and then until the page is done (2026-07-28 has no completion "
+    "notice); cancel stops it and tells the server."
+)
 _GOODBYE_TIMEOUT = 3.0
 """How long telling the server about a cancel may take once the person has left."""
 
@@ -188,7 +192,7 @@ class _Call:
         handler = self.answers.handler
         timed_out = time.monotonic() - self.started > handler.wait_timeout
         pending = [(o.key, o.message) for o in self.waiting_on()]
-        waiting = Waiting(self.server, pending, self.started, timed_out)
+        waiting = Waiting(self.server, pending, self.started, timed_out, notes=(_WAITING_NOTE,))
         choice: list[Literal["retry", "cancel"]] = []
         async with anyio.create_task_group() as tg:
 
