@@ -19,6 +19,7 @@ from elicitkit.client.handler import (
 )
 from elicitkit.client.limits import RateLimit
 from elicitkit.client.retry import until_urls_complete
+from elicitkit.client.rounds import RoundsPolicy, drive_rounds
 from elicitkit.client.scripted import ScriptedUI, accept_prefilled
 from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import (
@@ -53,6 +54,7 @@ __all__ = [
     "PageOpener",
     "RateLimit",
     "Reply",
+    "RoundsPolicy",
     "ScriptedUI",
     "ServerElicitations",
     "TerminalUI",
@@ -61,6 +63,7 @@ __all__ = [
     "Waiting",
     "WebUI",
     "accept_prefilled",
+    "drive_rounds",
     "open_in_system_browser",
     "until_urls_complete",
 ]
