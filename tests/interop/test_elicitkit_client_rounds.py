@@ -122,13 +122,19 @@ async def test_a_long_browser_step_gets_a_waiting_screen_and_still_one_consent(b
     assert all(w.pending and w.pending[0][1] == consent_screens(ui)[0].message for w in ui.waited)
 
 
-async def test_cancel_on_the_waiting_screen_after_accept_wins(briefing: Briefing) -> None:
+async def test_cancel_on_the_waiting_screen_after_accept_wins_even_during_a_held_retry(
+    auth: DemoAuthServer, provider: DemoProvider
+) -> None:
+    """The server holds each retry 25 s (its default); the screen's cancel does not wait for it."""
     ui = LeavingUI(after=1.0)
-    result, _opened = await call(briefing, "forecast", ui, browser="stay")
-    assert isinstance(result, ElicitationCancelledError), result
-    assert len(consent_screens(ui)) == 1
-    url = consent_screens(ui)[0].report.url
-    assert await briefing.record_state(url) == "cancelled"  # the server, and so the tool, was told
+    async with briefing_running(auth, provider) as briefing:
+        started = time.monotonic()
+        result, _opened = await call(briefing, "forecast", ui, browser="stay")
+        assert isinstance(result, ElicitationCancelledError), result
+        assert time.monotonic() - started < 10
+        assert len(consent_screens(ui)) == 1 and len(ui.waited) == 1  # one screen, up all along
+        url = consent_screens(ui)[0].report.url
+        assert await briefing.record_state(url) == "cancelled"  # the server, and so the tool, was told
 
 
 async def test_decline_on_the_page_after_accept_ends_the_tool_declined(briefing: Briefing) -> None:

@@ -56,6 +56,14 @@ _GOODBYE_TIMEOUT = 3.0
 """How long telling the server about a cancel may take once the person has left."""
 
 
+_CANCELLED = object()
+
+
+@dataclass
+class _Failed:
+    error: Exception
+
+
 @dataclass(frozen=True)
 class RoundsPolicy:
     """How a call waits for a URL on 2026-07-28: the retry backoff and the re-ask bound.
@@ -98,6 +106,7 @@ class _Call:
     reasks: int = 0
     delay: float = 0.0
     started: float = field(default_factory=time.monotonic)
+    window: float = field(default_factory=time.monotonic)
 
     @property
     def server(self) -> str:
@@ -120,20 +129,25 @@ class _Call:
                         f"{self.server} still needed input after {self.max_rounds} rounds; the call "
                         "was stopped. Try again, or raise input_rounds if the flow really takes that long."
                     )
-                responses = await self._answer(current.input_requests or {})
-                if responses is None:  # the person cancelled the wait: the latest choice wins
+                responses, waiting = await self._answer(current.input_requests or {})
+                if not waiting:
+                    current = await self.retry(responses or None, state)
+                    continue
+                outcome = await self._retry_while_waiting(responses, state)
+                if outcome is _CANCELLED:  # the person cancelled the wait: the latest choice wins
                     await self._goodbye(state)
                     raise ElicitationCancelledError(
                         f"Stopped waiting for {self.server}; it was told, and the call was not retried."
                     )
-                current = await self.retry(responses or None, state)
+                current = outcome
         except anyio.get_cancelled_exc_class():
             await self._goodbye(state)  # Ctrl-C, or the host cancelled the call
             raise
         return current
 
-    async def _answer(self, requests: dict[str, InputRequest]) -> InputResponses | None:
-        """This round's answers: new questions asked, known URLs answered as before, then the wait."""
+    async def _answer(self, requests: dict[str, InputRequest]) -> tuple[InputResponses, bool]:
+        """This round's answers (new questions asked, known URLs answered as before), and whether
+        the retry waits for a page the person is on."""
         responses: InputResponses = {}
         fresh: dict[str, InputRequest] = {}
         repeated = False
@@ -156,14 +170,12 @@ class _Call:
             responses.update(await self._dispatch(fresh))
             self.delay = self.policy.first_delay
             if not any(_url_of(r) is not None for r in fresh.values()):
-                return responses  # forms only: retry at once
+                return responses, False  # forms only: retry at once
         if not self.waiting_on():
             if not fresh:
                 await anyio.sleep(self._next_delay())  # the server is working on something else
-            return responses
-        if await self._wait(self._next_delay()) == "cancel":
-            return None
-        return responses
+            return responses, False
+        return responses, True
 
     async def _dispatch(self, requests: dict[str, InputRequest]) -> InputResponses:
         """Ask each new question through the handler, one screen at a time; remember URL answers."""
@@ -187,32 +199,51 @@ class _Call:
         self.delay = min(max(self.delay * 2, self.policy.first_delay), self.policy.max_delay)
         return delay
 
-    async def _wait(self, delay: float) -> Literal["retry", "cancel"]:
-        """The waiting screen until the next retry is due; the person may retry now or cancel."""
+    async def _retry_while_waiting(self, responses: InputResponses, state: str | None) -> object:
+        """Retry after the backoff (or when the person says "retry") with the waiting screen up the
+        whole time, the held retry included; `_CANCELLED` when the person cancels instead."""
         handler = self.answers.handler
-        timed_out = time.monotonic() - self.started > handler.wait_timeout
+        delay = self._next_delay()
+        pressed = time.monotonic() - self.window > handler.wait_timeout
         pending = [(o.key, o.message) for o in self.waiting_on()]
-        waiting = Waiting(self.server, pending, self.started, timed_out, notes=(_WAITING_NOTE,))
-        choice: list[Literal["retry", "cancel"]] = []
+        now = anyio.Event()
+        outcome: list[object] = []
+
         async with anyio.create_task_group() as tg:
 
             async def person() -> None:
-                try:
-                    choice.append(await handler.ui.wait(waiting))
-                except Exception:
-                    choice.append("cancel")  # a broken UI must not leave the person stuck
-                tg.cancel_scope.cancel()
+                timed_out = pressed
+                while True:
+                    waiting = Waiting(self.server, pending, self.started, timed_out, notes=(_WAITING_NOTE,))
+                    try:
+                        choice = await handler.ui.wait(waiting)
+                    except Exception:
+                        choice = "cancel"  # a broken UI must not leave the person stuck
+                    if choice == "cancel":
+                        outcome.append(_CANCELLED)
+                        tg.cancel_scope.cancel()
+                        return
+                    self.window, timed_out = time.monotonic(), False  # retry: a new wait_timeout
+                    now.set()
 
-            async def clock() -> None:
-                await anyio.sleep(delay)
+            async def call() -> None:
+                if pressed:
+                    await now.wait()  # past wait_timeout the person chooses
+                else:
+                    with anyio.move_on_after(delay):
+                        await now.wait()
+                try:
+                    outcome.append(await self.retry(responses or None, state))
+                except Exception as exc:  # raised below, not wrapped in the task group's group
+                    outcome.append(_Failed(exc))
                 tg.cancel_scope.cancel()
 
             tg.start_soon(person)
-            if not timed_out:
-                tg.start_soon(clock)
-        if choice and choice[0] == "cancel":
-            return "cancel"
-        return "retry"
+            tg.start_soon(call)
+        result = outcome[0]
+        if isinstance(result, _Failed):
+            raise result.error
+        return result
 
     async def _goodbye(self, request_state: str | None) -> None:
         """Tell the server the person left (cancel for every URL they were waiting on), briefly."""
