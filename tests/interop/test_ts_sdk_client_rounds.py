@@ -1,5 +1,6 @@
 """The TypeScript SDK's v2 client (`@modelcontextprotocol/client` from npm, pinned by the
-lockfile in tests/peers/ts-sdk) on 2026-07-28 against an elicitkit server.
+lockfile in tests/peers/ts-sdk) on 2026-07-28 against an elicitkit server; and its v1 client
+(`@modelcontextprotocol/sdk`), which speaks 2025-11-25 at most, against the same tools.
 
 The client is a small script an application could have written (tests/peers/ts-sdk/url_client.mjs):
 one elicitation handler, the SDK's own input-required driver (10 rounds, a short pause before a
@@ -38,12 +39,14 @@ async def briefing(auth: DemoAuthServer, provider: DemoProvider) -> AsyncIterato
         yield running
 
 
-async def run_ts_client(briefing: Briefing, tool: str, action: str) -> tuple[dict[str, Any], list[str], str]:
+async def run_ts_client(
+    briefing: Briefing, tool: str, action: str, script: str = "url_client.mjs"
+) -> tuple[dict[str, Any], list[str], str]:
     """Run the TS client to the end; returns its last line, the URLs its handler got, its era."""
     assert NODE is not None
     process = await asyncio.create_subprocess_exec(
         NODE,
-        "url_client.mjs",
+        script,
         briefing.mcp_url,
         await token(briefing.auth, "alice"),
         tool,
@@ -109,3 +112,22 @@ async def test_decline_in_the_url_round_ends_the_tool_declined(briefing: Briefin
     assert len(urls) == 1 and briefing.browser_steps == []
     assert last["result"]["isError"] is True
     assert "'declined'" in last["result"]["content"][0]["text"]
+
+
+V1_CASES = [("forecast", "accept"), ("agenda", "accept"), ("forecast", "decline")]
+
+
+@pytest.mark.parametrize(("tool", "action"), V1_CASES)
+async def test_the_v1_sdk_on_2025_11_25_same_tools(briefing: Briefing, tool: str, action: str) -> None:
+    """`@modelcontextprotocol/sdk` 1.x speaks 2025-11-25 only: the live `elicitation/create` path."""
+    last, urls, era = await run_ts_client(briefing, tool, action, script="url_client_v1.mjs")
+    assert era == "2025-11-25"
+    assert "result" in last, last
+    assert len(urls) == 1
+    result = last["result"]
+    if action == "decline":
+        assert result["isError"] is True and "'declined'" in result["content"][0]["text"]
+        assert briefing.browser_steps == []
+    else:
+        assert not result.get("isError"), result
+        assert briefing.browser_steps == urls
