@@ -83,10 +83,14 @@ class Briefing:
         assert record is not None
         return record.state
 
-    def complete_soon(self, url: str, person: str = "alice", *, decline: bool = False) -> None:
-        """Start the browser step and return, as a client does once it has opened the browser."""
+    def complete_soon(
+        self, url: str, person: str = "alice", *, decline: bool = False, after: float = 0.0
+    ) -> None:
+        """Start the browser step (`after` seconds from now) and return, as a client does once it
+        has opened the browser."""
 
         async def step() -> None:
+            await asyncio.sleep(after)
             try:
                 await (self.decline_on_page(url, person) if decline else self.complete(url, person))
             except BaseException as exc:

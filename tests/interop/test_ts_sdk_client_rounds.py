@@ -40,7 +40,7 @@ async def briefing(auth: DemoAuthServer, provider: DemoProvider) -> AsyncIterato
 
 
 async def run_ts_client(
-    briefing: Briefing, tool: str, action: str, script: str = "url_client.mjs"
+    briefing: Briefing, tool: str, action: str, script: str = "url_client.mjs", person_takes: float = 0.0
 ) -> tuple[dict[str, Any], list[str], str]:
     """Run the TS client to the end; returns its last line, the URLs its handler got, its era."""
     assert NODE is not None
@@ -68,7 +68,7 @@ async def run_ts_client(
             if "url" in said:
                 urls.append(said["url"])
                 if action == "accept":
-                    briefing.complete_soon(said["url"])
+                    briefing.complete_soon(said["url"], after=person_takes)
             elif "era" in said:
                 era = said["era"] or ""
             else:
@@ -112,6 +112,18 @@ async def test_decline_in_the_url_round_ends_the_tool_declined(briefing: Briefin
     assert len(urls) == 1 and briefing.browser_steps == []
     assert last["result"]["isError"] is True
     assert "'declined'" in last["result"]["content"][0]["text"]
+
+
+async def test_a_person_slower_than_several_holds_still_finishes(
+    auth: DemoAuthServer, provider: DemoProvider
+) -> None:
+    """Holds of 1 s and a person who takes 4 s: the stock client gets "still waiting" answers,
+    keeps retrying within its 10 rounds, and the result arrives."""
+    async with briefing_running(auth, provider, hold=1.0) as briefing:
+        last, urls, _era = await run_ts_client(briefing, "forecast", "accept", person_takes=4.0)
+    assert "result" in last, last
+    assert len(urls) == 1 and briefing.browser_steps == urls
+    assert fingerprint(SECRET) in last["result"]["content"][0]["text"]
 
 
 V1_CASES = [("forecast", "accept"), ("agenda", "accept"), ("forecast", "decline")]

@@ -26,7 +26,7 @@ const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
 try {
   await client.connect(transport);
   say({ era: client.getNegotiatedProtocolVersion?.() ?? null });
-  const result = await client.callTool({ name: tool, arguments: {} }, { timeout: 120000 });
+  const result = await client.callTool({ name: tool, arguments: {} }); // the SDK's default timeouts
   say({ result });
 } catch (error) {
   say({ error: String(error?.message ?? error), code: error?.code ?? null });
