@@ -4,7 +4,10 @@ It is the only place elicitkit reaches below the SDK's public API. mcp 2.3.0 dec
 `form` and `url` whenever an elicitation callback is set, with no switch; `_build_session`
 swaps in a capability builder that declares exactly the configured modes (C-01), on every
 path the SDK builds capabilities from (initialize, discover, the 2026-07-28 per-request
-`_meta`). tests/client/test_wire.py pins the result on the wire.
+`_meta`). tests/client/test_wire.py pins the result on the wire. The SDK's
+`_drive_input_required` is replaced too: the 2026-07-28 rounds go through `rounds.drive_rounds`
+(one consent per URL, a waiting screen, cancel sent to the server), pinned by
+tests/interop/test_elicitkit_client_rounds.py.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ second consent screen, and then a third. Here instead:
 - consent for a URL is asked once per call; a server that names the same URL again gets the
   person's answer back without a screen, and after `RoundsPolicy.max_reasks` such rounds the
   call ends with `ElicitationLoopError`;
-- after consent the person sees one waiting screen (cancel always there) while the call is
-  retried with a backoff (`first_delay` doubling to `max_delay`); "retry" retries now;
+- after consent the person sees a waiting screen (cancel always there, also while a retry is
+  held by the server) while the call is retried with a backoff (`first_delay` doubling to
+  `max_delay`); "retry" retries now; after the handler's `wait_timeout` the person chooses;
 - the latest choice wins: cancel on the waiting screen (or the call being cancelled, Ctrl-C)
   is sent to the server as this URL's answer, so the tool sees it, and the call ends with
   `ElicitationCancelledError` (or the cancellation);
