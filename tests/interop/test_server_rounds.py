@@ -121,3 +121,19 @@ async def test_rounds_past_the_bound_end_the_call_with_a_clear_error(
         assert not isinstance(ended, InputRequiredResult) and ended.is_error
         assert "still not finished after 3 retries" in ended.content[0].text  # type: ignore[union-attr]
         assert await briefing.record_state(request.params.url) == "expired"  # type: ignore[union-attr]
+
+
+async def test_a_first_call_that_brings_an_answer_along_still_gets_the_link(
+    auth: DemoAuthServer, provider: DemoProvider
+) -> None:
+    """An "accept" for a link the client was never shown is no consent: the link is asked."""
+    async with briefing_running(auth, provider, hold=0.2) as briefing, by_hand(briefing) as client:
+        first = await client.session.call_tool(
+            "forecast",
+            {},
+            input_responses={"elicitkit.url.weather-api-key": ElicitResult(action="accept")},
+            allow_input_required=True,
+        )
+        assert isinstance(first, InputRequiredResult) and first.input_requests, first
+        (request,) = first.input_requests.values()
+        assert request.params.url.startswith(f"{briefing.base}/elicit/")  # type: ignore[union-attr]

@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 import anyio
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
-from mcp_types import INVALID_PARAMS, ElicitRequestURLParams, ElicitResult
+from mcp_types import INVALID_PARAMS, ElicitRequest, ElicitRequestURLParams
 from starlette.routing import Route
 
 from elicitkit.server._ask import ask, request_in_flight
@@ -314,15 +314,14 @@ class UrlMode:
         current = current_round(ctx)
         key = f"elicitkit.url.{flow.name}"
         named = current.notes.get(key)
-        if named is None:
+        current.claim(key)
+        if named is None:  # the link is new, so it is asked whatever this call carries
             record = await self._new_record(caller, flow, message, details)
             current.notes[key] = record.id
             params = ElicitRequestURLParams(message=record.message, url=self.site.url_for(record.id))
-            answer: ElicitResult | None = await ask(ctx, params, key=key)  # ends this first round
-        else:
-            record = await self._named_record(named, caller)
-            current.claim(key)
-            answer = current.response(key)
+            current.ask(key, ElicitRequest(params=params))
+        record = await self._named_record(named, caller)
+        answer = current.response(key)
         if record.state == "completed":
             return record
         if record.state not in ACTIVE:
