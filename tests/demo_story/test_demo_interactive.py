@@ -140,7 +140,7 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     t.wait_for("list_events needs to read your Demo Calendar")
     t.keys("d")
     # the same form on a 2026-07-28 connection: the question comes in the tool result
-    t.wait_for("[8/8] The same tool on a 2026-07-28 connection")
+    t.wait_for("[8/10] The same tool on a 2026-07-28 connection")
     for prompt, typed, keys in [
         ("Date ✱", "2026-12-31", ["Enter"]),
         ("Party size ✱", "2", ["Enter"]),
@@ -151,18 +151,22 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
         ("High chair needed?", "", ["n"]),
         ("Review your answers", "", ["s"]),
     ]:
-        wait_after(t, "[8/8]", prompt)
+        wait_after(t, "[8/10]", prompt)
         if typed:
             t.type(typed)
         t.keys(*keys)
     screen = t.wait_for("result  Booked Chez Elicit on 2026-12-31 for 2, indoors, by the window;")
-    last = screen[screen.rindex("[8/8]") :]
+    last = screen[screen.rindex("[8/10]") :]
     for seen in [
         "MCP 2026-07-28.",
         "returns its question inside the tool result",
         "calls book_table again, with alice's answers (inputResponses) and the requestState",
     ]:
         assert seen in last, last
+    # the URL flows on 2026-07-28: alice declines both links this time; nothing opens
+    for number, asking in [(9, "The weather tool needs your"), (10, "list_events needs to read")]:
+        wait_after(t, f"[{number}/10]", asking)
+        t.keys("d")
     screen = t.wait_for("EXIT=", timeout=30)
     assert "That was the whole story" in screen
     assert "EXIT=0" in screen

@@ -43,10 +43,10 @@ def test_without_a_terminal_it_plays_every_step_and_exits_0(tmp_path: Path) -> N
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert elapsed < 60
-    assert len(STEPS) == 8
+    assert len(STEPS) == 10
     for number, step in enumerate(STEPS, 1):
-        assert f"[{number}/8] {step.title}" in out
-    assert "All 8 steps behaved as expected" in out
+        assert f"[{number}/10] {step.title}" in out
+    assert "All 10 steps behaved as expected" in out
     assert "✗" not in out
     # what a person would see, step by step
     for seen in [
@@ -70,7 +70,7 @@ def test_without_a_terminal_it_plays_every_step_and_exits_0(tmp_path: Path) -> N
     ]:
         assert seen in out, seen
     # the last step: the same form, asked in a tool result on a 2026-07-28 connection
-    first, last = out.split("[8/8] The same tool on a 2026-07-28 connection")
+    first, last = out.split("[8/10] The same tool on a 2026-07-28 connection")
     assert "connects to Demo Assistant (MCP 2025-11-25)" in first
     for seen in [
         "taking the newest revision both speak: MCP 2026-07-28.",
@@ -87,6 +87,14 @@ def test_without_a_terminal_it_plays_every_step_and_exits_0(tmp_path: Path) -> N
     ]:
         assert seen in last, seen
     assert "returns its question inside the tool result" not in first  # 2025-11-25 asks by request
+    # steps 9 and 10: the URL flows on 2026-07-28, each URL asked once, one consent screen each
+    for number, tool in [(9, "check_weather"), (10, "list_events")]:
+        step = last.split(f"[{number}/10]")[1].split(f"[{number + 1}/10]")[0]
+        assert f"calls {tool} again, with alice's answers (inputResponses)" in step, step
+        assert step.count("asks alice to open a page in the browser:") == 1, step
+        assert "✓ on the wire: the URL came once, inside a tool result" in step, step
+        assert "✓ alice saw one consent screen for the URL" in step, step
+        assert "error -32042" not in step, step
     # the secrets typed on the pages never show up in the transcript
     assert "demo-weather-123" not in out and "demo-messenger-456" not in out
 
@@ -117,8 +125,8 @@ def test_a_step_that_misbehaves_fails_the_demo_with_its_name(
         "Step 7 (A third-party OAuth connection) failed: the tool did not list alice's events"
         in result.output
     )
-    assert "[6/8] A phishing attempt, refused" in result.output
-    assert "[8/8]" not in result.output  # the story stops at the first step that did not behave
+    assert "[6/10] A phishing attempt, refused" in result.output
+    assert "[8/10]" not in result.output  # the story stops at the first step that did not behave
     assert "steps behaved as expected" not in result.output
 
 
@@ -154,7 +162,7 @@ def test_the_last_step_fails_when_the_question_comes_as_a_request(
     monkeypatch.setattr(story, "ROUNDS_VERSION", "2025-11-25")
     result = CliRunner().invoke(app, ["demo", "--script", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1, result.output
-    assert "result  Booked Chez Elicit on " in result.output.split("[8/8]")[1]
+    assert "result  Booked Chez Elicit on " in result.output.split("[8/10]")[1]
     assert (
         "Step 8 (The same tool on a 2026-07-28 connection) failed: the question did not come in the "
         "tool result; on the wire: 1 elicitation/create request(s) from the server; tool results: "
@@ -175,7 +183,7 @@ def test_ctrl_c_stops_everything_cleanly(tmp_path: Path) -> None:
     )
     assert process.stdout is not None
     seen = ""
-    while "[4/8]" not in seen:  # interrupt in the middle of a URL-mode step
+    while "[4/10]" not in seen:  # interrupt in the middle of a URL-mode step
         line = process.stdout.readline()
         assert line, seen
         seen += line

@@ -21,6 +21,7 @@ from elicitkit.client.handler import (
 )
 from elicitkit.client.limits import PromptGate, RateLimit, Sizes
 from elicitkit.client.retry import until_urls_complete
+from elicitkit.client.rounds import RoundsPolicy, drive_rounds
 from elicitkit.client.scripted import ScriptedUI, accept_prefilled
 from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import (
@@ -58,6 +59,7 @@ __all__ = [
     "PromptGate",
     "RateLimit",
     "Reply",
+    "RoundsPolicy",
     "ScriptedUI",
     "ServerElicitations",
     "Sizes",
@@ -67,6 +69,7 @@ __all__ = [
     "Waiting",
     "WebUI",
     "accept_prefilled",
+    "drive_rounds",
     "open_in_system_browser",
     "until_urls_complete",
 ]

@@ -5,15 +5,18 @@ SDK's default HTTP client with the C-03 tap of `_association` on the standalone 
 mcp 2.3.0 declares both `form` and `url` whenever an elicitation callback is set, with no
 switch; `_build_session` swaps in a capability builder that declares exactly the configured
 modes (C-01), on every path the SDK builds capabilities from (initialize, discover, the
-2026-07-28 per-request `_meta`). tests/client/test_wire.py pins the result on the wire.
+2026-07-28 per-request `_meta`). tests/client/test_wire.py pins the result on the wire. The
+SDK's `_drive_input_required` is replaced too: the 2026-07-28 rounds go through
+`rounds.drive_rounds` (one consent per URL, a waiting screen, cancel sent to the server),
+pinned by tests/interop/test_elicitkit_client_rounds.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx2
 from mcp.client import Client, ClientSession, Transport
@@ -32,6 +35,7 @@ from mcp_types import (
     CallToolResult,
     ClientCapabilities,
     GetPromptResult,
+    InputRequiredResult,
     InputResponses,
     ReadResourceResult,
     RequestParamsMeta,
@@ -40,6 +44,9 @@ from mcp_types import (
 from elicitkit.client._association import RequestWatch, StandaloneStreamTap, WatchedTransport
 from elicitkit.client.handler import ElicitationHandler, ServerElicitations
 from elicitkit.client.retry import until_urls_complete
+from elicitkit.client.rounds import RoundsPolicy, drive_rounds
+
+_ResultT = TypeVar("_ResultT")
 
 
 def _transport_for(
@@ -80,6 +87,8 @@ class ElicitingClient(Client):
     handler: ElicitationHandler | None = field(default=None, kw_only=True)
     http_client: httpx2.AsyncClient | None = field(default=None, kw_only=True, repr=False)
     """For a URL `server`: the HTTP client to use (headers, auth, timeouts); the caller closes it."""
+    rounds: RoundsPolicy = field(default_factory=RoundsPolicy, kw_only=True)
+    """How a 2026-07-28 call waits for a URL: backoff and the re-ask bound (see `rounds`)."""
     elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -108,6 +117,21 @@ class ElicitingClient(Client):
 
         session._build_capabilities = declare_configured_modes  # type: ignore[method-assign]
         return session
+
+    async def _drive_input_required(
+        self,
+        first: _ResultT | InputRequiredResult,
+        retry: Callable[[InputResponses | None, str | None], Awaitable[_ResultT | InputRequiredResult]],
+    ) -> _ResultT:
+        """2026-07-28 rounds by `drive_rounds`: one consent per URL, a waiting screen, cancel wins."""
+        return await drive_rounds(
+            self.elicitations,
+            self.session,
+            first,
+            retry,
+            policy=self.rounds,
+            max_rounds=self.input_required_max_rounds,
+        )
 
     async def __aenter__(self) -> ElicitingClient:
         await super().__aenter__()

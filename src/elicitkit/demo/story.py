@@ -53,6 +53,7 @@ from elicitkit.demo.browser import BrowserError, Page, ScriptedBrowser
 from elicitkit.demo.mcp_server import key_fingerprint
 from elicitkit.demo.stage import Stage
 from elicitkit.demo.transcript import NarratedUI, Transcript
+from elicitkit.demo.url_on_2026 import URL_ON_2026
 from elicitkit.server.store import ACTIVE
 
 __all__ = ["STEPS", "Step", "StepFailedError", "Story"]
@@ -552,4 +553,5 @@ STEPS: list[Step] = [
         "question in the tool result, and the client calls again with the answers.",
         form_on_2026,
     ),
+    *(Step(title, about, play) for title, about, play in URL_ON_2026),
 ]

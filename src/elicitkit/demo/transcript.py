@@ -227,6 +227,8 @@ class NarratedUI:
                 self.client,
                 f"no completion came in time; asks {self.person} to retry or cancel.",
             )
+        elif waiting.notes:  # a 2026-07-28 call: made again until the page is done
+            self.transcript.say(self.client, f"waits for the page. {waiting.notes[0]}")
         else:
             self.transcript.say(
                 self.client,

@@ -128,6 +128,34 @@ class Round:
         self.carried[key] = {"q": q, "r": answer.model_dump(mode="json", by_alias=True, exclude_none=True)}
         return answer
 
+    def response(self, key: str) -> ElicitResult | None:
+        """What this retry's `inputResponses` says under `key`, not replayed from earlier rounds.
+
+        For a question that stays open across rounds (URL mode), where the newest word of the
+        person is the one that counts.
+        """
+        answer = self.responses.get(key)
+        if answer is None:
+            return None
+        if not isinstance(answer, ElicitResult):
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=(
+                    f"inputResponses[{key!r}] is not an elicitation/create result; "
+                    "answer the question that was asked."
+                ),
+            )
+        return answer
+
+    def still_waiting(self) -> NoReturn:
+        """End this round asking nothing new: only `requestState`, so the client retries (M-03).
+
+        The "still waiting" answer of modelcontextprotocol#2920: the draft allows an
+        input-required result with no `inputRequests`, and stock clients retry it after a pause.
+        """
+        state = {"v": _STATE_TAG, "answers": self.carried, "asked": {}, "notes": self.notes}
+        raise AskInResult(InputRequiredResult(request_state=json.dumps(state, separators=(",", ":"))))
+
     def ask(self, key: str, request: ElicitRequest) -> NoReturn:
         """End this round: the result names `request`; the state carries every answer used so far."""
         state = {

@@ -84,7 +84,9 @@ class UrlMode:
     `keys` defaults to `KeyRing.from_env()` (a missing key stops start-up), `store` to a
     `SQLiteStore` in the user's data directory, `bus` to a `LocalBus`, `identity` to the
     verified MCP token (`McpIdentity()`). `public_url` is the origin the pages are reached at
-    (the MCP server's own; `loopback()` sets it for stdio servers).
+    (the MCP server's own; `loopback()` sets it for stdio servers). On 2026-07-28 a retry
+    that comes while the person is still on the page is held up to `hold` seconds, then
+    answered "still waiting"; past `max_rounds` such retries the call ends.
     """
 
     def __init__(
@@ -99,6 +101,8 @@ class UrlMode:
         wait: Wait = "live",
         ttl: float = 900.0,
         server_name: str | None = None,
+        hold: float = 25.0,
+        max_rounds: int = 64,
     ) -> None:
         self.keys = keys if keys is not None else KeyRing.from_env()
         self.store: Store = store if store is not None else SQLiteStore()
@@ -115,6 +119,10 @@ class UrlMode:
         self.browser = browser
         self.wait: Wait = wait
         self.ttl = ttl
+        self.hold = hold
+        """2026-07-28: how long a retry waits for the page before answering "still waiting"."""
+        self.max_rounds = max_rounds
+        """2026-07-28: the most retries one URL elicitation may take before the call ends."""
         self.flows: dict[str, Flow] = {}
         self.site = Site(
             server_name=server_name or "This server",
@@ -295,28 +303,80 @@ class UrlMode:
     async def _ask_in_rounds(
         self, ctx: Context[Any, Any], caller: Caller, flow: Flow, message: str, details: Mapping[str, Any]
     ) -> Record:
-        """2026-07-28: the round's sealed state names the record; every retry re-reads the store."""
+        """2026-07-28: the URL is asked once; later retries wait for the page, never re-ask it.
+
+        The round's sealed state names the record and counts the retries. A retry is checked
+        against the store and the user, held while the page is still open (`hold`), and
+        answered "still waiting" (state only, no new `inputRequests`) when the page is not done
+        by then. The newest answer in `inputResponses` counts: a decline or cancel sent after an
+        accept ends the flow with it.
+        """
         current = current_round(ctx)
         key = f"elicitkit.url.{flow.name}"
         named = current.notes.get(key)
-        if named is None:
+        current.claim(key)
+        if named is None:  # the link is new, so it is asked whatever this call carries
             record = await self._new_record(caller, flow, message, details)
             current.notes[key] = record.id
-        else:
-            found = await self.store.get(named) if isinstance(named, str) else None
-            if found is None or found.user != caller.user or found.client_id != caller.client_id:
-                logger.warning("2026-07-28 retry refused: its state names no URL elicitation of this user")
-                raise RequestStateRejectedError()
-            if found.state == "completed":
-                return found
-            if found.state not in ACTIVE:
-                raise UrlElicitationNotCompletedError(found.state)
-            record = found
-        params = ElicitRequestURLParams(message=record.message, url=self.site.url_for(record.id))
-        answer = await ask(ctx, params, key=key)  # first round: ends here with the input request
-        if answer.action != "accept":
+            params = ElicitRequestURLParams(message=record.message, url=self.site.url_for(record.id))
+            current.ask(key, ElicitRequest(params=params))
+        record = await self._named_record(named, caller)
+        answer = current.response(key)
+        if record.state == "completed":
+            return record
+        if record.state not in ACTIVE:
+            raise UrlElicitationNotCompletedError(record.state)
+        if answer is not None and answer.action != "accept":
             await self._close(record, "declined" if answer.action == "decline" else "cancelled")
-        current.ask(key, ElicitRequest(params=params))  # consented, not finished yet: ask again (M-03)
+        rounds = current.notes.get(f"{key}.rounds", 0)
+        rounds = (rounds if isinstance(rounds, int) else 0) + 1
+        if rounds > self.max_rounds:
+            await self.store.transition(record.id, from_states=ACTIVE, to="expired", user=record.user)
+            await self.site.announce(record.id)
+            raise UrlElicitationNotCompletedError(
+                "expired",
+                f"The URL elicitation was still not finished after {self.max_rounds} retries, so it "
+                "was closed; call the tool again when the user is ready to finish it.",
+            )
+        current.notes[f"{key}.rounds"] = rounds
+        final = await self._hold(record)
+        if final.state == "completed":
+            return final
+        if final.state not in ACTIVE:
+            raise UrlElicitationNotCompletedError(final.state)
+        current.still_waiting()  # the page is still open: never the same URL twice (M-03)
+
+    async def _named_record(self, named: object, caller: Caller) -> Record:
+        found = await self.store.get(named) if isinstance(named, str) else None
+        if found is None or found.user != caller.user or found.client_id != caller.client_id:
+            logger.warning("2026-07-28 retry refused: its state names no URL elicitation of this user")
+            raise RequestStateRejectedError()
+        return found
+
+    async def _hold(self, record: Record) -> Record:
+        """Wait up to `hold` seconds (and never past the record's expiry) for the page to finish."""
+        limit = min(self.hold, record.expires_at - time.time())
+        if limit <= 0 or record.state not in ACTIVE:
+            return record
+        finished = anyio.Event()
+
+        async def on_finish(elicitation_id: str) -> None:
+            finished.set()
+
+        unsubscribe = self.bus.subscribe(record.id, on_finish)
+        try:
+            now = await self.store.get(record.id)  # it may have finished before we listened
+            if now is not None and now.state in ACTIVE:
+                with anyio.move_on_after(limit):
+                    await finished.wait()
+        finally:
+            unsubscribe()
+        final = await self.store.get(record.id)
+        if final is None:
+            return await self._outcome(record)  # gone from the store: reads as expired
+        if final.state in ACTIVE and final.expires_at <= time.time():
+            return await self._outcome(final)
+        return final
 
 
 def _check_public_url(url: str) -> None:
