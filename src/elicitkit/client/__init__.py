@@ -1,5 +1,10 @@
 """The client side: protocol rules for `elicitation/create`, and UIs a person can trust."""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from elicitkit.client.completions import Completions
 from elicitkit.client.eliciting import ElicitingClient
 from elicitkit.client.errors import (
@@ -20,7 +25,6 @@ from elicitkit.client.handler import (
 from elicitkit.client.limits import RateLimit
 from elicitkit.client.retry import until_urls_complete
 from elicitkit.client.scripted import ScriptedUI, accept_prefilled
-from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import (
     Accept,
     Cancel,
@@ -31,7 +35,11 @@ from elicitkit.client.ui import (
     UrlQuestion,
     Waiting,
 )
-from elicitkit.client.web import PageOpener, WebUI
+from elicitkit.extras import needs
+
+if TYPE_CHECKING:
+    from elicitkit.client.terminal import NotATerminalError, TerminalUI
+    from elicitkit.client.web import PageOpener, WebUI
 
 __all__ = [
     "DEFAULT_INPUT_ROUNDS",
@@ -64,3 +72,19 @@ __all__ = [
     "open_in_system_browser",
     "until_urls_complete",
 ]
+
+#: Public names whose modules need an optional extra: imported on first use (see `elicitkit.extras`).
+_OPTIONAL = {
+    "NotATerminalError": ("elicitkit.client.terminal", "terminal"),
+    "TerminalUI": ("elicitkit.client.terminal", "terminal"),
+    "PageOpener": ("elicitkit.client.web", "web"),
+    "WebUI": ("elicitkit.client.web", "web"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _OPTIONAL:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, extra = _OPTIONAL[name]
+    with needs(extra):
+        return getattr(importlib.import_module(module), name)
