@@ -1,4 +1,4 @@
-"""Run every benchmark and print the figures against the targets of issue 8.
+"""Run every benchmark and print the figures against the targets of issues 8 and 16.
 
     .venv/bin/python benchmarks/run.py [--json PATH] [--quick] [--check] [--all]
 
@@ -34,6 +34,7 @@ BENCHMARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "completion": ({}, {"flows": 10, "warmup": 2}),
     "pending_memory": ({}, {"n": 300}),
     "landing": ({}, {"rounds": 2, "per_round": 20}),
+    "import_time": ({}, {"samples": 1, "warmup": 0}),
 }
 
 KEYS = [
@@ -46,6 +47,7 @@ KEYS = [
     "redis_pubsub_p99_ms",
     "pending_10k_bytes_each",
     "landing_rps_ratio",
+    "import_ratio",
 ]
 
 
@@ -68,6 +70,7 @@ TARGETS: dict[str, Target] = {
     "completion_p99_ms_replicas": Target("<= 3 x pubsub + 5", lambda v, f: v <= replica_limit(f)),
     "pending_10k_bytes_each": Target("<= 4096", lambda v, f: v <= 4096),
     "landing_rps_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
+    "import_ratio": Target("<= 1.15", lambda v, f: v <= 1.15),
 }
 
 

@@ -27,6 +27,7 @@ PRODUCES = {
     "completion": ["completion_p99_ms_local", "completion_p99_ms_replicas", "redis_pubsub_p99_ms"],
     "pending_memory": ["pending_10k_bytes_each"],
     "landing": ["landing_rps_ratio"],
+    "import_time": ["import_ratio"],
 }
 
 

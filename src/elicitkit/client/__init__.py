@@ -88,3 +88,7 @@ def __getattr__(name: str) -> Any:
     module, extra = _OPTIONAL[name]
     with needs(extra):
         return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_OPTIONAL})

@@ -1,0 +1,60 @@
+"""Import cost: `import elicitkit.client, elicitkit.server` against the SDK's own
+`import mcp.client, mcp.server.mcpserver`, what any program on the SDK pays anyway.
+
+Each sample is a fresh interpreter that times only the import statement (interpreter start-up
+is left out: it is the same for both); the two kinds of process alternate, so a busy moment
+of the machine falls on both alike, and each side's figure is the median of its samples.
+Bytecode is on, as in any installed package: the warm-up writes the `.pyc` files (even where
+PYTHONDONTWRITEBYTECODE is set) so that no sample compiles source.
+elicitkit's import includes the SDK's, so the ratio is 1 + elicitkit's own share.
+
+Run: `.venv/bin/python benchmarks/import_time.py` (about 30 s). `run()` returns the figures.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+
+ELICITKIT = "elicitkit.client, elicitkit.server"
+SDK = "mcp.client, mcp.server.mcpserver"
+
+_TIMED = "import time; t = time.perf_counter(); import {modules}; print(time.perf_counter() - t)"
+
+
+def import_seconds(modules: str) -> float:
+    """Seconds one fresh interpreter takes to run `import <modules>`."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TIMED.format(modules=modules)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"},
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def run(samples: int = 15, warmup: int = 1) -> dict[str, float]:
+    for _ in range(warmup):  # the first import after a change also writes .pyc files
+        import_seconds(ELICITKIT)
+        import_seconds(SDK)
+    ours: list[float] = []
+    sdk: list[float] = []
+    for i in range(samples):
+        pair = [(ours, ELICITKIT), (sdk, SDK)]
+        for into, modules in pair if i % 2 == 0 else pair[::-1]:
+            into.append(import_seconds(modules))
+    ours_ms, sdk_ms = statistics.median(ours) * 1000, statistics.median(sdk) * 1000
+    return {
+        "import_ratio": ours_ms / sdk_ms,
+        "import_elicitkit_ms": ours_ms,
+        "import_sdk_ms": sdk_ms,
+    }
+
+
+if __name__ == "__main__":
+    for name, value in run().items():
+        print(f"{name:<22} {value:10.3f}")
