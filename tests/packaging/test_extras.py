@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -20,6 +21,7 @@ HERE = Path(__file__).resolve().parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 EXTRAS: dict[str, list[str]] = PYPROJECT["project"]["optional-dependencies"]
 FEATURES = sorted(set(EXTRAS) - {"all", "dev"})
+PROBED = {"redis", "sqlite", "oauth", "terminal", "web", "cli"}  # the features probe_features.py tries
 
 EXPECTED = {
     "redis_store": "redis",
@@ -111,3 +113,17 @@ def test_the_wheel_ships_the_license(wheel: Path) -> None:
     assert text.startswith("MIT License") and "Copyright (c) 2026 the elicitkit authors" in text
     assert (ROOT / "LICENSE").read_text() == text
     assert sys.version_info >= (3, 11)
+
+
+@pytest.mark.parametrize("extra", FEATURES)
+def test_each_extra_alone_installs_and_brings_its_features(
+    extra: str, base_python: Path, wheel: Path, tmp_path: Path
+) -> None:
+    """`pip install 'elicitkit[<extra>]'` on a copy of the base install: its features work, no other."""
+    venv = tmp_path / "venv"
+    shutil.copytree(base_python.parent.parent, venv, symlinks=True)
+    python = venv / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check"]
+    subprocess.run([*pip, "install", "-q", f"{wheel}[{extra}]"], check=True, capture_output=True, timeout=600)
+    expected = {extra, *_names(EXTRAS[extra])} & PROBED  # an extra the probe does not know only installs
+    assert set(json.loads(run_in(python, HERE / "probe_features.py"))) == expected
