@@ -127,3 +127,10 @@ def test_each_extra_alone_installs_and_brings_its_features(
     subprocess.run([*pip, "install", "-q", f"{wheel}[{extra}]"], check=True, capture_output=True, timeout=600)
     expected = {extra, *_names(EXTRAS[extra])} & PROBED  # an extra the probe does not know only installs
     assert set(json.loads(run_in(python, HERE / "probe_features.py"))) == expected
+
+
+def test_the_readme_lists_every_extra() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| Extra | Brings | For |") :].split("\n\n", 1)[0]
+    listed = {row.split("`")[1] for row in table.splitlines()[2:]}
+    assert listed == set(EXTRAS) - {"dev"}
