@@ -1,4 +1,4 @@
-"""Run every benchmark and print the figures against the targets of issue 8.
+"""Run every benchmark and print the figures against the targets of issues 8 and 16.
 
     .venv/bin/python benchmarks/run.py [--json PATH] [--quick] [--check] [--all]
 
@@ -35,6 +35,7 @@ BENCHMARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "pending_memory": ({}, {"n": 300}),
     "landing": ({}, {"rounds": 2, "per_round": 20}),
     "hostile": ({}, {"seconds": 1.0}),
+    "import_time": ({}, {"samples": 1, "warmup": 0}),
 }
 
 KEYS = [
@@ -49,6 +50,7 @@ KEYS = [
     "landing_rps_ratio",
     "hostile_loop_lag_ms",
     "hostile_prompts_shown",
+    "import_ratio",
 ]
 
 
@@ -73,6 +75,7 @@ TARGETS: dict[str, Target] = {
     "landing_rps_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
     "hostile_loop_lag_ms": Target("<= 50", lambda v, f: v <= 50),
     "hostile_prompts_shown": Target("<= rate limit", lambda v, f: v <= f["hostile_prompts_allowed"]),
+    "import_ratio": Target("<= 1.15", lambda v, f: v <= 1.15),
 }
 
 

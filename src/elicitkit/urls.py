@@ -1,7 +1,7 @@
 """What a person should know about a URL before deciding to open it (C-22, C-23).
 
 `inspect` is pure: it parses and judges, and never fetches anything (not the page, not
-DNS, not the public-suffix list: that data ships offline inside `tldextract`).
+DNS, not the public-suffix list: that data ships offline inside `publicsuffixlist`).
 
 A verdict is "block" when the URL cannot be trusted to go where it seems to (a scheme
 other than http(s), userinfo, hidden or reordering characters, an encoded IP, a host
@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import idna
-import tldextract
+from publicsuffixlist import PublicSuffixList
 
 Verdict = Literal["ok", "warn", "block"]
 PartRole = Literal["scheme", "userinfo", "subdomain", "domain", "port", "path", "query", "fragment"]
@@ -187,14 +187,21 @@ def _looks_ascii(label: str) -> str | None:
 
 
 @functools.cache
-def _psl() -> tldextract.TLDExtract:
-    """The offline public-suffix list: no download, no disk cache, the bundled snapshot only.
+def _psl() -> PublicSuffixList:
+    """The offline public-suffix list: the snapshot inside the package, no download, no disk cache.
 
-    Private suffixes count (github.io, ...): there each name has its own owner.
+    Private suffixes count (github.io, ...): there each name has its own owner. A name under no
+    listed suffix has no registrable domain (no implicit "*" rule).
     """
-    return tldextract.TLDExtract(
-        suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True, include_psl_private_domains=True
-    )
+    return PublicSuffixList(only_icann=False, accept_unknown=False)
+
+
+def _registrable(host: str) -> tuple[str, str] | None:
+    """The registrable domain of `host` and its public suffix, or None when it has none."""
+    domain = _psl().privatesuffix(host)
+    if not isinstance(domain, str):
+        return None
+    return domain, domain.partition(".")[2]
 
 
 _CLASSIC_TLDS = {"com", "net", "org", "edu", "gov", "mil", "int", "info", "biz"}
@@ -212,9 +219,9 @@ _NUMBER = re.compile(r"[0-9]+|0x[0-9a-f]*")
 def _embedded_domain(labels: list[str]) -> str | None:
     """A well-known domain spelled inside the subdomain, like microsoft.com in login.microsoft.com.evil.io."""
     for end in range(2, len(labels) + 1):
-        found = _psl()(".".join(labels[:end]))
-        if found.domain and found.suffix and (found.suffix in _CLASSIC_TLDS or "." in found.suffix):
-            return f"{found.domain}.{found.suffix}"
+        found = _registrable(".".join(labels[:end]))
+        if found is not None and (found[1] in _CLASSIC_TLDS or "." in found[1]):
+            return found[0]
     return None
 
 
@@ -455,8 +462,8 @@ class _Inspection:
             return
         self.loopback = labels[-1] == "localhost"  # and its subdomains (RFC 6761)
 
-        found = _psl()(self.host)
-        size = len(found.suffix.split(".")) + 1 if found.domain and found.suffix else len(labels)
+        found = _registrable(self.host)
+        size = len(found[0].split(".")) if found is not None else len(labels)
         self.domain = ".".join(ascii_labels[-size:])
         self.domain_unicode = ".".join(unicode_labels[-size:])
         self.draw_name(raw, size, len(labels))
@@ -474,7 +481,7 @@ class _Inspection:
                 f"its ASCII form is {_quote(self.host)}.",
             )
         self.check_labels(unicode_labels)
-        if not (found.domain and found.suffix) and not self.loopback:
+        if found is None and not self.loopback:
             self.warn(
                 "no-registrable-domain",
                 f"The host {_quote(self.host_unicode)} is not under a known public suffix, "

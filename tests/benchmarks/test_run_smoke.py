@@ -28,6 +28,7 @@ PRODUCES = {
     "pending_memory": ["pending_10k_bytes_each"],
     "landing": ["landing_rps_ratio"],
     "hostile": ["hostile_loop_lag_ms", "hostile_prompts_shown"],
+    "import_time": ["import_ratio"],
 }
 
 

@@ -171,18 +171,16 @@ def test_inspect_never_touches_the_network_or_a_cache(tmp_path: Path) -> None:
         **os.environ,
         "HOME": str(tmp_path),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "TLDEXTRACT_CACHE": str(tmp_path / "tld"),
     }
     run = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
     events = json.loads(run.stdout)
-    # The first inspection reads the public-suffix snapshot bundled in tldextract (and lazily
-    # imported code); nothing else: no socket, no write, no cache directory.
+    # The first inspection reads the public-suffix snapshot bundled in publicsuffixlist (and
+    # lazily imported code); nothing else: no socket, no write, no cache directory.
+    snapshot = os.path.join("publicsuffixlist", "public_suffix_list.dat")
     for event, (path, mode) in events["first"]:
-        assert event == "open" and mode == "r", (event, path, mode)
-        assert path.endswith((".pyc", ".py")) or path.endswith(
-            os.path.join("tldextract", ".tld_set_snapshot")
-        )
-    assert any(path.endswith(".tld_set_snapshot") for _, (path, _) in events["first"])
+        assert event == "open" and mode in ("r", "rb"), (event, path, mode)
+        assert path.endswith((".pyc", ".py", snapshot)), path
+    assert any(path.endswith(snapshot) for _, (path, _) in events["first"])
     # After that, inspecting is pure computation.
     assert events["again"] == []
     assert list(tmp_path.iterdir()) == []

@@ -1,5 +1,10 @@
 """The client side: protocol rules for `elicitation/create`, and UIs a person can trust."""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from elicitkit.client.completions import Completions
 from elicitkit.client.eliciting import ElicitingClient
 from elicitkit.client.errors import (
@@ -23,7 +28,6 @@ from elicitkit.client.limits import PromptGate, RateLimit, Sizes
 from elicitkit.client.retry import until_urls_complete
 from elicitkit.client.rounds import RoundsPolicy, drive_rounds
 from elicitkit.client.scripted import ScriptedUI, accept_prefilled
-from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import (
     Accept,
     Cancel,
@@ -34,7 +38,11 @@ from elicitkit.client.ui import (
     UrlQuestion,
     Waiting,
 )
-from elicitkit.client.web import PageOpener, WebUI
+from elicitkit.extras import needs
+
+if TYPE_CHECKING:
+    from elicitkit.client.terminal import NotATerminalError, TerminalUI
+    from elicitkit.client.web import PageOpener, WebUI
 
 __all__ = [
     "DEFAULT_INPUT_ROUNDS",
@@ -73,3 +81,23 @@ __all__ = [
     "open_in_system_browser",
     "until_urls_complete",
 ]
+
+#: Public names whose modules need an optional extra: imported on first use (see `elicitkit.extras`).
+_OPTIONAL = {
+    "NotATerminalError": ("elicitkit.client.terminal", "terminal"),
+    "TerminalUI": ("elicitkit.client.terminal", "terminal"),
+    "PageOpener": ("elicitkit.client.web", "web"),
+    "WebUI": ("elicitkit.client.web", "web"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _OPTIONAL:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, extra = _OPTIONAL[name]
+    with needs(extra):
+        return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_OPTIONAL})

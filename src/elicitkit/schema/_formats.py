@@ -1,22 +1,23 @@
 """The four string formats of the subset, checked by the libraries that own them.
 
-`uri`, `date` and `date-time` use jsonschema's own format checker (backed by `rfc3987`
-and `rfc3339-validator`). For `email`, jsonschema only looks for an "@", so the address
-is checked by `email-validator`, as pydantic's `EmailStr` does (syntax only, no DNS).
-Verdicts are memoised in bounded caches: an email check costs tens of microseconds, a
-date-time check several, and the same values (pre-filled defaults, today's date, the user's
-own address) come back again and again.
+`uri` is RFC 3986's absolute URI, checked by `rfc3986-validator`; `date-time` is RFC 3339's,
+checked by `rfc3339-validator`; `date` is an RFC 3339 full-date, read by the standard library.
+These are the checks jsonschema's format checker makes with the same libraries, without its
+`[format]` extra's dozen other packages. For `email`, jsonschema only looks for an "@", so the
+address is checked by `email-validator`, as pydantic's `EmailStr` does (syntax only, no DNS).
+The libraries load on the first check, not with the package. Verdicts are memoised in bounded
+caches: an email check costs tens of microseconds, a date-time check several, and the same
+values (pre-filled defaults, today's date, the user's own address) come back again and again.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import date
 from functools import lru_cache
 
-import email_validator
-from jsonschema import Draft202012Validator
-
-_CHECKER = Draft202012Validator.FORMAT_CHECKER
+_FULL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
 @lru_cache(maxsize=4096)
@@ -24,6 +25,8 @@ def is_email(value: str) -> bool:
     """True for an address `email-validator` accepts (syntax only, no DNS look-up)."""
     if "@" not in value:
         return False
+    import email_validator
+
     try:
         email_validator.validate_email(value, check_deliverability=False)
     except email_validator.EmailNotValidError:
@@ -34,19 +37,29 @@ def is_email(value: str) -> bool:
 @lru_cache(maxsize=4096)
 def is_uri(value: str) -> bool:
     """True for an absolute RFC 3986 URI."""
-    return bool(_CHECKER.conforms(value, "uri"))
+    from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
+
+    return bool(validate_rfc3986(value, rule="URI"))
 
 
 @lru_cache(maxsize=4096)
 def is_date(value: str) -> bool:
-    """True for an RFC 3339 full-date (YYYY-MM-DD)."""
-    return bool(_CHECKER.conforms(value, "date"))
+    """True for an RFC 3339 full-date (YYYY-MM-DD) that exists in the calendar."""
+    if not _FULL_DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
 
 
 @lru_cache(maxsize=4096)
 def is_date_time(value: str) -> bool:
     """True for an RFC 3339 date-time with a time-zone offset."""
-    return bool(_CHECKER.conforms(value, "date-time"))
+    from rfc3339_validator import validate_rfc3339  # type: ignore[import-untyped]
+
+    return bool(validate_rfc3339(value.upper()))
 
 
 CHECKS: dict[str, Callable[[str], bool]] = {

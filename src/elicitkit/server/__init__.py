@@ -6,10 +6,14 @@ third-party sign-in. Stores, vault and completion bus have small interfaces with
 backends, chosen by URL with `open_store` / `open_bus`.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from elicitkit.extras import needs
+from elicitkit.server._oauth_errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
 from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcome
-from elicitkit.server._redis_bus import RedisBus
-from elicitkit.server._redis_store import RedisStore
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus import Bus, LocalBus
 from elicitkit.server.elicitation import Elicitation
@@ -38,17 +42,17 @@ from elicitkit.server.identity import (
     McpIdentity,
     User,
 )
-from elicitkit.server.oauth import (
-    OAuthConfigError,
-    OAuthConnection,
-    OAuthConnectionError,
-    OAuthProviderError,
-)
 from elicitkit.server.secret import Secret, SecretValidator
 from elicitkit.server.store import MemoryStore, Record, State, Store
 from elicitkit.server.url_mode import RequestStateRejectedError, UrlMode, Wait
 from elicitkit.server.vault import KeyRing, Vault
 from elicitkit.server.web.login import OAuthLogin
+
+if TYPE_CHECKING:
+    from elicitkit.server._redis_bus import RedisBus
+    from elicitkit.server._redis_store import RedisStore
+    from elicitkit.server._sqlite_store import SQLiteStore
+    from elicitkit.server.oauth import OAuthConnection
 
 __all__ = [
     "Accepted",
@@ -101,3 +105,23 @@ __all__ = [
     "open_bus",
     "open_store",
 ]
+
+#: Public names whose modules need an optional extra: imported on first use (see `elicitkit.extras`).
+_OPTIONAL = {
+    "RedisBus": ("elicitkit.server._redis_bus", "redis"),
+    "RedisStore": ("elicitkit.server._redis_store", "redis"),
+    "SQLiteStore": ("elicitkit.server._sqlite_store", "sqlite"),
+    "OAuthConnection": ("elicitkit.server.oauth", "oauth"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _OPTIONAL:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, extra = _OPTIONAL[name]
+    with needs(extra):
+        return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_OPTIONAL})

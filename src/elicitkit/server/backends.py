@@ -14,21 +14,16 @@ an operation that still fails raises `StoreUnavailableError` / `BusUnavailableEr
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, urlsplit
 
-from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
-from elicitkit.server._redis_bus import RedisBus
-from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore
-from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.extras import needs
 from elicitkit.server.bus import Bus, LocalBus
 from elicitkit.server.errors import BackendURLError
 from elicitkit.server.store import MemoryStore, Store
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 __all__ = ["open_bus", "open_store", "redis_client"]
 
@@ -48,10 +43,14 @@ def open_store(
                 f"The store URL {_safe(url)!r} names a host, which SQLite has none of; write the path "
                 "after three slashes, like sqlite:///var/lib/app/elicitkit.sqlite3."
             )
+        with needs("sqlite"):
+            from elicitkit.server._sqlite_store import SQLiteStore
         return SQLiteStore(parts.path or None)
     if parts.scheme == "memory":
         _no_redis_options(url, password, redis_options)
         return MemoryStore()
+    with needs("redis"):
+        from elicitkit.server._redis_store import RedisStore
     return RedisStore(redis_client(url, password=password, **redis_options), prefix=prefix)
 
 
@@ -71,6 +70,9 @@ def open_bus(
     if parts.scheme in ("sqlite", "memory"):
         _no_redis_options(url, password, redis_options)
         return LocalBus()
+    with needs("redis"):
+        from elicitkit.server._redis_bus import RedisBus
+        from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore
     if channel is None:
         announced = store.completions_channel if isinstance(store, RedisStore) else None
         channel = announced or COMPLETIONS_CHANNEL
@@ -94,6 +96,12 @@ def redis_client(
     (under a second in all with the defaults) before the error reaches the caller. At most
     `max_connections` are open at once; a busy caller waits (up to 5 s) for a free one.
     """
+    with needs("redis"):
+        from redis.asyncio import BlockingConnectionPool, Redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import ExponentialBackoff
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
     parts = _split(url, "Redis")
     if parts.scheme not in ("redis", "rediss"):
         raise BackendURLError(

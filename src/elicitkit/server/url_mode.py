@@ -43,10 +43,10 @@ from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp_types import INVALID_PARAMS, ElicitRequest, ElicitRequestURLParams
 from starlette.routing import Route
 
+from elicitkit.extras import needs
 from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.bus import Bus, LocalBus, Unsubscribe
 from elicitkit.server.errors import UrlElicitationNotCompletedError, UrlModeError
 from elicitkit.server.identity import BrowserIdentity, Caller, LocalUserIdentity, McpIdentity
@@ -105,7 +105,7 @@ class UrlMode:
         max_rounds: int = 64,
     ) -> None:
         self.keys = keys if keys is not None else KeyRing.from_env()
-        self.store: Store = store if store is not None else SQLiteStore()
+        self.store: Store = store if store is not None else _default_store()
         self.vault = Vault(self.keys, self.store)
         self.bus: Bus = bus if bus is not None else LocalBus()
         self.identity = identity if identity is not None else McpIdentity()
@@ -388,3 +388,10 @@ def _check_public_url(url: str) -> None:
         )
     if parts.scheme == "http" and parts.hostname not in ("127.0.0.1", "localhost", "::1"):
         logger.warning("URL-mode links use plain http on a non-loopback host; use https outside development")
+
+
+def _default_store() -> Store:
+    """A `SQLiteStore` in the user's data directory; its library comes with `elicitkit[sqlite]`."""
+    with needs("sqlite"):
+        from elicitkit.server._sqlite_store import SQLiteStore
+    return SQLiteStore()

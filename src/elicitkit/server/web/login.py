@@ -17,18 +17,18 @@ import secrets
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import httpx
-from authlib.common.security import generate_token  # type: ignore[import-untyped]
-from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
 from mcp.server.auth.provider import TokenVerifier
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from elicitkit.extras import needs
 from elicitkit.server.errors import VaultDecryptError
 from elicitkit.server.identity import User, user_from_token
 
 if TYPE_CHECKING:
+    from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
+
     from elicitkit.server.store import Store
     from elicitkit.server.web.site import BrowserSession, Site
 
@@ -60,6 +60,9 @@ class OAuthLogin:
         resource: str | None = None,
         token_verifier: TokenVerifier | None = None,
     ) -> None:
+        with needs("oauth"):  # at set-up, not at the first sign-in
+            import authlib  # type: ignore[import-untyped]  # noqa: F401
+            import httpx  # noqa: F401
         self.issuer_url = issuer_url.rstrip("/")
         self.client_id = client_id
         self.client_secret = client_secret
@@ -81,6 +84,8 @@ class OAuthLogin:
     async def login(self, request: Request, session: BrowserSession, return_to: str) -> Response:
         metadata = await self._discover()
         await self._ensure_client(metadata)
+        from authlib.common.security import generate_token  # type: ignore[import-untyped]
+
         state = generate_token(43)
         verifier = generate_token(64)
         pending = json.dumps({"verifier": verifier, "return_to": return_to, "sid": session.sid})
@@ -156,6 +161,8 @@ class OAuthLogin:
     # -- plumbing --------------------------------------------------------------------------
 
     def _oauth(self) -> AsyncOAuth2Client:
+        from authlib.integrations.httpx_client import AsyncOAuth2Client
+
         return AsyncOAuth2Client(
             client_id=self.client_id,
             client_secret=self.client_secret,
@@ -178,6 +185,8 @@ class OAuthLogin:
 
     async def _discover(self) -> dict[str, Any]:
         if self._metadata is None:
+            import httpx
+
             async with httpx.AsyncClient(timeout=10) as http:
                 response = await http.get(f"{self.issuer_url}/.well-known/oauth-authorization-server")
                 response.raise_for_status()
@@ -202,6 +211,8 @@ class OAuthLogin:
         }
         if self.scopes:
             body["scope"] = " ".join(self.scopes)
+        import httpx
+
         async with httpx.AsyncClient(timeout=10) as http:
             response = await http.post(endpoint, json=body)
             response.raise_for_status()

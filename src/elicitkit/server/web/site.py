@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
-import jinja2
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from elicitkit.extras import needs
 from elicitkit.server.errors import BackendUnavailableError, VaultDecryptError
 from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record, holding
@@ -145,6 +145,9 @@ class Site:
         self.browser = browser
         self.flows = flows
         self.public_url = public_url.rstrip("/")
+        with needs("web"):
+            import jinja2
+
         self._env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(_HERE / "templates"),
             autoescape=True,
