@@ -1,0 +1,78 @@
+"""The example FastMCP server (examples/fastmcp/server.py) served by uvicorn on 127.0.0.1, and a
+person who completes its URL-mode pages in a scripted browser (httpx with a cookie jar)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples" / "fastmcp"))
+sys.path.insert(0, str(ROOT / "tests" / "server" / "url"))
+
+from server import build  # noqa: E402
+from url_harness import Browser, serve  # noqa: E402
+
+from elicitkit.server import KeyRing, MemoryStore  # noqa: E402
+
+WEATHER_KEY = "wk-fastmcp-0c3b-SECRET"
+BOOKING = {"day": "2026-12-24", "party": 4}
+
+
+@dataclass
+class Served:
+    """The running example: its base URL, its MCP endpoint, and its URL-mode store."""
+
+    base: str
+    store: MemoryStore
+    server: Any = None
+
+    @property
+    def mcp(self) -> str:
+        return f"{self.base}/mcp"
+
+
+@asynccontextmanager
+async def fastmcp_example(calendar_issuer: str | None = None) -> AsyncIterator[Served]:
+    store = MemoryStore()
+    served = Served("", store)
+
+    def app(url: str) -> Any:
+        served.server = build(url, calendar_issuer, store=store, keys=KeyRing.from_string(KeyRing.generate()))
+        return served.server.http_app()
+
+    async with serve(app) as base:
+        served.base = base
+        yield served
+
+
+@dataclass
+class Person:
+    """Opens each URL handed to `open` in a browser and enters the weather key there."""
+
+    secret: str = WEATHER_KEY
+    opened: list[str] = field(default_factory=list)
+    pages: list[Any] = field(default_factory=list)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def open(self, url: str) -> bool:
+        self.opened.append(url)
+        if url in self.opened[:-1]:
+            return True  # one browser tab per link, however often it is opened
+        self.tasks.append(asyncio.get_running_loop().create_task(self._complete(url)))
+        return True
+
+    async def _complete(self, url: str) -> None:
+        async with Browser(auth=None, person="local-user") as browser:
+            page = await browser.open(url)
+            self.pages.append(page)
+            done = await browser.submit(page, secret=self.secret, action="save")
+            assert done.status_code == 200 and "Saved" in done.text, done.text[:500]
+
+    async def finished(self) -> None:
+        await asyncio.gather(*self.tasks)
