@@ -12,7 +12,7 @@ from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedU
 
 sys.path.insert(0, str(ROOT / "examples" / "fastmcp"))
 
-from agent_pydantic_ai import build_agent  # noqa: E402
+from agent_pydantic_ai import build_agent
 
 pytestmark = pytest.mark.timeout(90)
 
