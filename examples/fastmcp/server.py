@@ -20,7 +20,7 @@ from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
 from elicitkit.fastmcp import Elicitation
-from elicitkit.server import Accepted, KeyRing, McpIdentity, MemoryStore, OAuthConnection, UrlMode
+from elicitkit.server import Accepted, KeyRing, McpIdentity, MemoryStore, OAuthConnection, UrlMode, Wait
 
 
 class Booking(BaseModel):
@@ -29,7 +29,12 @@ class Booking(BaseModel):
 
 
 def build(
-    public_url: str, calendar_issuer: str | None = None, *, store: Any = None, keys: KeyRing | None = None
+    public_url: str,
+    calendar_issuer: str | None = None,
+    *,
+    store: Any = None,
+    keys: KeyRing | None = None,
+    wait: Wait = "live",
 ) -> FastMCP[Any]:
     """The server; `public_url` is where it is reached (the pages' links use it)."""
     server: FastMCP[Any] = FastMCP("tables")
@@ -38,6 +43,7 @@ def build(
         identity=McpIdentity.single_user_local(),
         store=store if store is not None else MemoryStore(),
         keys=keys,
+        wait=wait,  # "error": the 2025-11-25 call fails with -32042 and the client retries
     )
     elicit = Elicitation(server, url_mode=url_mode)
     weather_key = elicit.secret(

@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "tests" / "server" / "url"))
 from server import build  # noqa: E402
 from url_harness import Browser, serve  # noqa: E402
 
-from elicitkit.server import KeyRing, MemoryStore  # noqa: E402
+from elicitkit.server import KeyRing, MemoryStore, Wait  # noqa: E402
 
 WEATHER_KEY = "wk-fastmcp-0c3b-SECRET"
 BOOKING = {"day": "2026-12-24", "party": 4}
@@ -38,12 +38,14 @@ class Served:
 
 
 @asynccontextmanager
-async def fastmcp_example(calendar_issuer: str | None = None) -> AsyncIterator[Served]:
+async def fastmcp_example(calendar_issuer: str | None = None, wait: Wait = "live") -> AsyncIterator[Served]:
     store = MemoryStore()
     served = Served("", store)
 
     def app(url: str) -> Any:
-        served.server = build(url, calendar_issuer, store=store, keys=KeyRing.from_string(KeyRing.generate()))
+        served.server = build(
+            url, calendar_issuer, store=store, keys=KeyRing.from_string(KeyRing.generate()), wait=wait
+        )
         return served.server.http_app()
 
     async with serve(app) as base:
