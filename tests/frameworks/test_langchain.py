@@ -16,7 +16,6 @@ from elicitkit.client.frameworks import for_fastmcp
 
 
 def mcp_adapter(client: fastmcp.Client[Any]) -> Any:
-    import langchain_core._api  # its import adds an "always" filter for the beta warning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # langchain.mcp warns it is in beta, once, on import
