@@ -54,7 +54,9 @@ async def test_langchain_tools_ask_through_elicitkit(mode: str) -> None:
 
 async def test_langchain_decline_stays_a_decline() -> None:
     answers = for_fastmcp(ElicitationHandler(ScriptedUI(Decline())))
-    async with fastmcp_example() as served:
-        async with mcp_adapter(fastmcp.Client(served.mcp, **answers.client_options())) as adapter:
-            booked = await (await tools(adapter))["book"].ainvoke({})
+    async with (
+        fastmcp_example() as served,
+        mcp_adapter(fastmcp.Client(served.mcp, **answers.client_options())) as adapter,
+    ):
+        booked = await (await tools(adapter))["book"].ainvoke({})
     assert "Nothing booked: the person chose decline." in str(booked)
