@@ -17,8 +17,10 @@ from elicitkit.client.frameworks import for_fastmcp
 
 def mcp_adapter(client: fastmcp.Client[Any]) -> Any:
 
+    from langchain_core._api import LangChainBetaWarning  # its import adds a filter of its own
+
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # langchain.mcp warns it is in beta, once, on import
+        warnings.simplefilter("ignore", LangChainBetaWarning)  # langchain.mcp is in beta, it says once
         from langchain.mcp import MCPAdapter
     return MCPAdapter(client)
 
