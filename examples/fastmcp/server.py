@@ -77,6 +77,17 @@ def build(
             case _:
                 return "Plan a dinner."
 
+    @server.resource("tables://today")
+    async def today(ctx: Context) -> str:
+        """Today's table, for the party size the person gives."""
+        match await elicit.form(
+            ctx, "For how many?", {"type": "object", "properties": {"party": {"type": "integer"}}}
+        ):
+            case Accepted(value=answer):
+                return f"A table for {answer.get('party')} tonight."
+            case _:
+                return "No table tonight."
+
     if calendar_issuer is not None:
         calendar = OAuthConnection(
             url_mode,

@@ -39,10 +39,16 @@ def pages_served_by_fastmcp(person: Person, base: str) -> None:
         assert page.headers[name] == value
 
 
+def answer(question: Any) -> Accept:
+    if not isinstance(question, FormQuestion):
+        return Accept()  # URL consent
+    return Accept({"party": 4} if question.message == "For how many?" else BOOKING)
+
+
 @pytest.mark.parametrize("mode", REVISIONS)
 async def test_elicitkit_client(mode: str) -> None:
     person = Person()
-    ui = ScriptedUI(otherwise=lambda q: Accept(BOOKING) if isinstance(q, FormQuestion) else Accept())
+    ui = ScriptedUI(otherwise=answer)
     handler = ElicitationHandler(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     async with fastmcp_example() as served:
         async with handler.connect(served.mcp, mode=mode) as client:
@@ -51,14 +57,20 @@ async def test_elicitkit_client(mode: str) -> None:
             forecast = await client.call_tool("forecast", {"city": "Oslo"})
             again = await client.call_tool("forecast", {"city": "Oslo"})  # stored: not asked again
             prompt = await client.get_prompt("plan")  # a prompt asks too
+            resource = await client.read_resource("tables://today")  # and a resource
         await person.finished()
         pages_served_by_fastmcp(person, served.base)
     assert (text(booked), text(forecast), text(again)) == (BOOKED, SUNNY, SUNNY)
     assert "Plan a dinner for 4 on 2026-12-24." in prompt.messages[0].content.text  # type: ignore[union-attr]
+    assert resource.contents[0].text == "A table for 4 tonight."  # type: ignore[union-attr]
     forms = [q for q in ui.shown if isinstance(q, FormQuestion)]
     consents = [q for q in ui.shown if isinstance(q, UrlQuestion)]
     assert len(forms) + len(consents) == len(ui.shown)
-    assert [f.message for f in forms] == ["Which day, and for how many?", "Which day should we plan?"]
+    assert [f.message for f in forms] == [
+        "Which day, and for how many?",
+        "Which day should we plan?",
+        "For how many?",
+    ]
     assert forms[0].schema["properties"]["party"]["maximum"] == 12
     # one link (the stored key is not asked for again); 2026-07-28 re-asks it until the page is done
     assert consents and {c.report.url for c in consents} == set(person.opened)
