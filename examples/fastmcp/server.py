@@ -14,8 +14,10 @@ from __future__ import annotations
 import datetime
 import hashlib
 import sys
+from dataclasses import dataclass
 from typing import Any
 
+import httpx
 from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
@@ -28,15 +30,27 @@ class Booking(BaseModel):
     party: int = Field(ge=1, le=12, title="Party size")
 
 
+@dataclass
+class Tables:
+    server: FastMCP[Any]
+    url_mode: UrlMode
+    calendar: OAuthConnection | None
+
+
 def build(
     public_url: str,
     calendar_issuer: str | None = None,
     *,
+    calendar_client: tuple[str, str] = ("elicitkit-fastmcp-example", "example-secret"),
     store: Any = None,
     keys: KeyRing | None = None,
     wait: Wait = "live",
-) -> FastMCP[Any]:
-    """The server; `public_url` is where it is reached (the pages' links use it)."""
+) -> Tables:
+    """The server; `public_url` is where it is reached (the pages' links use it).
+
+    `calendar_client` is the (client id, secret) registered at the calendar provider, with
+    `calendar.redirect_uri` as its redirect URI.
+    """
     server: FastMCP[Any] = FastMCP("tables")
     url_mode = UrlMode(
         public_url=public_url,
@@ -88,27 +102,32 @@ def build(
             case _:
                 return "No table tonight."
 
+    calendar = None
     if calendar_issuer is not None:
         calendar = OAuthConnection(
             url_mode,
             "calendar",
-            service="Calendar",
+            service="Demo Calendar",
             issuer=calendar_issuer,
-            client_id="elicitkit-fastmcp-example",
-            client_secret="example-secret",
+            client_id=calendar_client[0],
+            client_secret=calendar_client[1],
             scopes=["calendar.read"],
+            scope_descriptions={"calendar.read": "read your calendar"},
         )
+        connection = calendar
 
         @server.tool
         async def agenda(ctx: Context) -> str:
             """Today's agenda; connects the person's calendar first, in URL mode."""
-            token = await calendar.token(ctx)
-            return f"Connected to the calendar (token {hashlib.sha256(token.encode()).hexdigest()[:8]})."
+            async with httpx.AsyncClient(auth=connection.auth(ctx), timeout=10) as http:
+                answer = await http.get(f"{calendar_issuer}/api/calendar")
+            answer.raise_for_status()
+            return answer.text
 
-    return server
+    return Tables(server, url_mode, calendar)
 
 
 if __name__ == "__main__":
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 8000
     issuer = sys.argv[2] if len(sys.argv) > 2 else None
-    build(f"http://127.0.0.1:{port}", issuer).run("streamable-http", host="127.0.0.1", port=port)
+    build(f"http://127.0.0.1:{port}", issuer).server.run("streamable-http", host="127.0.0.1", port=port)

@@ -14,10 +14,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "fastmcp"))
 sys.path.insert(0, str(ROOT / "tests" / "server" / "url"))
+sys.path.insert(0, str(ROOT / "tests" / "server" / "oauth"))
 
+from oauth_harness import continue_url  # noqa: E402
 from server import build  # noqa: E402
 from url_harness import Browser, serve  # noqa: E402
 
+from elicitkit.demo.provider import DemoProvider  # noqa: E402
 from elicitkit.server import KeyRing, MemoryStore, Wait  # noqa: E402
 
 WEATHER_KEY = "wk-fastmcp-0c3b-SECRET"
@@ -30,7 +33,7 @@ class Served:
 
     base: str
     store: MemoryStore
-    server: Any = None
+    tables: Any = None
 
     @property
     def mcp(self) -> str:
@@ -38,15 +41,22 @@ class Served:
 
 
 @asynccontextmanager
-async def fastmcp_example(calendar_issuer: str | None = None, wait: Wait = "live") -> AsyncIterator[Served]:
+async def fastmcp_example(calendar: DemoProvider | None = None, wait: Wait = "live") -> AsyncIterator[Served]:
     store = MemoryStore()
     served = Served("", store)
 
     def app(url: str) -> Any:
-        served.server = build(
-            url, calendar_issuer, store=store, keys=KeyRing.from_string(KeyRing.generate()), wait=wait
+        served.tables = build(
+            url,
+            calendar.issuer if calendar is not None else None,
+            calendar_client=(calendar.client_id, calendar.client_secret) if calendar else ("-", "-"),
+            store=store,
+            keys=KeyRing.from_string(KeyRing.generate()),
+            wait=wait,
         )
-        return served.server.http_app()
+        if calendar is not None:
+            calendar.set_redirect_uris([served.tables.calendar.redirect_uri])
+        return served.tables.server.http_app()
 
     async with serve(app) as base:
         served.base = base
@@ -78,3 +88,23 @@ class Person:
 
     async def finished(self) -> None:
         await asyncio.gather(*self.tasks)
+
+
+@dataclass
+class CalendarPerson(Person):
+    """Opens the connection link, allows it, signs in at the provider as alice, comes back."""
+
+    provider: DemoProvider | None = None
+
+    async def _complete(self, url: str) -> None:
+        assert self.provider is not None
+        async with Browser(auth=None, person="local-user") as browser:
+            page = await browser.open(url)
+            self.pages.append(page)
+            assert page.status_code == 200 and "read your calendar" in page.text, page.text[:500]
+            moving_on = await browser.submit(page, action="connect")
+            assert moving_on.status_code == 200, moving_on.text[:500]
+            authorize = continue_url(moving_on.text)
+            callback = await self.provider.sign_in(browser.http, authorize, "alice")
+            done = await browser.http.get(callback)
+            assert done.status_code == 200 and "account is connected" in done.text, done.text[:500]

@@ -6,16 +6,18 @@ client never gets URL mode."""
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import fastmcp
 import pytest
-from fastmcp_harness import BOOKING, WEATHER_KEY, Person, fastmcp_example
+from fastmcp_harness import BOOKING, WEATHER_KEY, CalendarPerson, Person, fastmcp_example
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestURLParams, ElicitResult
 
 from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.demo.provider import DemoProvider
 from elicitkit.server.web.site import SECURITY_HEADERS
 
 pytestmark = pytest.mark.timeout(90)
@@ -138,3 +140,21 @@ async def test_a_form_only_client_never_gets_url_mode(mode: str) -> None:
     assert text(booked) == BOOKED
     assert refused.value.code == -32021  # missing required client capability, as on an MCPServer
     assert len(ui.shown) == 1 and isinstance(ui.shown[0], FormQuestion)
+
+
+@pytest.mark.parametrize("mode", REVISIONS)
+async def test_oauth_connection(mode: str) -> None:
+    """The example's `OAuthConnection`: the person allows it, signs in at the demo provider as
+    alice, and the tool reads her calendar with the token, on both revisions."""
+    async with DemoProvider(client_id="tables", client_secret="tables-s3cret") as provider:
+        person = CalendarPerson(provider=provider)
+        handler = ElicitationHandler(
+            ScriptedUI(otherwise=Accept()), modes=("form", "url"), open_url=person.open, wait_timeout=30
+        )
+        async with fastmcp_example(calendar=provider) as served:
+            async with handler.connect(served.mcp, mode=mode) as client:
+                first = await client.call_tool("agenda", {})
+                again = await client.call_tool("agenda", {})  # connected: no second question
+            await person.finished()
+    assert json.loads(text(first))["owner"] == "alice" and text(again) == text(first)
+    assert len(set(person.opened)) == 1 and person.opened[0].startswith(f"{served.base}/elicit/")
