@@ -57,6 +57,19 @@ def test_the_sdk_facade_refuses_a_fastmcp_server_at_once() -> None:
         Elicitation(object())  # type: ignore[arg-type]
 
 
+def test_oauth_login_without_its_verifier_is_refused_at_once() -> None:
+    from elicitkit.server import OAuthLogin, UrlModeError
+
+    pages = UrlMode(
+        browser=OAuthLogin("https://as.example", scopes=["openid"]),
+        public_url="http://127.0.0.1:1",
+        keys=KeyRing.from_string(KeyRing.generate()),
+        store=MemoryStore(),
+    )
+    with pytest.raises(UrlModeError, match="token_verifier="):
+        Elicitation(FastMCP("secured"), url_mode=pages)
+
+
 async def test_a_context_outside_an_elicitkit_server_is_a_clear_error() -> None:
     plain: FastMCP[Any] = FastMCP("plain")  # no elicitkit middleware on it
     elicit = Elicitation(FastMCP("other"))
