@@ -55,17 +55,17 @@ class Elicitation(_SdkElicitation):
 
 def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:
     """Mount `url_mode`'s pages on `server`'s HTTP app and let its tools ask in URL mode."""
+    if isinstance(url_mode.browser, OAuthLogin) and url_mode.browser.token_verifier is None:
+        raise UrlModeError(
+            "On a FastMCP server, OAuthLogin needs its token_verifier= (FastMCP's auth provider "
+            "is not an SDK TokenVerifier elicitkit can borrow)."
+        )
     _bridge.install(server)
     done = _installed.setdefault(url_mode, weakref.WeakSet())
     if server in done:
         return
     if url_mode.site.server_name == "This server":
         url_mode.site.server_name = server.name
-    if isinstance(url_mode.browser, OAuthLogin) and url_mode.browser.token_verifier is None:
-        raise UrlModeError(
-            "On a FastMCP server, OAuthLogin needs its token_verifier= (FastMCP's auth provider "
-            "is not an SDK TokenVerifier elicitkit can borrow)."
-        )
     for route in url_mode.site.routes():
         assert isinstance(route, Route)
         methods = sorted(route.methods or {"GET"})
