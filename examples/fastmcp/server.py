@@ -21,8 +21,8 @@ import httpx
 from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
-from elicitkit.fastmcp import Elicitation
-from elicitkit.server import Accepted, KeyRing, McpIdentity, MemoryStore, OAuthConnection, UrlMode, Wait
+from elicitkit.fastmcp import Elicitation, OAuthConnection
+from elicitkit.server import Accepted, KeyRing, McpIdentity, MemoryStore, UrlMode, Wait
 
 
 class Booking(BaseModel):

@@ -17,15 +17,19 @@ and the tool runs again with the answer, like on an `MCPServer`.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar, overload
 
 from fastmcp import FastMCP
 from starlette.routing import Route
 
 from elicitkit.fastmcp import _bridge
+from elicitkit.fastmcp.flows import AnyContext, Secret
 from elicitkit.server import Elicitation as _SdkElicitation
-from elicitkit.server import UrlMode, UrlModeError
+from elicitkit.server import FormOutcome, SecretValidator, UrlMode, UrlModeError, Wait
 from elicitkit.server.web.login import OAuthLogin
+
+T = TypeVar("T")
 
 _installed: weakref.WeakKeyDictionary[UrlMode, weakref.WeakSet[FastMCP[Any]]] = weakref.WeakKeyDictionary()
 
@@ -51,6 +55,83 @@ class Elicitation(_SdkElicitation):
         _bridge.install(server)
         if url_mode is not None:
             install_url_mode(url_mode, server)
+
+    def supports(self, ctx: AnyContext, mode: Any = "form") -> bool:
+        """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""
+        sdk: Any = ctx  # FastMCP's is turned into the SDK's by the bridge
+        return super().supports(sdk, mode)
+
+    @overload
+    async def form(
+        self,
+        ctx: AnyContext,
+        message: str,
+        schema: type[T],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
+        allow_sensitive: Mapping[str, str] | None = None,
+    ) -> FormOutcome[T]: ...
+
+    @overload
+    async def form(
+        self,
+        ctx: AnyContext,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
+        allow_sensitive: Mapping[str, str] | None = None,
+    ) -> FormOutcome[dict[str, Any]]: ...
+
+    async def form(
+        self,
+        ctx: AnyContext,
+        message: str,
+        schema: type[Any] | Mapping[str, Any],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
+        allow_sensitive: Mapping[str, str] | None = None,
+    ) -> FormOutcome[Any]:
+        """`elicitkit.server.Elicitation.form`, taking FastMCP's `Context` too: same outcomes, same errors."""
+        sdk: Any = ctx  # FastMCP's is turned into the SDK's by the bridge
+        spec: Any = schema
+        outcome: FormOutcome[Any] = await super().form(
+            sdk, message, spec, key=key, timeout=timeout, allow_sensitive=allow_sensitive
+        )
+        return outcome
+
+    def secret(
+        self,
+        name: str,
+        *,
+        title: str,
+        message: str,
+        description: str | None = None,
+        validator: SecretValidator | None = None,
+        wait: Wait | None = None,
+    ) -> Secret:
+        """A URL-mode `Secret` for this server's tools: `await secret.get(ctx)` with FastMCP's `ctx`.
+
+        Raises:
+            UrlModeError: this `Elicitation` was created without `url_mode=`.
+        """
+        if self.url_mode is None:
+            raise UrlModeError(
+                "Secrets are asked for in URL mode, and this Elicitation has none: create it with "
+                "Elicitation(server, url_mode=UrlMode(...))."
+            )
+        return Secret(
+            self.url_mode,
+            name,
+            title=title,
+            message=message,
+            description=description,
+            validator=validator,
+            wait=wait,
+        )
 
 
 def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:
