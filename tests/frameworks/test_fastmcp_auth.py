@@ -77,7 +77,7 @@ async def test_each_user_gets_their_own_secret(auth: DemoAuthServer) -> None:  #
                     done = await browser.submit(page, secret=f"wk-{person}", action="save")
                     assert done.status_code == 200 and "Saved" in done.text
                 results[person] = await asyncio.wait_for(call, 30)
-    assert {p: r.content[0].text for p, r in results.items()} == {  # type: ignore[union-attr]
+    assert {p: r.content[0].text for p, r in results.items()} == {
         "alice": digest("wk-alice"),
         "bob": digest("wk-bob"),
     }

@@ -84,7 +84,7 @@ async def test_a_context_outside_an_elicitkit_server_is_a_clear_error() -> None:
 
     async with fastmcp.Client(plain) as client:
         result = await client.call_tool("ask", {})
-    assert "create elicitkit.fastmcp.Elicitation(server) before the server runs" in result.data
+    assert "create elicitkit.fastmcp.Elicitation(server) on the FastMCP server that runs" in result.data
 
 
 def held_server(public_url: str) -> FastMCP[Any]:
@@ -156,3 +156,26 @@ async def test_upstream_fastmcp_flattens_minus_32042_without_elicitkit() -> None
     async with fastmcp.Client(plain) as client:
         result = await client.call_tool("connect", {}, raise_on_error=False)
     assert result.is_error and "URL elicitation" in result.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_a_mounted_server_asks_once_the_parent_has_elicitkit_too(mode: str) -> None:
+    child: FastMCP[Any] = FastMCP("child")
+    elicit = Elicitation(child)
+
+    @child.tool
+    async def name(ctx: Context) -> str:
+        outcome = await elicit.form(ctx, "Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
+        return str(getattr(outcome, "value", outcome.action))
+
+    parent: FastMCP[Any] = FastMCP("parent")
+    parent.mount(child, namespace="child")
+    ui = ScriptedUI(Accept({"n": "Ada"}))
+    async with serve(lambda url: parent.http_app()) as base:
+        async with ElicitationHandler(ui).connect(f"{base}/mcp", mode=mode) as client:
+            unready = await client.call_tool("child_name", {})
+        Elicitation(parent)  # the server that runs needs elicitkit's middleware
+        async with ElicitationHandler(ui).connect(f"{base}/mcp", mode=mode) as client:
+            ready = await client.call_tool("child_name", {})
+    assert unready.is_error and "elicitkit.fastmcp.Elicitation(server)" in unready.content[0].text  # type: ignore[union-attr]
+    assert ready.content[0].text == "{'n': 'Ada'}"  # type: ignore[union-attr]

@@ -94,8 +94,8 @@ def _from_fastmcp(ctx: Any) -> Context[Any, Any] | None:
     if found is None:
         raise NotInRequestError(
             "This FastMCP Context has no request elicitkit can ask in: create "
-            "elicitkit.fastmcp.Elicitation(server) before the server runs, and ask from inside a "
-            "tool, prompt or resource while it handles a request."
+            "elicitkit.fastmcp.Elicitation(server) on the FastMCP server that runs (the parent too, "
+            "when this one is mounted), and ask from inside a tool, prompt or resource."
         )
     return found
 
