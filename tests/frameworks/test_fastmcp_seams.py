@@ -87,8 +87,8 @@ async def test_a_context_outside_an_elicitkit_server_is_a_clear_error() -> None:
     assert "create elicitkit.fastmcp.Elicitation(server) on the FastMCP server that runs" in result.data
 
 
-def held_server(public_url: str) -> FastMCP[Any]:
-    server: FastMCP[Any] = FastMCP("held")
+def held_server(public_url: str, mask_error_details: bool = False) -> FastMCP[Any]:
+    server: FastMCP[Any] = FastMCP("held", mask_error_details=mask_error_details)
     elicit = Elicitation(server, url_mode=url_mode(public_url))
     key = elicit.secret("weather-api-key", title="Weather API key", message="Needs your key.", wait="error")
 
@@ -100,12 +100,13 @@ def held_server(public_url: str) -> FastMCP[Any]:
     return server
 
 
-async def test_minus_32042_reaches_the_sdk_client_as_an_error_not_an_is_error_result() -> None:
+@pytest.mark.parametrize("masked", [False, True])
+async def test_minus_32042_reaches_the_sdk_client_as_an_error_not_an_is_error_result(masked: bool) -> None:
     async def accept(context: Any, params: Any) -> ElicitResult:
         return ElicitResult(action="accept")
 
     async with (
-        serve(lambda url: held_server(url).http_app()) as base,
+        serve(lambda url: held_server(url, mask_error_details=masked).http_app()) as base,
         Client(f"{base}/mcp", mode="legacy", elicitation_callback=accept, cache=None) as client,
     ):
         with pytest.raises(MCPError) as held:
