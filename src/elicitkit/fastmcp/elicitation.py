@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
-from typing import Any, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 from fastmcp import FastMCP
 from starlette.routing import Route
@@ -26,8 +26,7 @@ from starlette.routing import Route
 from elicitkit.fastmcp import _bridge
 from elicitkit.fastmcp.flows import AnyContext, Secret
 from elicitkit.server import Elicitation as _SdkElicitation
-from elicitkit.server import FormOutcome, SecretValidator, UrlMode, UrlModeError, Wait
-from elicitkit.server.web.login import OAuthLogin
+from elicitkit.server import FormOutcome, OAuthLogin, SecretValidator, UrlMode, UrlModeError, Wait
 
 T = TypeVar("T")
 
@@ -49,14 +48,15 @@ class Elicitation(_SdkElicitation):
                 f"elicitkit.fastmcp.Elicitation takes a FastMCP server, not {type(server).__name__}; "
                 "for the SDK's MCPServer use elicitkit.server.Elicitation."
             )
-        self.fastmcp = server
+        # Not super().__init__: it installs on an MCPServer; the same state is set up here instead.
+        self.server = server  # type: ignore[assignment]  # a FastMCP server, not an MCPServer
         self.timeout = timeout
         self.url_mode = url_mode
         _bridge.install(server)
         if url_mode is not None:
             install_url_mode(url_mode, server)
 
-    def supports(self, ctx: AnyContext, mode: Any = "form") -> bool:
+    def supports(self, ctx: AnyContext, mode: Literal["form", "url"] = "form") -> bool:
         """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""
         sdk: Any = ctx  # FastMCP's is turned into the SDK's by the bridge
         return super().supports(sdk, mode)
