@@ -32,7 +32,7 @@ from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcom
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server.errors import UrlModeError
 from elicitkit.server.secret import Secret, SecretValidator
-from elicitkit.server.url_mode import UrlMode, Wait
+from elicitkit.server.url_mode import UrlMode, Wait, _require_mcp_server, sdk_context
 
 T = TypeVar("T")
 
@@ -50,6 +50,7 @@ class Elicitation:
     def __init__(
         self, server: MCPServer[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
     ) -> None:
+        _require_mcp_server(server, "Elicitation")
         self.server = server
         self.timeout = timeout
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
@@ -91,7 +92,7 @@ class Elicitation:
 
     def supports(self, ctx: Context[Any, Any], mode: Mode = "form") -> bool:
         """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""
-        return mode in declared_modes(ctx)
+        return mode in declared_modes(sdk_context(ctx))
 
     @overload
     async def form(
@@ -142,6 +143,7 @@ class Elicitation:
             InvalidAnswerError: the answer does not match the schema; names the fields (S-13).
             ElicitationTimeoutError: no answer within the timeout.
         """
+        ctx = sdk_context(ctx)
         form: _forms.Form[Any] = (
             _forms.for_schema(schema) if isinstance(schema, Mapping) else _forms.for_type(schema)
         )

@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from urllib.parse import urlsplit
@@ -59,12 +59,37 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.session import ServerSession
 
-__all__ = ["RequestStateRejectedError", "UrlMode", "Wait"]
+__all__ = [
+    "RequestStateRejectedError",
+    "RoundsMiddleware",
+    "UrlMode",
+    "Wait",
+    "add_context_adapter",
+    "sdk_context",
+]
 
 logger = logging.getLogger(__name__)
 
 Wait = Literal["live", "error"]
 _SWEEP_EVERY = 60.0
+
+ContextAdapter = Callable[[Any], "Context[Any, Any] | None"]
+_context_adapters: list[ContextAdapter] = []
+
+
+def add_context_adapter(adapter: ContextAdapter) -> None:
+    """Let a framework's own tool context stand for the SDK `Context` (elicitkit.fastmcp adds FastMCP's)."""
+    if adapter not in _context_adapters:
+        _context_adapters.append(adapter)
+
+
+def sdk_context(ctx: Any) -> Context[Any, Any]:
+    """`ctx` as the SDK `Context` every flow reads; unchanged when no adapter claims it."""
+    for adapter in _context_adapters:
+        found = adapter(ctx)
+        if found is not None:
+            return found
+    return ctx  # type: ignore[no-any-return]
 
 
 class RequestStateRejectedError(MCPError):
@@ -150,6 +175,7 @@ class UrlMode:
 
     def install(self, server: MCPServer[Any]) -> None:
         """Mount the pages on the server's own Starlette app and let tools ask in 2026-07-28 rounds."""
+        _require_mcp_server(server, "UrlMode.install")
         if any(server is done for done in self._installed):
             return
         self._installed.append(server)
@@ -228,6 +254,7 @@ class UrlMode:
             UrlElicitationRequiredError: the -32042 waiting style; the client retries later (S-24).
             UrlElicitationNotCompletedError: the person declined, cancelled or let it expire.
         """
+        ctx = sdk_context(ctx)
         if flow.name not in self.flows:
             self.add(flow)
         request_in_flight(ctx)
@@ -377,6 +404,16 @@ class UrlMode:
         if final.state in ACTIVE and final.expires_at <= time.time():
             return await self._outcome(final)
         return final
+
+
+def _require_mcp_server(server: object, what: str) -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    if not isinstance(server, MCPServer):
+        raise TypeError(
+            f"{what} takes the SDK's MCPServer, not {type(server).__name__}; for a FastMCP server use "
+            "elicitkit.fastmcp.Elicitation (pip install 'elicitkit[fastmcp]')."
+        )
 
 
 def _check_public_url(url: str) -> None:

@@ -1,0 +1,103 @@
+"""Where elicitkit meets a FastMCP server: the SDK request behind FastMCP's `Context`, and -32042.
+
+FastMCP runs on the SDK's low-level `Server` and keeps the SDK's middleware list, so elicitkit
+sits there, inside the SDK's `RequestStateBoundary`, exactly as on an `MCPServer`:
+
+- `RequestBridge` remembers the SDK request each tools/call, prompts/get and resources/read
+  runs in, so a tool's FastMCP `Context` can stand for the SDK `Context` every flow reads;
+- the rounds middleware carries 2026-07-28 questions and answers;
+- `KeepUrlRequired`, a FastMCP middleware, undoes FastMCP turning a -32042 raised in a tool
+  into an `isError` result (docs/upstream.md), so the client sees the error it must act on.
+
+The one private attribute used is `FastMCP._mcp_server` (FastMCP has no public accessor for
+its low-level server); `low_level_server` is the only place that reads it, and
+tests/frameworks/test_fastmcp_seams.py pins it.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+import pydantic
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.context import Context as FastMCPContext
+from fastmcp.server.middleware import CallNext as FastMCPCallNext
+from fastmcp.server.middleware import Middleware, MiddlewareContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.mcpserver import Context
+from mcp.shared.exceptions import UrlElicitationRequiredError
+from mcp_types import InputResponseRequestParams
+from mcp_types.methods import INPUT_REQUIRED_METHODS
+
+from elicitkit.server import NotInRequestError
+from elicitkit.server.url_mode import RoundsMiddleware, add_context_adapter
+
+_request: ContextVar[Context[Any, Any] | None] = ContextVar("elicitkit_fastmcp_request", default=None)
+
+
+def low_level_server(server: FastMCP[Any]) -> Server[Any]:
+    """The SDK server under `server` (the one private attribute this package reads)."""
+    low: Server[Any] = server._mcp_server
+    return low
+
+
+class RequestBridge:
+    """SDK middleware: the request being handled, as an SDK `Context`, for the tool to ask in."""
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method not in INPUT_REQUIRED_METHODS:
+            return await call_next(ctx)
+        try:
+            params = InputResponseRequestParams.model_validate(ctx.params or {})
+        except pydantic.ValidationError:
+            params = None  # the handler refuses the request itself
+        token = _request.set(Context(request_context=ctx, input_params=params))
+        try:
+            return await call_next(ctx)
+        finally:
+            _request.reset(token)
+
+
+class KeepUrlRequired(Middleware):
+    """Lets the -32042 a URL-mode flow raises in a tool reach the client as that error."""
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: FastMCPCallNext[Any, Any]
+    ) -> Any:
+        try:
+            return await call_next(context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, UrlElicitationRequiredError):
+                raise cause from None
+            raise
+
+
+def install(server: FastMCP[Any]) -> None:
+    """Add the bridge, the rounds and the -32042 fix to `server`, once."""
+    low = low_level_server(server)
+    if not any(isinstance(m, RequestBridge) for m in low.middleware):
+        low.middleware.append(RequestBridge())
+    if not any(isinstance(m, RoundsMiddleware) for m in low.middleware):
+        low.middleware.append(RoundsMiddleware(low))  # type: ignore[arg-type]  # reads name, title, version...
+    if not any(isinstance(m, KeepUrlRequired) for m in server.middleware):
+        server.add_middleware(KeepUrlRequired())
+
+
+def _from_fastmcp(ctx: Any) -> Context[Any, Any] | None:
+    if not isinstance(ctx, FastMCPContext):
+        return None
+    found = _request.get()
+    if found is None:
+        raise NotInRequestError(
+            "This FastMCP Context has no request elicitkit can ask in: create "
+            "elicitkit.fastmcp.Elicitation(server) on the FastMCP server that runs (the parent too, "
+            "when this one is mounted), and ask from inside a tool, prompt or resource."
+        )
+    return found
+
+
+add_context_adapter(_from_fastmcp)

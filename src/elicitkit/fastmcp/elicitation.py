@@ -1,0 +1,154 @@
+"""`Elicitation` for a FastMCP server: the same facade, installed through FastMCP's extension points.
+
+    server = FastMCP("bookings")
+    elicit = Elicitation(server, url_mode=UrlMode(...))
+
+    @server.tool
+    async def book(city: str, ctx: Context) -> str:
+        match await elicit.form(ctx, f"When do you want to go to {city}?", Trip):
+            ...
+
+Tools, prompts and resources take FastMCP's own `Context`; `elicit.form`, `Secret.get`,
+`OAuthConnection.token` and custom flows accept it as they accept the SDK's. On 2025-11-25 a
+question is a live `elicitation/create`; on 2026-07-28 it is returned as an input request
+and the tool runs again with the answer, like on an `MCPServer`.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar, overload
+
+from fastmcp import FastMCP
+from starlette.routing import Route
+
+from elicitkit.fastmcp import _bridge
+from elicitkit.fastmcp.flows import AnyContext, Secret
+from elicitkit.server import Elicitation as _SdkElicitation
+from elicitkit.server import FormOutcome, OAuthLogin, SecretValidator, UrlMode, UrlModeError, Wait
+
+T = TypeVar("T")
+
+_installed: weakref.WeakKeyDictionary[UrlMode, weakref.WeakSet[FastMCP[Any]]] = weakref.WeakKeyDictionary()
+
+
+class Elicitation(_SdkElicitation):
+    """Asks questions on behalf of the tools, prompts and resources of one FastMCP server.
+
+    Creating it adds elicitkit's middleware to `server` and, with `url_mode=`, mounts the
+    URL-mode pages on the server's own HTTP app (`server.http_app()`), so links share its origin.
+    """
+
+    def __init__(
+        self, server: FastMCP[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
+    ) -> None:
+        if not isinstance(server, FastMCP):
+            raise TypeError(
+                f"elicitkit.fastmcp.Elicitation takes a FastMCP server, not {type(server).__name__}; "
+                "for the SDK's MCPServer use elicitkit.server.Elicitation."
+            )
+        # Not super().__init__: it installs on an MCPServer; the same state is set up here instead.
+        self.server = server  # type: ignore[assignment]  # a FastMCP server, not an MCPServer
+        self.timeout = timeout
+        self.url_mode = url_mode
+        _bridge.install(server)
+        if url_mode is not None:
+            install_url_mode(url_mode, server)
+
+    def supports(self, ctx: AnyContext, mode: Literal["form", "url"] = "form") -> bool:
+        """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""
+        sdk: Any = ctx  # FastMCP's is turned into the SDK's by the bridge
+        return super().supports(sdk, mode)
+
+    @overload
+    async def form(
+        self,
+        ctx: AnyContext,
+        message: str,
+        schema: type[T],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
+        allow_sensitive: Mapping[str, str] | None = None,
+    ) -> FormOutcome[T]: ...
+
+    @overload
+    async def form(
+        self,
+        ctx: AnyContext,
+        message: str,
+        schema: Mapping[str, Any],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
+        allow_sensitive: Mapping[str, str] | None = None,
+    ) -> FormOutcome[dict[str, Any]]: ...
+
+    async def form(
+        self,
+        ctx: AnyContext,
+        message: str,
+        schema: type[Any] | Mapping[str, Any],
+        *,
+        key: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
+        allow_sensitive: Mapping[str, str] | None = None,
+    ) -> FormOutcome[Any]:
+        """`elicitkit.server.Elicitation.form`, taking FastMCP's `Context` too: same outcomes, same errors."""
+        sdk: Any = ctx  # FastMCP's is turned into the SDK's by the bridge
+        spec: Any = schema
+        outcome: FormOutcome[Any] = await super().form(
+            sdk, message, spec, key=key, timeout=timeout, allow_sensitive=allow_sensitive
+        )
+        return outcome
+
+    def secret(
+        self,
+        name: str,
+        *,
+        title: str,
+        message: str,
+        description: str | None = None,
+        validator: SecretValidator | None = None,
+        wait: Wait | None = None,
+    ) -> Secret:
+        """A URL-mode `Secret` for this server's tools: `await secret.get(ctx)` with FastMCP's `ctx`.
+
+        Raises:
+            UrlModeError: this `Elicitation` was created without `url_mode=`.
+        """
+        if self.url_mode is None:
+            raise UrlModeError(
+                "Secrets are asked for in URL mode, and this Elicitation has none: create it with "
+                "Elicitation(server, url_mode=UrlMode(...))."
+            )
+        return Secret(
+            self.url_mode,
+            name,
+            title=title,
+            message=message,
+            description=description,
+            validator=validator,
+            wait=wait,
+        )
+
+
+def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:
+    """Mount `url_mode`'s pages on `server`'s HTTP app and let its tools ask in URL mode."""
+    if isinstance(url_mode.browser, OAuthLogin) and url_mode.browser.token_verifier is None:
+        raise UrlModeError(
+            "On a FastMCP server, OAuthLogin needs its token_verifier= (FastMCP's auth provider "
+            "is not an SDK TokenVerifier elicitkit can borrow)."
+        )
+    _bridge.install(server)
+    done = _installed.setdefault(url_mode, weakref.WeakSet())
+    if server in done:
+        return
+    if url_mode.site.server_name == "This server":
+        url_mode.site.server_name = server.name
+    for route in url_mode.site.routes():
+        assert isinstance(route, Route)
+        methods = sorted(route.methods or {"GET"})
+        server.custom_route(route.path, methods=methods, include_in_schema=False)(route.endpoint)
+    done.add(server)
