@@ -1,0 +1,154 @@
+"""A small raw-SDK MCP server that breaks exactly one elicitation rule, named on the command line.
+
+`python faulty_server.py RULE [PORT]`: RULE is "good" or one of the IDs below; with PORT it
+serves streamable HTTP on 127.0.0.1, without it stdio. Every rule it does not break, it keeps:
+it asks only in declared modes, inside the tool call, validates answers, gives each URL
+elicitation its own id, and sends completion notices only to the session that was asked.
+The tools ask through `ctx.session` directly (not elicitkit), so the checker meets the wire
+shapes any server could send.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    URL_ELICITATION_REQUIRED,
+    ElicitCompleteNotification,
+    ElicitCompleteNotificationParams,
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+)
+
+from elicitkit.schema import validate
+
+RULE = sys.argv[1] if len(sys.argv) > 1 else "good"
+server = MCPServer(f"faulty-{RULE}")
+sessions: list[Any] = []
+
+NAME = {"type": "string", "title": "Name", "maxLength": 40}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": NAME,
+        "guests": {"type": "integer", "title": "Guests", "minimum": 1, "maximum": 9},
+    },
+    "required": ["name"],
+}
+if RULE == "S-10":
+    SCHEMA["properties"]["address"] = {"type": "object", "properties": {"street": {"type": "string"}}}
+if RULE == "S-11":
+    SCHEMA["properties"]["password"] = {"type": "string", "title": "Password"}
+if RULE == "S-12":
+    SCHEMA["properties"]["name"] = {**NAME, "description": "See https://example.com/help for the rules."}
+
+
+def declared(ctx: Context) -> set[str]:
+    caps = ctx.client_capabilities
+    elicitation = caps.elicitation if caps is not None else None
+    if elicitation is None:
+        return set()
+    modes = {m for m in ("form", "url") if getattr(elicitation, m) is not None}
+    return modes or {"form"}
+
+
+@server.tool()
+async def book(ctx: Context) -> str:
+    """Ask for a name and a number of guests."""
+    if "form" not in declared(ctx) and RULE != "S-01":
+        return "This client takes no forms."
+    message = "" if RULE == "S-03" else "Who is the booking for?"
+    params = ElicitRequestFormParams(message=message, requested_schema=SCHEMA)
+    result = await ctx.session.send_request(
+        ElicitRequest(params=params), ElicitResult, metadata=_related(ctx)
+    )
+    if result.action != "accept":
+        return f"Nothing booked ({result.action})."
+    problems = validate(SCHEMA, result.content)
+    if problems and RULE != "S-13":
+        raise ValueError("; ".join(p.message for p in problems))
+    return f"Booked for {result.content}."
+
+
+_count = 0
+
+
+@server.tool()
+async def connect(ctx: Context) -> str:
+    """Ask the person to open a page (URL mode), then tell every session it is done."""
+    global _count
+    if "url" not in declared(ctx):
+        return "This client takes no URLs."
+    _count += 1
+    elicitation_id = "always-the-same" if RULE == "S-20" else uuid.uuid4().hex
+    url = f"https://example.com/connect/{uuid.uuid4().hex}"
+    if RULE == "S-21":
+        url += "?access_token=eyJhbGciOi.secret.value"
+    params = ElicitRequestURLParams(message="Connect your account.", url=url, elicitation_id=elicitation_id)
+    if ctx.session not in sessions:
+        sessions.append(ctx.session)
+    result = await ctx.session.send_request(
+        ElicitRequest(params=params), ElicitResult, metadata=_related(ctx)
+    )
+    if result.action == "accept":
+        notice = ElicitCompleteNotification(
+            params=ElicitCompleteNotificationParams(elicitation_id=elicitation_id)
+        )
+        for session in sessions if RULE == "S-23" else [ctx.session]:
+            await session.send_notification(notice)
+    return f"Connection {result.action}."
+
+
+if RULE == "S-24":
+
+    @server.tool()
+    async def busy(ctx: Context) -> str:
+        """Uses -32042 for something that is not a URL elicitation."""
+        raise MCPError(URL_ELICITATION_REQUIRED, "Busy, try later.", {"retryAfter": 5})
+
+
+if RULE == "S-02":
+
+    @server.tool()
+    async def later(ctx: Context) -> str:
+        """Returns at once, then asks on its own once the call is over."""
+        session = ctx.session
+
+        async def ask_later() -> None:
+            await anyio.sleep(0.3)
+            params = ElicitRequestFormParams(message="One more thing?", requested_schema=SCHEMA)
+            await session.send_request(ElicitRequest(params=params), ElicitResult)
+
+        server_tasks.start_soon(ask_later)
+        return "Done."
+
+
+def _related(ctx: Context) -> Any:
+    from mcp.shared.message import ServerMessageMetadata
+
+    return ServerMessageMetadata(related_request_id=ctx.request_id)
+
+
+server_tasks: Any = None
+
+
+async def main() -> None:
+    global server_tasks
+    async with anyio.create_task_group() as tasks:
+        server_tasks = tasks
+        if len(sys.argv) > 2:
+            await server.run_streamable_http_async(host="127.0.0.1", port=int(sys.argv[2]))
+        else:
+            await server.run_stdio_async()
+        tasks.cancel_scope.cancel()
+
+
+if __name__ == "__main__":
+    anyio.run(main)
