@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -55,7 +56,9 @@ def check(
 
     Exit status: 0 nothing failed, 1 something failed, 2 the target could not be reached.
     """
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    # the SDK logs a target's garbage with tracebacks; the findings already say what went wrong
+    logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)
     try:
         chosen = _tools(tool or [], args or [])
         the_target = _target(target, user_token)
