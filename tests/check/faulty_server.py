@@ -26,10 +26,14 @@ from mcp_types import (
     ElicitRequestURLParams,
     ElicitResult,
 )
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
 
 from elicitkit.schema import validate
 
 RULE = sys.argv[1] if len(sys.argv) > 1 else "good"
+PORT = int(sys.argv[2]) if len(sys.argv) > 2 else None
+owners: dict[str, str] = {}
 server = MCPServer(f"faulty-{RULE}")
 sessions: list[Any] = []
 
@@ -89,6 +93,12 @@ async def connect(ctx: Context) -> str:
     _count += 1
     elicitation_id = "always-the-same" if RULE == "S-20" else uuid.uuid4().hex
     url = f"https://example.com/connect/{uuid.uuid4().hex}"
+    if PORT is not None:  # the page below, which the browser checks open
+        url = f"http://127.0.0.1:{PORT}/page/{elicitation_id}"
+        request = ctx.request_context.request
+        owners[elicitation_id] = request.headers.get("authorization", "") if request is not None else ""
+    if RULE == "S-20":  # the same id for two different elicitations
+        url += f"?attempt={uuid.uuid4().hex}"
     if RULE == "S-21":
         url += "?access_token=eyJhbGciOi.secret.value"
     params = ElicitRequestURLParams(message="Connect your account.", url=url, elicitation_id=elicitation_id)
@@ -104,6 +114,26 @@ async def connect(ctx: Context) -> str:
         for session in sessions if RULE == "S-23" else [ctx.session]:
             await session.send_notification(notice)
     return f"Connection {result.action}."
+
+
+@server.custom_route("/page/{elicitation_id}", methods=["GET"])
+async def page(request: Request) -> Response:
+    """The page a URL opens: only for the user who was asked (unless S-34), hardened (unless S-35).
+
+    A browser without a bearer header stands for the signed-in owner; one with another user's
+    token is that other user.
+    """
+    owner = owners.get(request.path_params["elicitation_id"])
+    sent = request.headers.get("authorization")
+    if owner is None or (sent is not None and sent != owner and RULE != "S-34"):
+        return HTMLResponse("<h1>Not yours</h1>", status_code=403)
+    response = HTMLResponse("<h1>Connect your account</h1><form method=post><button>Connect</button></form>")
+    if RULE == "S-35":
+        response.set_cookie("session", "abc")
+    else:
+        response.headers["X-Frame-Options"] = "DENY"
+        response.set_cookie("__Host-session", "abc", secure=True, httponly=True, samesite="lax")
+    return response
 
 
 if RULE == "S-24":
@@ -124,7 +154,10 @@ if RULE == "S-02":
         async def ask_later() -> None:
             await anyio.sleep(0.3)
             params = ElicitRequestFormParams(message="One more thing?", requested_schema=SCHEMA)
-            await session.send_request(ElicitRequest(params=params), ElicitResult)
+            try:
+                await session.send_request(ElicitRequest(params=params), ElicitResult)
+            except Exception:  # the client may refuse it (C-03) or be gone; this server goes on
+                return
 
         server_tasks.start_soon(ask_later)
         return "Done."

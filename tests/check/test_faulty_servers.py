@@ -45,6 +45,18 @@ async def test_the_broken_rule_fails_and_nothing_else(rule: str) -> None:
     assert failed == [rule], {f.id: f.evidence for f in report.findings.all() if f.verdict == "fail"}
 
 
+@pytest.mark.parametrize("rule", ["S-34", "S-35", "good"])
+async def test_the_pages_a_url_opens_in_chromium(rule: str) -> None:
+    with faulty(rule) as url:
+        options = Options(timeout=5, other_token="bob-token", browser=True, tools={"connect": None})
+        report = await run(Target(url=url, token="alice-token"), options)
+    seen = verdicts(report)
+    failed = sorted(r for r, v in seen.items() if v == "fail")
+    assert failed == ([] if rule == "good" else [rule]), report.findings.all()
+    if rule == "good":
+        assert seen["S-34"] == seen["S-35"] == "pass", report.findings.all()
+
+
 async def test_the_well_behaved_twin_passes_every_rule_it_shows() -> None:
     with faulty("good") as url:
         report = await run(Target(url=url), Options(timeout=5))

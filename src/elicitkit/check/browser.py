@@ -10,6 +10,8 @@ to a sign-in page is reported as not observed, since the checker cannot sign in 
 
 from __future__ import annotations
 
+import importlib.util
+import urllib.parse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +36,7 @@ async def visit(
     seen: Observations, target: Target, options: Options, progress: Callable[[str], None]
 ) -> None:
     """Load each distinct URL the server asked to open, once per identity, and record findings."""
-    try:
-        from playwright.async_api import async_playwright
-    except ImportError:
+    if importlib.util.find_spec("playwright") is None:
         seen.browser.append(
             ("S-35", "not-observed", "--browser needs the playwright package (pip install playwright)")
         )
@@ -48,6 +48,17 @@ async def visit(
     )[:3]
     if not urls:
         return
+    try:
+        await _visit(urls, seen, target, options, progress)
+    except Exception as error:  # the browser is an extra: its failure is a note in the report
+        seen.browser.append(("S-35", "not-observed", f"the browser could not run: {error}"))
+
+
+async def _visit(
+    urls: list[str], seen: Observations, target: Target, options: Options, progress: Callable[[str], None]
+) -> None:
+    from playwright.async_api import async_playwright
+
     async with async_playwright() as driver:
         browser = await driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
@@ -61,26 +72,33 @@ async def visit(
 
 
 async def _pages(browser: Any, url: str, seen: Observations) -> None:
+    """Framing headers and cookie flags on the pages of the URL's own origin (not a sign-in detour)."""
+    origin = _origin(url)
     context = await browser.new_context()
-    documents: list[Any] = []
+    responses: list[Any] = []
     page = await context.new_page()
-    page.on("response", lambda r: documents.append(r) if r.request.resource_type == "document" else None)
+    page.on("response", lambda response: responses.append(response))
     try:
         await page.goto(url, wait_until="load", timeout=15_000)
     except Exception as error:  # a page that does not load is a note, not a crash
         seen.browser.append(("S-35", "not-observed", f"{url} did not load: {error}"))
         await context.close()
         return
-    for response in documents:
-        headers = {k.lower(): v for k, v in (await response.all_headers()).items()}
-        if "html" not in headers.get("content-type", ""):
+    for response in responses:
+        if _origin(response.url) != origin:
             continue
-        framing = headers.get("x-frame-options", "").upper() in (
-            "DENY",
-            "SAMEORIGIN",
-        ) or "frame-ancestors" in headers.get("content-security-policy", "")
-        if framing:
-            seen.browser.append(("S-35", "pass", f"{response.url} refuses framing"))
+        headers = await response.headers_array()
+        for header in headers:
+            if header["name"].lower() == "set-cookie":
+                _cookie(header["value"], response.url, seen)
+        if response.request.resource_type != "document":
+            continue
+        named = {h["name"].lower(): h["value"] for h in headers}
+        if "html" not in named.get("content-type", ""):
+            continue
+        framing = named.get("x-frame-options", "").upper() in ("DENY", "SAMEORIGIN")
+        if framing or "frame-ancestors" in named.get("content-security-policy", ""):
+            seen.browser.append(("S-35", "pass", f"{response.url} refuses to be framed"))
         else:
             seen.browser.append(
                 (
@@ -89,26 +107,31 @@ async def _pages(browser: Any, url: str, seen: Observations) -> None:
                     f"{response.url} can be framed: no X-Frame-Options and no CSP frame-ancestors",
                 )
             )
-    for cookie in await context.cookies():
-        problems = [
-            text
-            for ok, text in (
-                (cookie["name"].startswith("__Host-"), "no __Host- prefix"),
-                (cookie.get("secure"), "not Secure"),
-                (cookie.get("httpOnly"), "not HttpOnly"),
-                (cookie.get("sameSite") in ("Lax", "Strict"), f"SameSite={cookie.get('sameSite')}"),
-            )
-            if not ok
-        ]
-        verdict = "fail" if problems else "pass"
-        seen.browser.append(
-            (
-                "S-35",
-                verdict,
-                f"cookie {cookie['name']!r} from {url}: {', '.join(problems) or 'flags as required'}",
-            )
-        )
     await context.close()
+
+
+def _cookie(header: str, where: str, seen: Observations) -> None:
+    name = header.split("=", 1)[0].strip()
+    flags = {part.strip().lower() for part in header.split(";")[1:]}
+    problems = [
+        text
+        for ok, text in (
+            (name.startswith("__Host-"), "no __Host- prefix"),
+            ("secure" in flags, "not Secure"),
+            ("httponly" in flags, "not HttpOnly"),
+            (bool(flags & {"samesite=lax", "samesite=strict"}), "not SameSite=Lax or Strict"),
+        )
+        if not ok
+    ]
+    verdict = "fail" if problems else "pass"
+    seen.browser.append(
+        ("S-35", verdict, f"cookie {name!r} set by {where}: {', '.join(problems) or 'flags as required'}")
+    )
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    split = urllib.parse.urlsplit(url)
+    return split.scheme, split.hostname or "", split.port
 
 
 async def _other_user(browser: Any, url: str, token: str, seen: Observations) -> None:

@@ -10,6 +10,11 @@ from elicitkit.check.observed import Observations
 
 def judge(seen: Observations, findings: Findings) -> None:
     for rule, verdict, evidence in seen.browser:
-        findings.add(rule, cast(Verdict, verdict), evidence)
-    for rule in ("S-34", "S-35"):
-        findings.note(rule, "needs --browser (and, for S-34, --user-token and --other-token)")
+        if verdict == "not-observed":
+            findings.note(rule, evidence)
+        else:
+            findings.add(rule, cast(Verdict, verdict), evidence)
+    if not any(rule == "S-34" for rule, _, _ in seen.browser):
+        findings.note("S-34", "needs --browser, --user-token and --other-token, and a URL-mode elicitation")
+    if not any(rule == "S-35" for rule, _, _ in seen.browser):
+        findings.note("S-35", "needs --browser and a URL-mode elicitation")
