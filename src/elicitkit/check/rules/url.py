@@ -57,10 +57,15 @@ def _shape(a: Asked, ids: dict[str, Asked], findings: Findings) -> None:
         findings.add("S-20", "fail", f"no elicitationId: {a.quote()}")
         return
     first = ids.setdefault(eid, a)
-    if first is not a and (first.params.get("url"), first.params.get("message")) != (
-        url,
-        a.params.get("message"),
-    ):
+    if first is a:
+        return
+    if a.source == first.source == "request" and first.connection is not a.connection:
+        findings.add(
+            "S-20",
+            "fail",
+            f"elicitationId {eid!r} sent to two client sessions: {first.quote()} and {a.quote()}",
+        )
+    elif (first.params.get("url"), first.params.get("message")) != (url, a.params.get("message")):
         findings.add(
             "S-20",
             "fail",
