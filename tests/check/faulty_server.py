@@ -10,6 +10,7 @@ shapes any server could send.
 
 from __future__ import annotations
 
+import os
 import sys
 import uuid
 from typing import Any
@@ -66,6 +67,8 @@ def declared(ctx: Context) -> set[str]:
 @server.tool()
 async def book(ctx: Context) -> str:
     """Ask for a name and a number of guests."""
+    if RULE == "dies":  # a server that crashes in the middle of the checker's run
+        os._exit(3)
     if "form" not in declared(ctx) and RULE != "S-01":
         return "This client takes no forms."
     message = "" if RULE == "S-03" else "Who is the booking for?"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from quickstart_server import quickstart_server
-from server_process import free_port
+from server_process import free_port, stop, wait_until_serving
 
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 SERVER = Path(__file__).with_name("faulty_server.py")
@@ -72,3 +72,16 @@ def test_an_unknown_tool_exits_2() -> None:
     done = check("--tool", "nope", "--", sys.executable, str(SERVER), "good")
     assert done.returncode == 2
     assert "lists no tool named nope" in done.stderr
+
+
+def test_a_server_that_dies_midway_still_gets_a_report() -> None:
+    port = free_port()
+    server = subprocess.Popen([sys.executable, str(SERVER), "dies", str(port)], stderr=subprocess.DEVNULL)
+    try:
+        wait_until_serving(server, f"http://127.0.0.1:{port}/mcp")
+        done = check(f"http://127.0.0.1:{port}/mcp")
+    finally:
+        stop(server)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "stopped early" in done.stdout and "Traceback" not in done.stdout + done.stderr
+    assert "S-01" in done.stdout and "not-observed" in done.stdout

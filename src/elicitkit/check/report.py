@@ -37,6 +37,8 @@ def table(report: Report) -> Table:
 def show(report: Report, console: Console) -> None:
     console.print(table(report))
     counts = {v: sum(1 for f in report.findings.all() if f.verdict == v) for v in _STYLE}
+    for note in report.seen.notes:
+        console.print(f"[yellow]Note:[/yellow] {note}")
     console.print(", ".join(f"{n} {v}" for v, n in counts.items()))
 
 

@@ -9,7 +9,7 @@ sessions then watch where completion notices go (S-23). Nothing opens a URL here
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,6 +161,15 @@ class _Run:
                 await first.call(name, args)
             await anyio.sleep(0.5)
 
+    async def guarded(self, stage: Awaitable[None], what: str) -> None:
+        """Run one stage; a server that dies or hangs up ends that stage with a note, not the run."""
+        try:
+            await stage
+        except Exception as error:  # the report goes on with what was seen
+            note = f"{what} stopped early: {_reason(error)}"
+            self.seen.notes.append(note)
+            self.progress(note)
+
     def _arguments(self, tool: Tool) -> dict[str, Any]:
         given = self.options.tools.get(tool.name)
         return given if given is not None else arguments(tool.input_schema or {})
@@ -178,11 +187,11 @@ async def run(target: Target, options: Options | None = None, *, progress: Progr
         tools = [t for t in tools if t.name in options.tools]
     legacy = any(v != MODERN for v in versions)
     if legacy:
-        await state.calls(LEGACY, tools)
+        await state.guarded(state.calls(LEGACY, tools), f"the {LEGACY} calls")
     if MODERN in versions:
-        await state.calls(MODERN, tools)
+        await state.guarded(state.calls(MODERN, tools), f"the {MODERN} calls")
     if legacy:
-        await state.notices(tools)
+        await state.guarded(state.notices(tools), "the two-session check")
     if options.browser:
         from elicitkit.check.browser import visit
 

@@ -8,6 +8,7 @@ the request it is handling, never on the standalone one).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -68,8 +69,10 @@ class Target:
         return stdio_client(params, errlog=_devnull())
 
 
+@functools.cache
 def _devnull() -> Any:
-    return open(os.devnull, "w")  # kept open by the stdio transport for the process's life
+    """Where a stdio server's stderr goes: one handle for the whole run, not one per connection."""
+    return open(os.devnull, "w")  # shared by every stdio connection until the run ends
 
 
 class _WatchedHttp(httpx2.AsyncBaseTransport):
