@@ -167,8 +167,11 @@ if RULE == "S-02":
 
 
 def _related(ctx: Context) -> Any:
+    """Ties a question to the call it belongs to; "S-02-stream" leaves it loose (the standalone stream)."""
     from mcp.shared.message import ServerMessageMetadata
 
+    if RULE == "S-02-stream":
+        return None
     return ServerMessageMetadata(related_request_id=ctx.request_id)
 
 
