@@ -135,7 +135,9 @@ def _url_required(seen: Observations, findings: Findings) -> None:
     for connection, tool, error in seen.url_required:
         where = f"{connection.label}, tool {tool!r}: {short(error)}"
         if connection.revision == MODERN:
-            findings.add("S-24", "fail", f"-32042 on a {MODERN} connection, where it does not exist: {where}")
+            findings.add(
+                "S-24", "fail", f"-32042 on a {MODERN} connection, where it does not exist (M-03): {where}"
+            )
             continue
         data: Any = error.get("data")
         listed = data.get("elicitations") if isinstance(data, dict) else None
