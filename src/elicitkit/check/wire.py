@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from mcp.client import Transport
-from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.client._transport import ReadStream, WriteStream  # the SDK exports them here (__all__)
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     CLIENT_CAPABILITIES_META_KEY,
