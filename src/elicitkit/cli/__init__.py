@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from elicitkit.cli import check as _check
 from elicitkit.cli import client as _client
 from elicitkit.cli import demo as _demo
 from elicitkit.cli import schema as _schema
@@ -19,6 +20,7 @@ app.add_typer(_schema.app, name="schema")
 app.add_typer(_url.app, name="url")
 app.command("demo")(_demo.demo)
 app.command("client")(_client.client)
+app.command("check")(_check.check)
 
 
 def main() -> None:

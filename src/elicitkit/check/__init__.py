@@ -1,0 +1,14 @@
+"""`elicitkit check`: audit any MCP server's elicitation against the spec, as a client sees it.
+
+It connects as a raw client several times (declaring no elicitation, form only, URL only,
+both; at each protocol revision the server speaks), calls the tools, answers every question
+validly, by declining, by cancelling and with deliberately invalid content, and judges what
+came back against the server-side requirement IDs (S-01 ... S-35) a client can observe.
+It never opens a URL unless asked to (`browser=True`).
+"""
+
+from elicitkit.check.findings import RULES, Finding, Findings, Verdict
+from elicitkit.check.runner import Options, Report, run
+from elicitkit.check.target import Target, TargetError
+
+__all__ = ["RULES", "Finding", "Findings", "Options", "Report", "Target", "TargetError", "Verdict", "run"]

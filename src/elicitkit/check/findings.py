@@ -1,0 +1,79 @@
+"""Findings: one verdict per requirement ID, with the evidence that decided it.
+
+Rules report observations as they go; `Findings` keeps the worst verdict per ID (fail over
+warn over pass over not-observed) and the evidence behind it, so the report shows the one
+request or response that proves the point instead of every call that agreed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Verdict = Literal["pass", "fail", "warn", "not-observed"]
+
+_RANK: dict[Verdict, int] = {"not-observed": 0, "pass": 1, "warn": 2, "fail": 3}
+
+#: The server-side IDs a client can observe, their area, and the rule in a few words.
+RULES: dict[str, tuple[str, str]] = {
+    "S-01": ("Capabilities and requests", "only modes the client declared"),
+    "S-02": ("Capabilities and requests", "elicitation/create only inside a request in flight"),
+    "S-03": ("Capabilities and requests", "every request carries mode and message"),
+    "S-10": ("Form mode", "requestedSchema inside the form subset"),
+    "S-11": ("Form mode", "no sensitive information asked in form mode"),
+    "S-12": ("Form mode", "no URLs in the fields of a form"),
+    "S-13": ("Form mode", "invalid answers are not accepted"),
+    "S-20": ("URL mode", "URL-mode shape; elicitationId unique"),
+    "S-21": ("URL mode", "no credentials or personal data in the URL; https"),
+    "S-23": ("URL mode", "completion notices only to the client that started it"),
+    "S-24": ("URL mode", "-32042 shape and use"),
+    "S-34": ("Identity and pages", "another user cannot use the URL"),
+    "S-35": ("Identity and pages", "cookie flags and framing headers"),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The verdict on one requirement ID and the evidence for it."""
+
+    id: str
+    verdict: Verdict
+    evidence: str
+
+    @property
+    def area(self) -> str:
+        return RULES[self.id][0]
+
+    @property
+    def rule(self) -> str:
+        return RULES[self.id][1]
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "verdict": self.verdict, "evidence": self.evidence}
+
+
+class Findings:
+    """The worst verdict seen so far per ID; the first evidence of that verdict is kept."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Finding] = {
+            rule: Finding(rule, "not-observed", "nothing the checker did made the server show this")
+            for rule in RULES
+        }
+
+    def add(self, rule: str, verdict: Verdict, evidence: str) -> None:
+        current = self._by_id[rule]
+        if _RANK[verdict] > _RANK[current.verdict]:
+            self._by_id[rule] = Finding(rule, verdict, evidence)
+
+    def note(self, rule: str, evidence: str) -> None:
+        """Explain a not-observed verdict (kept only while nothing else was seen)."""
+        current = self._by_id[rule]
+        if current.verdict == "not-observed":
+            self._by_id[rule] = Finding(rule, "not-observed", evidence)
+
+    def all(self) -> list[Finding]:
+        return [self._by_id[rule] for rule in RULES]
+
+    def failed(self) -> bool:
+        return any(f.verdict == "fail" for f in self._by_id.values())

@@ -1,0 +1,19 @@
+"""The rules, grouped by area as the spec groups them; `judge` runs them all over a run's observations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from elicitkit.check.findings import Findings
+from elicitkit.check.observed import Observations
+from elicitkit.check.rules import capabilities, form, pages, url
+
+
+def judge(seen: Observations, *, secrets: Sequence[str] = ()) -> Findings:
+    """Every finding this run's observations support."""
+    findings = Findings()
+    capabilities.judge(seen, findings)
+    form.judge(seen, findings)
+    url.judge(seen, findings, secrets=secrets)
+    pages.judge(seen, findings)
+    return findings

@@ -1,0 +1,74 @@
+"""Form mode: S-10 (the schema subset), S-11 (nothing sensitive), S-12 (no URLs), S-13 (validation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from elicitkit.check.findings import Findings
+from elicitkit.check.observed import Asked, Call, Observations, short
+from elicitkit.schema import lint
+
+
+def judge(seen: Observations, findings: Findings) -> None:
+    forms = [a for a in seen.asked if a.source != "-32042" and a.mode == "form"]
+    for a in forms:
+        _schema(a, findings)
+    if forms:
+        for rule, what in (
+            ("S-10", "every requestedSchema is inside the form subset"),
+            ("S-11", "no field asks for a password, key, token or card"),
+            ("S-12", "no URL in a message, title, description or default"),
+        ):
+            findings.add(rule, "pass", f"{len(forms)} form requests: {what}")
+    else:
+        for rule in ("S-10", "S-11", "S-12", "S-13"):
+            findings.note(rule, "no form-mode elicitation was seen")
+    for call in seen.calls:
+        if call.strategy == "invalid":
+            _invalid(call, seen.calls, findings)
+
+
+def _schema(a: Asked, findings: Findings) -> None:
+    schema = a.params.get("requestedSchema")
+    if not isinstance(schema, dict):
+        findings.add("S-10", "fail", f"a form request without a requestedSchema object: {a.quote()}")
+        return
+    message = a.params.get("message")
+    found = lint(schema, message=message if isinstance(message, str) else None)
+    errors = [f for f in found if f.severity == "error" and f.code != "sensitive-field"]
+    sensitive = [f for f in found if f.code == "sensitive-field"]
+    urls = [f for f in found if f.code == "url-in-text"]
+    if errors:
+        listed = "; ".join(f"{f.pointer or '/'} {f.code}: {f.message}" for f in errors[:4])
+        findings.add("S-10", "fail", f"{listed} -- in {a.quote()}")
+    if sensitive:
+        listed = "; ".join(f"{f.pointer}: {f.message}" for f in sensitive[:3])
+        findings.add("S-11", "fail", f"{listed} -- in {a.quote()}")
+    if urls:
+        listed = "; ".join(f"{f.pointer or 'the message'}: {f.message}" for f in urls[:3])
+        findings.add("S-12", "fail", f"{listed} -- in {a.quote()}")
+
+
+def _invalid(call: Call, calls: list[Call], findings: Findings) -> None:
+    forms = [a for a in call.asked if a.mode == "form"]
+    sent = f"sent {short(call.invalid, 200)} ({'; '.join(call.problems)[:200]})"
+    if len(forms) >= 2:
+        findings.add("S-13", "pass", f"{sent}; the server asked again: {call.quote()}")
+    elif call.outcome == "error" or (call.outcome == "result" and call.is_error):
+        findings.add("S-13", "pass", f"{sent}; the server refused it: {call.quote()}")
+    elif call.outcome == "result":
+        refusals = _refusal_texts(call, calls)
+        if call.text in refusals:
+            findings.add("S-13", "pass", f"{sent}; the server treated it as a refusal: {call.quote()}")
+        else:
+            findings.add("S-13", "fail", f"{sent}; the server went on as if it were valid: {call.quote()}")
+    else:
+        findings.note("S-13", f"{sent}; the call ended with {call.outcome}: {call.quote()}")
+
+
+def _refusal_texts(call: Call, calls: list[Call]) -> set[Any]:
+    return {
+        c.text
+        for c in calls
+        if c.tool == call.tool and c.connection is call.connection and c.strategy in ("decline", "cancel")
+    }

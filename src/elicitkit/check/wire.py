@@ -1,0 +1,207 @@
+"""`Wire`: a client transport that declares the modes the checker chooses and records the server.
+
+The checker is a raw client: it must declare exactly the capabilities it is testing (the SDK
+declares both modes whenever an elicitation callback is set), and it must see what the server
+sent before the SDK parses it (a request without `message` never reaches a callback). So it
+sits between the SDK's session and its transport, rewrites `capabilities.elicitation` on the
+way out (the initialize request, and the per-request `_meta` of 2026-07-28), and turns every
+elicitation, -32042 and completion notice on the way in into an observation.
+"""
+
+from __future__ import annotations
+
+import copy
+from types import TracebackType
+from typing import Any
+
+from mcp.client import Transport
+from mcp.client._transport import ReadStream, WriteStream  # the SDK exports them here (__all__)
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    URL_ELICITATION_REQUIRED,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
+
+from elicitkit.check.observed import Asked, Call, Connection, Notice, Observations
+
+#: The client requests a server may ask inside (REQUIREMENTS S-02).
+ASSOCIABLE = frozenset({"tools/call", "prompts/get", "resources/read"})
+
+
+def declared_capability(declared: frozenset[str]) -> dict[str, Any] | None:
+    """The `elicitation` capability for exactly these modes; None declares no elicitation."""
+    return {mode: {} for mode in sorted(declared)} or None
+
+
+class Wire:
+    """The record of one connection's traffic; `transport(inner)` puts it on a transport."""
+
+    def __init__(self, connection: Connection, seen: Observations) -> None:
+        self.connection = connection
+        self.seen = seen
+        self.call: Call | None = None
+        self.known_ids: set[str] = set()
+        #: request ids the HTTP layer saw on the standalone GET stream (`Target.standalone_ids`)
+        self.standalone_ids: set[Any] = set()
+        self._open: dict[Any, str] = {}
+
+    def transport(self, inner: Transport) -> _WiredTransport:
+        return _WiredTransport(inner, self)
+
+    # -- outgoing -------------------------------------------------------------------------------
+
+    def outgoing(self, item: SessionMessage) -> SessionMessage:
+        message = item.message
+        if not isinstance(message, JSONRPCRequest):
+            return item
+        if message.method in ASSOCIABLE:
+            self._open[message.id] = message.method
+        params = copy.deepcopy(message.params) if message.params else None
+        if params is None:
+            return item
+        wanted = declared_capability(self.connection.declared)
+        touched = False
+        caps = params.get("capabilities")
+        if message.method == "initialize" and isinstance(caps, dict):
+            _set(caps, wanted)
+            touched = True
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and isinstance(meta.get(CLIENT_CAPABILITIES_META_KEY), dict):
+            _set(meta[CLIENT_CAPABILITIES_META_KEY], wanted)
+            touched = True
+        if not touched:
+            return item
+        return SessionMessage(message.model_copy(update={"params": params}), item.metadata)
+
+    # -- incoming -------------------------------------------------------------------------------
+
+    def incoming(self, item: SessionMessage | Exception) -> None:
+        if isinstance(item, Exception):
+            return
+        message = item.message
+        if isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
+            standalone = message.id in self.standalone_ids
+            self._ask(
+                "request", dict(message.params or {}), in_flight=bool(self._open), standalone=standalone
+            )
+        elif (
+            isinstance(message, JSONRPCNotification)
+            and message.method == "notifications/elicitation/complete"
+        ):
+            params = message.params or {}
+            self.seen.notices.append(
+                Notice(self.connection, params.get("elicitationId"), frozenset(self.known_ids))
+            )
+        elif isinstance(message, JSONRPCResponse):
+            self._open.pop(message.id, None)
+            result = message.result
+            if isinstance(result, dict) and result.get("resultType") == "input_required":
+                requests = result.get("inputRequests")
+                for entry in (requests or {}).values() if isinstance(requests, dict) else ():
+                    if isinstance(entry, dict) and entry.get("method") == "elicitation/create":
+                        asked = entry.get("params")
+                        self._ask("input-required", asked if isinstance(asked, dict) else {})
+        elif isinstance(message, JSONRPCError):
+            self._open.pop(message.id, None)
+            if message.error.code == URL_ELICITATION_REQUIRED:
+                raw = message.error.model_dump(by_alias=True, mode="json", exclude_none=True)
+                tool = self.call.tool if self.call else None
+                self.seen.url_required.append((self.connection, tool, raw))
+                data = raw.get("data")
+                listed = data.get("elicitations") if isinstance(data, dict) else None
+                for entry in listed if isinstance(listed, list) else ():
+                    if isinstance(entry, dict):
+                        self._ask("-32042", entry)
+
+    def _ask(
+        self, source: Any, params: dict[str, Any], *, in_flight: bool = True, standalone: bool = False
+    ) -> None:
+        tool = self.call.tool if self.call is not None and in_flight else None
+        asked = Asked(self.connection, tool, source, params, in_flight, standalone)
+        self.seen.asked.append(asked)
+        if self.call is not None and in_flight:
+            self.call.asked.append(asked)
+        if isinstance(params.get("elicitationId"), str):
+            self.known_ids.add(params["elicitationId"])
+
+
+def _set(capabilities: dict[str, Any], wanted: dict[str, Any] | None) -> None:
+    if wanted is None:
+        capabilities.pop("elicitation", None)
+    else:
+        capabilities["elicitation"] = wanted
+
+
+class _Read:
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], wire: Wire) -> None:
+        self._inner = inner
+        self._wire = wire
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        item = await self._inner.receive()
+        self._wire.incoming(item)
+        return item
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> _Read:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        item = await self._inner.__anext__()
+        self._wire.incoming(item)
+        return item
+
+    async def __aenter__(self) -> _Read:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc, tb)
+
+
+class _Write:
+    def __init__(self, inner: WriteStream[SessionMessage], wire: Wire) -> None:
+        self._inner = inner
+        self._wire = wire
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._inner.send(self._wire.outgoing(item))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Write:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc, tb)
+
+
+class _WiredTransport:
+    def __init__(self, inner: Transport, wire: Wire) -> None:
+        self._inner = inner
+        self._wire = wire
+
+    async def __aenter__(self) -> tuple[_Read, _Write]:
+        read, write = await self._inner.__aenter__()
+        return _Read(read, self._wire), _Write(write, self._wire)
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc, tb)

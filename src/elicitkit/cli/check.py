@@ -1,0 +1,113 @@
+"""`elicitkit check`: audit an MCP server's elicitation against the spec (docs/check.md)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import typer
+from rich.console import Console
+
+from elicitkit.check import Options, Target, TargetError, run
+from elicitkit.check.report import show, to_json
+
+
+def check(
+    target: Annotated[
+        list[str],
+        typer.Argument(
+            help="An http(s):// MCP endpoint, or `-- COMMAND ARGS...` for a stdio server.", show_default=False
+        ),
+    ],
+    tool: Annotated[
+        list[str] | None,
+        typer.Option("--tool", help="Call only this tool (repeatable); default: every listed tool."),
+    ] = None,
+    args: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--args",
+            help="JSON arguments for the --tool at the same position (default: built from its schema).",
+        ),
+    ] = None,
+    json_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--json", help="Also write the findings as JSON to this file ('-' for standard output)."
+        ),
+    ] = None,
+    user_token: Annotated[
+        str | None,
+        typer.Option("--user-token", help="Bearer token of the user the checker connects as (HTTP)."),
+    ] = None,
+    other_token: Annotated[
+        str | None, typer.Option("--other-token", help="Bearer token of a second user, for the S-34 check.")
+    ] = None,
+    browser: Annotated[
+        bool,
+        typer.Option("--browser", help="Open the URLs the server gives in headless Chromium (S-34, S-35)."),
+    ] = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for one tool call.")] = 10.0,
+) -> None:
+    """Connect as a client several ways, call the tools, answer every way, and judge the server.
+
+    Exit status: 0 nothing failed, 1 something failed, 2 the target could not be reached.
+    """
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    # the SDK logs a target's garbage with tracebacks; the findings already say what went wrong
+    logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)
+    try:
+        chosen = _tools(tool or [], args or [])
+        the_target = _target(target, user_token)
+    except TargetError as error:
+        err.print(f"[red]{error}[/red]")
+        raise typer.Exit(2) from None
+    options = Options(tools=chosen, timeout=timeout, other_token=other_token, browser=browser)
+
+    def progress(line: str) -> None:
+        err.print(f"[dim]... {line}[/dim]")
+
+    try:
+        report = anyio.run(lambda: run(the_target, options, progress=progress))
+    except TargetError as error:
+        err.print(f"[red]{error}[/red]")
+        raise typer.Exit(2) from None
+    if json_file is not None and str(json_file) == "-":
+        typer.echo(to_json(report))
+    else:
+        show(report, Console(highlight=False))
+        if json_file is not None:
+            json_file.write_text(to_json(report) + "\n")
+    raise typer.Exit(1 if report.findings.failed() else 0)
+
+
+def _target(words: list[str], token: str | None) -> Target:
+    if len(words) == 1 and words[0].startswith(("http://", "https://")):
+        return Target(url=words[0], token=token)
+    if not words:
+        raise TargetError("Give an http(s):// MCP endpoint, or `-- COMMAND ARGS...` for a stdio server.")
+    if token:
+        raise TargetError("--user-token is sent as an HTTP header; a stdio server takes no token.")
+    return Target(command=words)
+
+
+def _tools(names: list[str], args: list[str]) -> dict[str, dict[str, Any] | None]:
+    if len(args) > len(names):
+        raise TargetError(
+            "Each --args goes with the --tool at the same position; there are more --args than --tool."
+        )
+    chosen: dict[str, dict[str, Any] | None] = {}
+    for index, name in enumerate(names):
+        given: dict[str, Any] | None = None
+        if index < len(args):
+            try:
+                given = json.loads(args[index])
+            except ValueError as error:
+                raise TargetError(f"--args for {name!r} is not JSON: {error}.") from None
+            if not isinstance(given, dict):
+                raise TargetError(f"--args for {name!r} must be a JSON object.")
+        chosen[name] = given
+    return chosen

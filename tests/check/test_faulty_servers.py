@@ -1,0 +1,80 @@
+"""Each faulty server breaks exactly one rule: `elicitkit check` fails that rule and nothing else.
+
+The servers (tests/check/faulty_server.py) are real processes on the raw SDK, reached over
+streamable HTTP on 127.0.0.1, so the checker sees the same wire as against any server.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from server_process import free_port, stop, wait_until_serving
+
+from elicitkit.check import Options, Target, run
+
+SERVER = Path(__file__).with_name("faulty_server.py")
+RULES = [
+    "S-01",
+    "S-02",
+    "S-02-stream",
+    "S-03",
+    "S-10",
+    "S-11",
+    "S-12",
+    "S-13",
+    "S-20",
+    "S-21",
+    "S-23",
+    "S-24",
+]
+
+
+@contextmanager
+def faulty(rule: str) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(SERVER), rule, str(port)], stderr=subprocess.DEVNULL)
+    try:
+        wait_until_serving(process, f"http://127.0.0.1:{port}/mcp")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop(process)
+
+
+def verdicts(report: object) -> dict[str, str]:
+    return {f.id: f.verdict for f in report.findings.all()}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("rule", RULES)
+async def test_the_broken_rule_fails_and_nothing_else(rule: str) -> None:
+    with faulty(rule) as url:
+        report = await run(Target(url=url), Options(timeout=5))
+    seen = verdicts(report)
+    failed = sorted(r for r, v in seen.items() if v == "fail")
+    assert failed == [rule[:4]], {f.id: f.evidence for f in report.findings.all() if f.verdict == "fail"}
+
+
+@pytest.mark.parametrize("rule", ["S-34", "S-35", "good"])
+async def test_the_pages_a_url_opens_in_chromium(rule: str) -> None:
+    with faulty(rule) as url:
+        options = Options(timeout=5, other_token="bob-token", browser=True, tools={"connect": None})
+        report = await run(Target(url=url, token="alice-token"), options)
+    seen = verdicts(report)
+    failed = sorted(r for r, v in seen.items() if v == "fail")
+    assert failed == ([] if rule == "good" else [rule]), report.findings.all()
+    if rule == "good":
+        assert seen["S-34"] == seen["S-35"] == "pass", report.findings.all()
+
+
+async def test_the_well_behaved_twin_passes_every_rule_it_shows() -> None:
+    with faulty("good") as url:
+        report = await run(Target(url=url), Options(timeout=5))
+    seen = verdicts(report)
+    assert "fail" not in seen.values()
+    for rule in ("S-01", "S-02", "S-03", "S-10", "S-11", "S-12", "S-13", "S-20", "S-21", "S-23"):
+        assert seen[rule] == "pass", (rule, report.findings.all())
+    assert report.protocol_versions == ["2025-11-25", "2026-07-28"]
