@@ -21,11 +21,12 @@ PUBLIC = "http://127.0.0.1:1"
 
 CROSS_SITE = [
     {"origin": "https://evil.example"},
-    {"origin": "null"},
+    {"origin": "null", "sec-fetch-site": "cross-site"},
     {"origin": "http://127.0.0.1:2"},  # another port is another origin
     {"sec-fetch-site": "cross-site"},
     {"sec-fetch-site": "same-site"},
     {"sec-fetch-site": "cross-site", "origin": PUBLIC},  # the browser's word wins
+    {"sec-fetch-site": "same-site", "origin": "https://sub.127.0.0.1"},
 ]
 
 
@@ -87,6 +88,8 @@ async def test_cross_site_posts_are_refused_and_change_nothing() -> None:
         ({"sec-fetch-site": "none"}, False),  # typed or bookmarked by the person
         ({"origin": "HTTP://127.0.0.1:1"}, False),
         ({"origin": "https://127.0.0.1:1"}, True),
+        ({"origin": "null"}, False),  # what our no-referrer pages make a browser send for our own forms
+        ({"origin": "https://evil.example", "sec-fetch-site": "same-origin"}, False),
     ],
 )
 def test_cross_site_rule(headers: dict[str, str], cross: bool) -> None:

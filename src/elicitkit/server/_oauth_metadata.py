@@ -17,7 +17,7 @@ import httpx
 
 from elicitkit.server._oauth_errors import OAuthConfigError, OAuthProviderError
 
-__all__ = ["ProviderMetadata", "discover", "same_server"]
+__all__ = ["ProviderMetadata", "discover", "discovery_urls", "is_secure", "same_server"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class ProviderMetadata:
     def checked(self) -> ProviderMetadata:
         """Refuse endpoints that would send codes or secrets in the clear."""
         for url in (self.authorization_endpoint, self.token_endpoint, self.revocation_endpoint):
-            if url is not None and not _secure(url):
+            if url is not None and not is_secure(url):
                 raise OAuthConfigError(
                     f"The provider endpoint {url} is not https; only loopback addresses may use http."
                 )
@@ -83,7 +83,7 @@ def discovery_urls(issuer: str) -> list[str]:
 
 async def discover(issuer: str) -> ProviderMetadata:
     """Fetch and check `issuer`'s metadata (RFC 8414, then OpenID Connect discovery)."""
-    if not _secure(issuer):
+    if not is_secure(issuer):
         raise OAuthConfigError(f"The issuer {issuer} is not https; only loopback addresses may use http.")
     async with httpx.AsyncClient(timeout=10.0) as http:
         for url in discovery_urls(issuer):
@@ -113,7 +113,7 @@ def same_server(url: str, issuer: str) -> bool:
     return url == issuer or url.startswith(issuer + "/")
 
 
-def _secure(url: str) -> bool:
+def is_secure(url: str) -> bool:
     parts = urlsplit(url)
     if parts.scheme == "https":
         return True

@@ -234,13 +234,16 @@ class Site:
 
     def cross_site(self, request: Request) -> bool:
         """Whether the browser says this request came from another site (defence in depth beside
-        the CSRF token): `Sec-Fetch-Site` other than same-origin or none, or an `Origin` that is
-        not this server's public origin. A request with neither header (not a browser) passes."""
+        the CSRF token). `Sec-Fetch-Site` decides when present: only same-origin or none pass.
+        Without it (older browsers), an `Origin` other than this server's public origin is
+        refused; `Origin: null` is not evidence either way (our pages' `Referrer-Policy:
+        no-referrer` makes browsers send it for our own forms). With neither header (not a
+        browser), the CSRF token alone decides."""
         fetch_site = request.headers.get("sec-fetch-site")
-        if fetch_site is not None and fetch_site.lower() not in ("same-origin", "none"):
-            return True
+        if fetch_site is not None:
+            return fetch_site.lower() not in ("same-origin", "none")
         origin = request.headers.get("origin")
-        if origin is None:
+        if origin is None or origin == "null":
             return False
         parts = urlsplit(self.public_url)
         return origin.lower().rstrip("/") != f"{parts.scheme}://{parts.netloc}".lower()
