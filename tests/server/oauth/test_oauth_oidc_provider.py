@@ -1,0 +1,306 @@
+"""`OAuthConnection` against a provider none of us wrote: panva's oidc-provider (OpenID
+Certified), configured only through its discovery document. Authorization code + PKCE with
+each client authentication method, refresh with rotation, revocation, a down-scoped grant,
+offline access the OpenID Connect way, extra authorization parameters, and provider errors
+as sentences without secrets."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from joserfc.jwk import RSAKey
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from oauth_harness import Browser, auth, mcp_session, serve, token, url_required
+from oidc_peer import OidcPeer
+from server_process import free_port
+
+from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.server.identity import User
+from elicitkit.server.oauth import OAuthConfigError, OAuthConnection
+from elicitkit.server.store import MemoryStore
+from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.vault import KeyRing
+from elicitkit.server.web.login import OAuthLogin
+
+__all__ = ["auth"]
+
+pytestmark = pytest.mark.timeout(120)
+
+CAL = "https://calendar.example/api"
+SECRET = "b+s/e=c%r:e t"  # what RFC 6749 section 2.3.1 form-encoding is for
+KEY = RSAKey.generate_key(2048)
+SCOPES = ["openid", "offline_access", "calendar.read"]
+DESCRIBED = {"calendar.read": "read your calendar", "calendar.write": "change your calendar"}
+
+
+@dataclass
+class Setup:
+    """How each connection talks to the provider: (client metadata at the peer, connection options)."""
+
+    clients: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(
+        default_factory=lambda: {
+            "basic": ({"client_secret": SECRET, "token_endpoint_auth_method": "client_secret_basic"}, {}),
+            "post": (
+                {"client_secret": SECRET, "token_endpoint_auth_method": "client_secret_post"},
+                {"token_endpoint_auth_method": "client_secret_post"},
+            ),
+            "jwt": (
+                {
+                    "token_endpoint_auth_method": "private_key_jwt",
+                    "jwks": {"keys": [KEY.as_dict(private=False)]},
+                },
+                {"private_key": KEY.as_pem(private=True).decode()},
+            ),
+            "public": ({"token_endpoint_auth_method": "none"}, {}),
+            "wide": (  # asks for more than the calendar API grants
+                {"client_secret": SECRET},
+                {"scopes": [*SCOPES, "calendar.write"], "authorization_params": {"ui_locales": "de"}},
+            ),
+            "wrong": ({"client_secret": "the-real-one"}, {}),  # the server is configured with SECRET
+        }
+    )
+
+
+@dataclass
+class Running:
+    base: str
+    peer: OidcPeer
+    url_mode: UrlMode
+    connections: dict[str, OAuthConnection]
+
+
+def connection_options(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    secret = {} if name in ("jwt", "public") else {"client_secret": SECRET}
+    return {"scopes": SCOPES, "resource": CAL, **secret, **options}
+
+
+@asynccontextmanager
+async def running(auth: DemoAuthServer) -> AsyncIterator[Running]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    setup = Setup()
+    clients = [
+        {
+            "client_id": f"agenda-{name}",
+            "redirect_uris": [f"{base}/elicit/callback/{name}"],
+            "grant_types": ["authorization_code", "refresh_token"],
+            **metadata,
+        }
+        for name, (metadata, _) in setup.clients.items()
+    ]
+    clients.append(
+        {
+            "client_id": "calendar-api",
+            "client_secret": "api",
+            "redirect_uris": [],
+            "grant_types": [],
+            "response_types": [],
+        }
+    )
+    with OidcPeer(clients=clients, resources={CAL: {"scope": "calendar.read", "format": "opaque"}}) as peer:
+        built: list[Running] = []
+
+        def build(url: str) -> Any:
+            server: MCPServer[Any] = MCPServer(
+                "agenda",
+                token_verifier=auth.token_verifier(),
+                auth=AuthSettings(issuer_url=auth.issuer, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
+            )
+            url_mode = UrlMode(
+                browser=OAuthLogin(auth.issuer, scopes=["openid"]),
+                public_url=url,
+                keys=KeyRing.from_string(KeyRing.generate("k1")),
+                store=MemoryStore(),
+                wait="error",
+            )
+            url_mode.install(server)
+            connections = {
+                name: OAuthConnection(
+                    url_mode,
+                    name,
+                    service="Peer Calendar",
+                    client_id=f"agenda-{name}",
+                    issuer=peer.issuer,
+                    scope_descriptions=DESCRIBED,
+                    **connection_options(name, options),
+                )
+                for name, (_, options) in setup.clients.items()
+            }
+
+            @server.tool()
+            async def use(name: str, ctx: Context) -> str:  # type: ignore[type-arg]
+                connection = connections[name]
+                access = await connection.token(ctx)
+                return json.dumps({"token": access, "granted": await connection.granted_scopes(ctx)})
+
+            @server.tool()
+            async def disconnect(name: str, ctx: Context) -> str:  # type: ignore[type-arg]
+                return "revoked" if await connections[name].disconnect(ctx) else "deleted"
+
+            built.append(Running(url, peer, url_mode, connections))
+            return server.streamable_http_app()
+
+        async with serve(build, port):
+            yield built[0]
+
+
+async def introspect(peer: OidcPeer, value: str) -> dict[str, Any]:
+    async with httpx.AsyncClient() as http:
+        answer = await http.post(
+            f"{peer.issuer}/token/introspection", data={"token": value}, auth=("calendar-api", "api")
+        )
+    return dict(answer.json())
+
+
+async def stored(run: Running, name: str) -> dict[str, Any]:
+    raw = await run.url_mode.vault.get(
+        User(run.url_mode.identity.issuer or "", "alice"), f"oauth:{name}:tokens"
+    )
+    assert raw is not None
+    return dict(json.loads(raw))
+
+
+async def connect(run: Running, auth: DemoAuthServer, alice: Any, name: str) -> tuple[str, httpx.Response]:
+    """alice calls the tool, gets the link (-32042), consents, signs in at the peer, comes back."""
+    with pytest.raises(MCPError) as raised:
+        await alice.client.call_tool("use", {"name": name})
+    async with Browser(auth, "alice") as browser:
+        authorize = await consent_here(browser, url_required(raised.value))
+        callback = await run.peer.sign_in(browser.http, authorize, "alice")
+        return authorize, await browser.http.get(callback)
+
+
+async def consent_here(browser: Browser, url: str) -> str:
+    page = await browser.open(url)
+    assert page.status_code == 200 and "Peer Calendar" in page.text, page.text
+    moving_on = await browser.submit(page, action="connect")
+    from oauth_harness import continue_url
+
+    return continue_url(moving_on.text)
+
+
+async def use(alice: Any, name: str) -> dict[str, Any]:
+    result = await alice.client.call_tool("use", {"name": name})
+    assert not result.is_error, result
+    return dict(json.loads(result.content[0].text))
+
+
+@pytest.mark.parametrize("name", ["basic", "post", "jwt", "public"])
+async def test_each_client_auth_method_connects_refreshes_and_revokes(
+    auth: DemoAuthServer, name: str
+) -> None:
+    async with running(auth) as run, mcp_session(f"{run.base}/mcp", await token(auth, "alice")) as alice:
+        authorize, done = await connect(run, auth, alice, name)
+        query = httpx.URL(authorize).params
+        assert query["code_challenge_method"] == "S256" and query["resource"] == CAL
+        assert query["prompt"] == "consent"  # offline_access, as OpenID Connect requires it
+        assert done.status_code == 200 and "account is connected" in done.text, done.text
+        assert "did not grant" not in done.text
+        first = await stored(run, name)
+        assert first["refresh_token"], "offline access granted a refresh token"
+        active = await introspect(run.peer, (await use(alice, name))["token"])
+        assert active["active"] is True and active["sub"] == "alice" and active["aud"] == CAL
+        assert active["client_id"] == f"agenda-{name}"
+
+        # refresh: the access token expired; the refresh token is rotated, the old one is spent
+        await run.url_mode.vault.put(
+            User(run.url_mode.identity.issuer or "", "alice"),
+            f"oauth:{name}:tokens",
+            json.dumps(first | {"expires_at": 1}),
+        )
+        fresh = await use(alice, name)
+        assert fresh["token"] != first["access_token"]
+        second = await stored(run, name)
+        assert second["refresh_token"] != first["refresh_token"]
+        assert (await introspect(run.peer, first["refresh_token"]))["active"] is False
+        assert (await introspect(run.peer, fresh["token"]))["active"] is True
+
+        # revocation at the provider, then both copies gone here
+        answer = await alice.client.call_tool("disconnect", {"name": name})
+        assert answer.content[0].text == "revoked"  # type: ignore[union-attr]
+        assert (await introspect(run.peer, fresh["token"]))["active"] is False
+        assert (await introspect(run.peer, second["refresh_token"]))["active"] is False
+
+
+async def test_down_scoped_grant_is_shown_kept_and_refreshed(auth: DemoAuthServer) -> None:
+    async with running(auth) as run, mcp_session(f"{run.base}/mcp", await token(auth, "alice")) as alice:
+        authorize, done = await connect(run, auth, alice, "wide")
+        assert httpx.URL(authorize).params["ui_locales"] == "de"  # extra authorization parameters
+        assert done.status_code == 200 and "account is connected" in done.text
+        assert "not granted: change your calendar" in done.text
+        answer = await use(alice, "wide")
+        assert answer["granted"] == ["calendar.read", "offline_access"]
+        tokens = await stored(run, "wide")
+        await run.url_mode.vault.put(
+            User(run.url_mode.identity.issuer or "", "alice"),
+            "oauth:wide:tokens",
+            json.dumps(tokens | {"expires_at": 1}),
+        )
+        refreshed = await use(alice, "wide")  # asking again for calendar.write would be invalid_scope
+        assert refreshed["token"] != answer["token"] and refreshed["granted"] == [
+            "calendar.read",
+            "offline_access",
+        ]
+
+
+async def test_provider_errors_are_sentences_without_secrets(auth: DemoAuthServer) -> None:
+    async with running(auth) as run, mcp_session(f"{run.base}/mcp", await token(auth, "alice")) as alice:
+        _, refused = await connect(run, auth, alice, "wrong")
+        assert refused.status_code == 502, refused.text
+        said = html.unescape(refused.text)
+        assert "did not accept this server's client credentials" in said and "(invalid_client)" in said
+        assert SECRET not in refused.text and "the-real-one" not in refused.text
+        assert "code=" not in refused.text
+
+        # the person cancels at the provider: a decline, said as such
+        with pytest.raises(MCPError) as raised:
+            await alice.client.call_tool("use", {"name": "basic"})
+        async with Browser(auth, "alice") as browser:
+            authorize = await consent_here(browser, url_required(raised.value))
+            callback = await run.peer.sign_in(browser.http, authorize, "alice", abort=True)
+            assert "error=access_denied" in callback
+            page = await browser.http.get(callback)
+        assert page.status_code == 200 and "You did not connect Peer Calendar" in page.text
+
+
+def test_auth_method_configuration_is_checked_at_start_up() -> None:
+    url_mode = UrlMode(
+        browser=OAuthLogin("http://127.0.0.1:1"),
+        public_url="http://127.0.0.1:2",
+        keys=KeyRing.from_string(KeyRing.generate()),
+        store=MemoryStore(),
+    )
+    common: dict[str, Any] = {"service": "X", "client_id": "c", "issuer": "http://127.0.0.1:3"}
+    with pytest.raises(OAuthConfigError, match="private_key_jwt, which needs a private_key"):
+        OAuthConnection(
+            url_mode, "a", client_secret="s", token_endpoint_auth_method="private_key_jwt", **common
+        )
+    with pytest.raises(OAuthConfigError, match="may not set redirect_uri, state"):
+        OAuthConnection(url_mode, "b", authorization_params={"state": "x", "redirect_uri": "y"}, **common)
+    with pytest.raises(OAuthConfigError, match="private RSA, EC or Ed25519"):
+        OAuthConnection(url_mode, "c", private_key="not a key", **common)
+    OAuthConnection(url_mode, "d", private_key=KEY.as_dict(private=True), **common)
+
+
+def test_basic_credentials_are_form_encoded() -> None:
+    from elicitkit.server.tokens import basic_credentials
+
+    assert (
+        base64.b64decode(basic_credentials("agenda", SECRET)[6:]).decode() == "agenda:b%2Bs%2Fe%3Dc%25r%3Ae+t"
+    )
