@@ -23,6 +23,7 @@ from elicitkit.server.errors import (
     InvalidAnswerError,
     ModeNotDeclaredError,
     NotInRequestError,
+    PendingLimitError,
     SchemaRefusedError,
     StoreUnavailableError,
     UrlElicitationNotCompletedError,
@@ -46,6 +47,7 @@ from elicitkit.server.oauth import (
 )
 from elicitkit.server.secret import Secret, SecretValidator
 from elicitkit.server.store import MemoryStore, Record, State, Store
+from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, TokenVerifierError
 from elicitkit.server.url_mode import RequestStateRejectedError, UrlMode, Wait
 from elicitkit.server.vault import KeyRing, Vault
 from elicitkit.server.web.login import OAuthLogin
@@ -66,7 +68,9 @@ __all__ = [
     "FormOutcome",
     "HookIdentity",
     "IdentityRequiredError",
+    "IntrospectionVerifier",
     "InvalidAnswerError",
+    "JWTVerifier",
     "KeyRing",
     "LocalBus",
     "LocalUserIdentity",
@@ -79,6 +83,7 @@ __all__ = [
     "OAuthConnectionError",
     "OAuthLogin",
     "OAuthProviderError",
+    "PendingLimitError",
     "Record",
     "RedisBus",
     "RedisStore",
@@ -90,6 +95,7 @@ __all__ = [
     "State",
     "Store",
     "StoreUnavailableError",
+    "TokenVerifierError",
     "UrlElicitationNotCompletedError",
     "UrlMode",
     "UrlModeError",

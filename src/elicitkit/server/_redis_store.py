@@ -13,6 +13,7 @@ and the persistence settings under which nothing acknowledged is lost.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
@@ -215,6 +216,32 @@ class RedisStore:
                 if "DUPLICATE" in str(exc):
                     raise ValueError("record id already exists") from exc
                 raise
+            if active:  # the user's index for count_active: a key of its own, pruned as it is read
+                mine = self._user_key(record.user)
+                await self.client.zadd(mine, {record.id: record.expires_at})
+                await self.client.pexpireat(mine, int((record.expires_at + 60) * 1000))
+
+    def _user_key(self, user: User) -> str:
+        who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+        return f"{self.prefix}user-active:{who}"  # no personal data in key names
+
+    async def count_active(self, user: User) -> int:
+        mine = self._user_key(user)
+        with self._reachable():
+            await self.client.zremrangebyscore(mine, "-inf", _num(time.time()))
+            ids = [_text(i) for i in cast(list[bytes], await self.client.zrange(mine, 0, -1))]
+            if not ids:
+                return 0
+            async with self.client.pipeline(transaction=False) as pipe:
+                for record_id in ids:
+                    pipe.hget(self._record_key(record_id), "state")
+                states = await pipe.execute()
+            done = [
+                i for i, state in zip(ids, states, strict=True) if state is None or _text(state) not in ACTIVE
+            ]
+            if done:
+                await self.client.zrem(mine, *done)
+        return len(ids) - len(done)
 
     async def get(self, record_id: str) -> Record | None:
         with self._reachable():
