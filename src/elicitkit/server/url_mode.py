@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-import weakref
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
@@ -294,16 +293,14 @@ class UrlMode:
     ) -> tuple[anyio.Event, Unsubscribe]:
         """Send the completion notice to this session, and no other, when the record finishes (S-23).
 
-        The listener holds the session weakly: a session that ended is not kept alive by it."""
+        The listener (and so the session object it sends on) lives until the record finishes or,
+        for -32042, until the link expires and a sweep releases it: never longer than `ttl`."""
         finished = anyio.Event()
-        alive = weakref.ref(session)
 
         async def deliver(elicitation_id: str) -> None:
             self._held.pop(elicitation_id, None)
             try:
-                current = alive()
-                if current is not None:
-                    await current.send_elicit_complete(elicitation_id, related_request_id=related_request_id)
+                await session.send_elicit_complete(elicitation_id, related_request_id=related_request_id)
             except Exception as exc:  # the session may be gone; the retry path still works
                 logger.info("completion notice not delivered: %s", type(exc).__name__)
             finally:
