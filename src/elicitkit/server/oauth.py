@@ -415,34 +415,41 @@ class OAuthConnection:
     ) -> str | None:
         """The stored access token, refreshed first if it expired or was rejected; None: ask again."""
         lock = self._locks.setdefault(user, anyio.Lock())
-        async with lock:  # one refresh at a time per user: rotated refresh tokens are single-use
-            tokens = await self._load(user)
+        try:
+            async with lock:  # one refresh at a time per user: rotated refresh tokens are single-use
+                return await self._fresh_access(user, metadata, rejected)
+        finally:
+            if not lock.locked() and not lock.statistics().tasks_waiting:
+                self._locks.pop(user, None)  # per-user state lives only while someone uses it
+
+    async def _fresh_access(self, user: User, metadata: ProviderMetadata, rejected: str | None) -> str | None:
+        tokens = await self._load(user)
+        if tokens is None:
+            return None
+        if self._usable(tokens, rejected):
+            return str(tokens["access_token"])
+        # ... and one across replicas sharing the store: two refreshing at once would spend the
+        # same rotated refresh token, and a provider with reuse detection revokes the grant.
+        async with holding(
+            self.url_mode.store, self._refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
+        ) as held:
+            if not held:
+                raise OAuthProviderError(
+                    f"Another server is refreshing the {self.service} access token and has not "
+                    "finished; try again in a moment."
+                )
+            tokens = await self._load(user)  # another replica may have refreshed meanwhile
             if tokens is None:
                 return None
             if self._usable(tokens, rejected):
                 return str(tokens["access_token"])
-            # ... and one across replicas sharing the store: two refreshing at once would spend the
-            # same rotated refresh token, and a provider with reuse detection revokes the grant.
-            async with holding(
-                self.url_mode.store, self._refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
-            ) as held:
-                if not held:
-                    raise OAuthProviderError(
-                        f"Another server is refreshing the {self.service} access token and has not "
-                        "finished; try again in a moment."
-                    )
-                tokens = await self._load(user)  # another replica may have refreshed meanwhile
-                if tokens is None:
-                    return None
-                if self._usable(tokens, rejected):
-                    return str(tokens["access_token"])
-                refresh = tokens.get("refresh_token")
-                fresh = await self._provider(metadata).refresh(refresh) if refresh else None
-                if fresh is None:  # no refresh token, or the grant is over: the person connects again
-                    await self.url_mode.vault.delete(user, self._tokens_name)
-                    return None
-                await self._save(user, fresh)
-                return str(fresh["access_token"])
+            refresh = tokens.get("refresh_token")
+            fresh = await self._provider(metadata).refresh(refresh) if refresh else None
+            if fresh is None:  # no refresh token, or the grant is over: the person connects again
+                await self.url_mode.vault.delete(user, self._tokens_name)
+                return None
+            await self._save(user, fresh)
+            return str(fresh["access_token"])
 
     def _usable(self, tokens: Mapping[str, Any], rejected: str | None) -> bool:
         expires_at = tokens.get("expires_at")
