@@ -113,6 +113,24 @@ async def test_provider_errors_are_sentences_without_secrets(auth: DemoAuthServe
             page = await browser.http.get(callback)
         assert page.status_code == 200 and "You did not connect Peer Calendar" in page.text
 
+        # a refresh the provider refuses: the tool's error is a sentence, with no secret or token in it
+        _, done = await connect(run, auth, alice, "post")
+        assert "account is connected" in done.text
+        tokens = await stored(run, "post")
+        await run.url_mode.vault.put(
+            User(run.url_mode.identity.issuer or "", "alice"),
+            "oauth:post:tokens",
+            json.dumps(tokens | {"expires_at": 1}),
+        )
+        run.connections["post"].client_secret = "not-the-secret"  # rotated at the provider, say
+        failed = await alice.client.call_tool("use", {"name": "post"})
+        assert failed.is_error
+        said = failed.content[0].text  # type: ignore[union-attr]
+        assert "Peer Calendar did not accept this server's client credentials" in said
+        assert "(invalid_client)" in said and "Try again later" in said
+        for secret in ("not-the-secret", SECRET, tokens["refresh_token"], tokens["access_token"]):
+            assert secret not in said
+
 
 def test_auth_method_configuration_is_checked_at_start_up() -> None:
     url_mode = UrlMode(
