@@ -218,8 +218,10 @@ class RedisStore:
                 raise
             if active:  # the user's index for count_active: a key of its own, pruned as it is read
                 mine = self._user_key(record.user)
-                await self.client.zadd(mine, {record.id: record.expires_at})
-                await self.client.pexpireat(mine, int((record.expires_at + 60) * 1000))
+                async with self.client.pipeline(transaction=False) as pipe:  # one round trip
+                    pipe.zadd(mine, {record.id: record.expires_at})
+                    pipe.pexpireat(mine, int((record.expires_at + 60) * 1000))
+                    await pipe.execute()
 
     def _user_key(self, user: User) -> str:
         who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
