@@ -51,3 +51,19 @@ async def test_demo_mcp_server_rejects_a_token_for_another_resource(
                 headers={**ACCEPT, "Authorization": f"Bearer {mine.access_token}"},
             )
             assert accepted.status_code == 200, accepted.text
+
+
+async def test_demo_introspection_verifier_for_a_resource_refuses_other_resources() -> None:
+    from elicitkit.demo.auth_server import DemoAuthServer
+
+    async with DemoAuthServer() as auth:
+        mine, other = "http://127.0.0.1:9/mcp", "http://127.0.0.1:8/mcp"
+        verifier = auth.introspection_verifier(resource=mine)
+        for_me = await auth.token_for("bob", scopes=["mcp"], resource=mine)
+        for_other = await auth.token_for("bob", scopes=["mcp"], resource=other)
+        verified = await verifier.verify_token(for_me.access_token)
+        assert verified is not None and verified.subject == "bob" and verified.resource == mine
+        assert await verifier.verify_token(for_other.access_token) is None
+        assert (
+            await auth.introspection_verifier().verify_token(for_other.access_token) is not None
+        )  # no resource: no check
