@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["OIDC_SCOPES", "BearerAuth", "granted", "not_granted"]
+__all__ = ["OIDC_SCOPES", "BearerAuth", "granted", "not_granted", "partly_granted"]
 
 OIDC_SCOPES = frozenset({"openid", "offline_access", "profile", "email", "address", "phone"})
 """Scopes about the sign-in itself; providers using resource indicators leave them out of `scope`."""
@@ -37,6 +37,17 @@ def not_granted(tokens: Mapping[str, Any], asked: Sequence[str]) -> list[str]:
     if "offline_access" in asked and not tokens.get("refresh_token"):
         missing.append("offline_access")
     return missing
+
+
+def partly_granted(service: str, missing: Sequence[str], descriptions: Mapping[str, str]) -> str:
+    """What the "Connected" page adds when the grant is smaller than asked ("" when it is not)."""
+    if not missing:
+        return ""
+    words = ", ".join(descriptions.get(scope, scope) for scope in missing)
+    return (
+        f" {service} did not grant everything asked for; not granted: {words}. "
+        "What needs it will tell you, and you can connect again to grant it."
+    )
 
 
 class BearerAuth(httpx.Auth):

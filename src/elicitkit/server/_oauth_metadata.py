@@ -17,7 +17,7 @@ import httpx
 
 from elicitkit.server._oauth_errors import OAuthConfigError, OAuthProviderError
 
-__all__ = ["ProviderMetadata", "discover", "discovery_urls", "is_secure", "same_server"]
+__all__ = ["ProviderMetadata", "discover", "discovery_urls", "is_secure", "refuse_own_server", "same_server"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,31 @@ async def discover(issuer: str) -> ProviderMetadata:
         f"{issuer} publishes no OAuth discovery document (RFC 8414 or OpenID Connect); "
         "configure its endpoints explicitly instead."
     )
+
+
+def refuse_own_server(
+    metadata: ProviderMetadata,
+    *,
+    service: str,
+    own_issuers: list[str],
+    resource: str | None,
+    public_url: str,
+) -> None:
+    """S-32: a connection's provider must not be the MCP server's own authorization server (or
+    under it), and its `resource` must not be the MCP server itself."""
+    urls = (metadata.issuer, metadata.authorization_endpoint, metadata.token_endpoint)
+    for issuer in own_issuers:
+        if any(url is not None and same_server(url, issuer) for url in urls):
+            raise OAuthConfigError(
+                f"The {service} connection points at {issuer}, the authorization server of "
+                "this MCP server itself; URL mode must not be used to sign users in to the MCP "
+                "server (S-32). Use MCP authorization for that, and OAuthConnection for third parties."
+            )
+    if resource and public_url and same_server(resource, public_url):
+        raise OAuthConfigError(
+            f"The {service} connection asks for a token for {resource}, this MCP server "
+            "itself (S-32); an OAuthConnection is only for third-party resources."
+        )
 
 
 def same_server(url: str, issuer: str) -> bool:

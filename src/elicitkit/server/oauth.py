@@ -53,8 +53,8 @@ from elicitkit.server._oauth_errors import (
     OAuthProviderError,
     explain,
 )
-from elicitkit.server._oauth_grant import BearerAuth, granted, not_granted
-from elicitkit.server._oauth_metadata import ProviderMetadata, discover, same_server
+from elicitkit.server._oauth_grant import BearerAuth, granted, not_granted, partly_granted
+from elicitkit.server._oauth_metadata import ProviderMetadata, discover, refuse_own_server
 from elicitkit.server.errors import VaultDecryptError
 from elicitkit.server.identity import LOCAL_ISSUER, Caller, User
 from elicitkit.server.store import ACTIVE, Record, holding
@@ -377,16 +377,7 @@ class OAuthConnection:
                 "nothing new was stored.",
                 409,
             )
-        missing = not_granted(tokens, self.scopes)
-        if missing:
-            logger.info("%s granted less than asked: %s", self.service, ", ".join(map(safe_code, missing)))
-            words = ", ".join(self.scope_descriptions.get(scope, scope) for scope in missing)
-            partly = (
-                f" {self.service} did not grant everything asked for; not granted: {words}. "
-                "What needs it will tell you, and you can connect again to grant it."
-            )
-        else:
-            partly = ""
+        partly = partly_granted(self.service, not_granted(tokens, self.scopes), self.scope_descriptions)
         return site.render(
             "done.html",
             title="Connected",
@@ -483,21 +474,13 @@ class OAuthConnection:
         browser = self.url_mode.browser
         if isinstance(browser, OAuthLogin):
             own.add(browser.issuer_url)
-        urls = (metadata.issuer, metadata.authorization_endpoint, metadata.token_endpoint)
-        for issuer in own - {None, LOCAL_ISSUER}:
-            assert issuer is not None
-            if any(url is not None and same_server(url, issuer) for url in urls):
-                raise OAuthConfigError(
-                    f"The {self.service} connection points at {issuer}, the authorization server of "
-                    "this MCP server itself; URL mode must not be used to sign users in to the MCP "
-                    "server (S-32). Use MCP authorization for that, and OAuthConnection for third parties."
-                )
-        public = self.url_mode.site.public_url
-        if self.resource and public and same_server(self.resource, public):
-            raise OAuthConfigError(
-                f"The {self.service} connection asks for a token for {self.resource}, this MCP server "
-                "itself (S-32); an OAuthConnection is only for third-party resources."
-            )
+        refuse_own_server(
+            metadata,
+            service=self.service,
+            own_issuers=[issuer for issuer in own if issuer is not None and issuer != LOCAL_ISSUER],
+            resource=self.resource,
+            public_url=self.url_mode.site.public_url,
+        )
 
     # -- the vault ---------------------------------------------------------------------------
 
