@@ -34,7 +34,7 @@ async def stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterato
 async def call_and_complete(
     stage: Stage, tmp_path: Path, tool: str, arguments: dict[str, str]
 ) -> tuple[int, str, str]:
-    token = (await stage.auth.token_for("alice", scopes=["mcp"])).access_token
+    token = (await stage.auth.token_for("alice", scopes=["mcp"], resource=stage.server.mcp_url)).access_token
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps([{"action": "accept"}]))
     process = await asyncio.create_subprocess_exec(

@@ -99,10 +99,19 @@ class DemoAuthServer(DemoOAuthServer):
         """A verifier for an MCP server in this same process: it reads the tokens directly."""
         return ProviderTokenVerifier(self.authority)
 
-    def introspection_verifier(self) -> IntrospectionTokenVerifier:
-        """A verifier that checks tokens over HTTP, as a separate MCP server process would."""
+    def introspection_verifier(self, resource: str | None = None) -> TokenVerifier:
+        """A verifier that checks tokens over HTTP, as a separate MCP server process would.
+
+        With `resource` (the MCP server's URL) it is elicitkit's production `IntrospectionVerifier`,
+        which also refuses tokens issued for another resource (RFC 8707)."""
         client = self.register_client(client_name="token introspection")
         assert client.client_secret is not None
+        if resource is not None:
+            from elicitkit.server.tokens import IntrospectionVerifier
+
+            return IntrospectionVerifier(
+                self.issuer, resource, client_id=client.client_id, client_secret=client.client_secret
+            )
         return IntrospectionTokenVerifier(
             f"{self.url}/introspect",
             client_id=client.client_id,

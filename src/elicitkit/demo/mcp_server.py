@@ -6,7 +6,8 @@
 - `send_message` needs a messenger token, and asks for it with error -32042, so the client
   retries the call once the page is done.
 
-It trusts the demo authorization server's tokens (alice's and bob's), keeps URL-mode records
+It trusts the demo authorization server's tokens (alice's and bob's) issued for this server
+only: a token whose RFC 8707 resource is another server's gets 401. It keeps URL-mode records
 in a SQLite store and secrets in a vault sealed with the demo's key, and serves the pages the
 URLs open on its own port.
 """
@@ -108,7 +109,8 @@ class DemoMcpServer(LocalServer):
             token_verifier=self.auth.token_verifier(),
             auth=AuthSettings(
                 issuer_url=AnyHttpUrl(self.auth.issuer),
-                resource_server_url=None,
+                resource_server_url=AnyHttpUrl(f"{url}/mcp"),  # the audience its tokens must name
+                validate_token_resource=True,
                 required_scopes=["mcp"],
             ),
         )

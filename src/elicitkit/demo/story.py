@@ -116,7 +116,9 @@ class Story:
     async def play(self, steps: list[Step] | None = None) -> None:
         """Play every step in order; raises `StepFailedError` naming the first one that failed."""
         steps = STEPS if steps is None else steps
-        token = await self.stage.auth.token_for(PERSON, scopes=["mcp"])
+        token = await self.stage.auth.token_for(  # issued for this MCP server only (RFC 8707)
+            PERSON, scopes=["mcp"], resource=self.stage.server.mcp_url
+        )
         self.mcp_token = token.access_token
         self.transcript.say(
             PERSON, f"signs in to {self.stage.auth.service_name}; her client gets an MCP access token."

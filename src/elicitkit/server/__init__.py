@@ -27,6 +27,7 @@ from elicitkit.server.errors import (
     InvalidAnswerError,
     ModeNotDeclaredError,
     NotInRequestError,
+    PendingLimitError,
     SchemaRefusedError,
     StoreUnavailableError,
     UrlElicitationNotCompletedError,
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from elicitkit.server._redis_store import RedisStore
     from elicitkit.server._sqlite_store import SQLiteStore
     from elicitkit.server.oauth import OAuthConnection
+    from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, TokenVerifierError
 
 __all__ = [
     "Accepted",
@@ -70,7 +72,9 @@ __all__ = [
     "FormOutcome",
     "HookIdentity",
     "IdentityRequiredError",
+    "IntrospectionVerifier",
     "InvalidAnswerError",
+    "JWTVerifier",
     "KeyRing",
     "LocalBus",
     "LocalUserIdentity",
@@ -83,6 +87,7 @@ __all__ = [
     "OAuthConnectionError",
     "OAuthLogin",
     "OAuthProviderError",
+    "PendingLimitError",
     "Record",
     "RedisBus",
     "RedisStore",
@@ -94,6 +99,7 @@ __all__ = [
     "State",
     "Store",
     "StoreUnavailableError",
+    "TokenVerifierError",
     "UrlElicitationNotCompletedError",
     "UrlMode",
     "UrlModeError",
@@ -112,6 +118,9 @@ _OPTIONAL = {
     "RedisStore": ("elicitkit.server._redis_store", "redis"),
     "SQLiteStore": ("elicitkit.server._sqlite_store", "sqlite"),
     "OAuthConnection": ("elicitkit.server.oauth", "oauth"),
+    "IntrospectionVerifier": ("elicitkit.server.tokens", "tokens"),
+    "JWTVerifier": ("elicitkit.server.tokens", "tokens"),
+    "TokenVerifierError": ("elicitkit.server.tokens", "tokens"),
 }
 
 

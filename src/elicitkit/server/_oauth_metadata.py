@@ -17,7 +17,7 @@ import httpx
 
 from elicitkit.server._oauth_errors import OAuthConfigError, OAuthProviderError
 
-__all__ = ["ProviderMetadata", "discover", "same_server"]
+__all__ = ["ProviderMetadata", "discover", "discovery_urls", "is_secure", "refuse_own_server", "same_server"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class ProviderMetadata:
     def checked(self) -> ProviderMetadata:
         """Refuse endpoints that would send codes or secrets in the clear."""
         for url in (self.authorization_endpoint, self.token_endpoint, self.revocation_endpoint):
-            if url is not None and not _secure(url):
+            if url is not None and not is_secure(url):
                 raise OAuthConfigError(
                     f"The provider endpoint {url} is not https; only loopback addresses may use http."
                 )
@@ -83,7 +83,7 @@ def discovery_urls(issuer: str) -> list[str]:
 
 async def discover(issuer: str) -> ProviderMetadata:
     """Fetch and check `issuer`'s metadata (RFC 8414, then OpenID Connect discovery)."""
-    if not _secure(issuer):
+    if not is_secure(issuer):
         raise OAuthConfigError(f"The issuer {issuer} is not https; only loopback addresses may use http.")
     async with httpx.AsyncClient(timeout=10.0) as http:
         for url in discovery_urls(issuer):
@@ -107,13 +107,38 @@ async def discover(issuer: str) -> ProviderMetadata:
     )
 
 
+def refuse_own_server(
+    metadata: ProviderMetadata,
+    *,
+    service: str,
+    own_issuers: list[str],
+    resource: str | None,
+    public_url: str,
+) -> None:
+    """S-32: a connection's provider must not be the MCP server's own authorization server (or
+    under it), and its `resource` must not be the MCP server itself."""
+    urls = (metadata.issuer, metadata.authorization_endpoint, metadata.token_endpoint)
+    for issuer in own_issuers:
+        if any(url is not None and same_server(url, issuer) for url in urls):
+            raise OAuthConfigError(
+                f"The {service} connection points at {issuer}, the authorization server of "
+                "this MCP server itself; URL mode must not be used to sign users in to the MCP "
+                "server (S-32). Use MCP authorization for that, and OAuthConnection for third parties."
+            )
+    if resource and public_url and same_server(resource, public_url):
+        raise OAuthConfigError(
+            f"The {service} connection asks for a token for {resource}, this MCP server "
+            "itself (S-32); an OAuthConnection is only for third-party resources."
+        )
+
+
 def same_server(url: str, issuer: str) -> bool:
     """Whether `url` is `issuer` itself or an endpoint under it (trailing slashes ignored)."""
     url, issuer = url.rstrip("/"), issuer.rstrip("/")
     return url == issuer or url.startswith(issuer + "/")
 
 
-def _secure(url: str) -> bool:
+def is_secure(url: str) -> bool:
     parts = urlsplit(url)
     if parts.scheme == "https":
         return True

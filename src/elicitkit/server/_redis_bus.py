@@ -84,6 +84,10 @@ class RedisBus:
         self.start()
         return unsubscribe
 
+    def waiting(self) -> int:
+        """How many elicitations someone in this process waits for: a health and leak figure."""
+        return len(self._listeners)
+
     async def publish(self, elicitation_id: str) -> None:
         if self._store_announces:
             return  # the store's transition published it, atomically with the write

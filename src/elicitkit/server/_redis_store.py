@@ -13,6 +13,7 @@ and the persistence settings under which nothing acknowledged is lost.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import time
@@ -33,7 +34,7 @@ COMPLETIONS_CHANNEL = "elicitkit:completed"
 """The Redis channel that carries "elicitation X reached a final state" between replicas (with
 the default key prefix; a store publishes on `<prefix>completed`)."""
 
-# KEYS: record, active index, finished index.
+# KEYS: record, active index, finished index, the user's active index (for count_active).
 # ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then field/value pairs.
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -44,6 +45,8 @@ redis.call('HSET', KEYS[1], 'op', ARGV[2], unpack(ARGV, 7))
 if ARGV[6] == '1' then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
   redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+  redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
+  redis.call('PEXPIREAT', KEYS[4], ARGV[4])  -- keep_for past this record's expiry
 else
   redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -207,7 +210,7 @@ class RedisStore:
             "1" if active else "0",
             *fields,
         ]
-        keys = [self._record_key(record.id), self._active, self._finished]
+        keys = [self._record_key(record.id), self._active, self._finished, self._user_key(record.user)]
         with self._reachable():
             try:
                 await self._create(keys=keys, args=args)
@@ -215,6 +218,35 @@ class RedisStore:
                 if "DUPLICATE" in str(exc):
                     raise ValueError("record id already exists") from exc
                 raise
+
+    def _user_key(self, user: User) -> str:
+        """The user's index of active record ids (scored by expiry), written by the create script
+        and pruned as `count_active` reads it."""
+        who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+        return f"{self.prefix}user-active:{who}"  # no personal data in key names
+
+    async def count_active(self, user: User) -> int:
+        mine = self._user_key(user)
+        with self._reachable():
+            now = _num(time.time())  # the commands the documented least-privilege ACL allows
+            gone = cast(list[bytes], await self.client.zrangebyscore(mine, "-inf", now))
+            if gone:
+                await self.client.zrem(mine, *gone)
+            ids = [
+                _text(i) for i in cast(list[bytes], await self.client.zrangebyscore(mine, f"({now}", "+inf"))
+            ]
+            if not ids:
+                return 0
+            async with self.client.pipeline(transaction=False) as pipe:
+                for record_id in ids:
+                    pipe.hget(self._record_key(record_id), "state")
+                states = await pipe.execute()
+            done = [
+                i for i, state in zip(ids, states, strict=True) if state is None or _text(state) not in ACTIVE
+            ]
+            if done:
+                await self.client.zrem(mine, *done)
+        return len(ids) - len(done)
 
     async def get(self, record_id: str) -> Record | None:
         with self._reachable():

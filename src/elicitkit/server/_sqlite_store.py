@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS records (
     details TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS records_state_expiry ON records (state, expires_at);
+CREATE INDEX IF NOT EXISTS records_user ON records (issuer, subject, state);
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS once (key TEXT PRIMARY KEY, data BLOB NOT NULL, deadline REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, token TEXT NOT NULL, deadline REAL NOT NULL);
@@ -126,6 +127,15 @@ class SQLiteStore:
                     json.dumps(record.details),
                 ),
             )
+
+    async def count_active(self, user: User) -> int:
+        async with self._turn_on() as db:
+            rows = await db.execute_fetchall(
+                "SELECT COUNT(*) FROM records WHERE issuer = ? AND subject = ? "
+                "AND state IN ('pending', 'opened') AND expires_at > ?",
+                (user.issuer, user.subject, time.time()),
+            )
+        return int(next(iter(rows))[0])
 
     async def get(self, record_id: str) -> Record | None:
         async with self._turn_on() as db:

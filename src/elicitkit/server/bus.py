@@ -81,6 +81,10 @@ class LocalBus:
     def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
         return self._listeners.add(elicitation_id, listener)
 
+    def waiting(self) -> int:
+        """How many elicitations someone in this process waits for: a health and leak figure."""
+        return len(self._listeners)
+
     async def publish(self, elicitation_id: str) -> None:
         for listener in self._listeners.take(elicitation_id):
             await call_listener(listener, elicitation_id)

@@ -121,6 +121,20 @@ class IdentityRequiredError(UrlModeError, ToolError):
     """
 
 
+class PendingLimitError(UrlModeError, ToolError):
+    """The user has as many URL-mode elicitations open as the server allows
+    (`UrlMode(max_pending_per_user=...)`); no new one was made. Left uncaught in a tool, the
+    call ends as a tool error carrying this message."""
+
+    def __init__(self, limit: int, ttl: float) -> None:
+        self.limit = limit
+        super().__init__(
+            f"You already have {limit} open requests from this server that need your browser, the "
+            "most it allows at once. Finish or decline one of them (open its link), or wait until "
+            f"they expire (at most {max(1, round(ttl / 60))} minutes), then try again."
+        )
+
+
 class UrlElicitationNotCompletedError(UrlModeError, ToolError):
     """The person declined or cancelled the URL-mode elicitation, or it expired first.
 

@@ -10,11 +10,8 @@ that user. Tokens never leave the server: not to the client, not in any JSON-RPC
 the MCP client's own token is never sent to the provider (no passthrough).
 
 The `state` is random, single-use (`Store.take_once`), short-lived, bound to the record, the
-user and this browser's session, and matched exactly (S-35). With one static client id at the
-provider, the confused-deputy defence of the MCP security best practices applies: a per-user
-record of which MCP client the person approved, for which scopes, shown on the consent page,
-written by the consent POST and checked before anyone is sent on, and before a stored token
-serves a request from any MCP client.
+user and this browser's session, and matched exactly (S-35). The confused-deputy defence of
+the MCP security best practices is in `_oauth_consent`.
 
 S-32: a connection refuses to run against the MCP server's own authorization server (the
 issuer of the MCP tokens or of the browser sign-in, or an endpoint under it), or for a
@@ -32,8 +29,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -43,9 +39,22 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
-from elicitkit.server._oauth_client import ProviderClient, safe_code
-from elicitkit.server._oauth_errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
-from elicitkit.server._oauth_metadata import ProviderMetadata, discover, same_server
+from elicitkit.server._oauth_client import (
+    ProviderClient,
+    check_authorization_params,
+    choose_auth_method,
+    load_private_key,
+    safe_code,
+)
+from elicitkit.server._oauth_consent import Consents
+from elicitkit.server._oauth_errors import (
+    OAuthConfigError,
+    OAuthConnectionError,
+    OAuthProviderError,
+    explain,
+)
+from elicitkit.server._oauth_grant import BearerAuth, granted, not_granted, partly_granted
+from elicitkit.server._oauth_metadata import ProviderMetadata, discover, refuse_own_server
 from elicitkit.server.errors import VaultDecryptError
 from elicitkit.server.identity import LOCAL_ISSUER, Caller, User
 from elicitkit.server.store import ACTIVE, Record, holding
@@ -86,12 +95,18 @@ class OAuthConnection:
     Give the provider's `issuer` (its endpoints are discovered, RFC 8414 / OpenID Connect) or
     its `authorization_endpoint` and `token_endpoint` (and `revocation_endpoint`). `client_id`
     and `client_secret` are this server's client at the provider, registered with
-    `redirect_uri` exactly. `service` is what people call the provider ("Demo Calendar");
-    `scope_descriptions` turns scope names into words for the consent page; `message` says
-    why the tool needs the account. `resource` (RFC 8707) names the API the token is for.
-    `state_ttl` is how long the person has at the provider; a token is refreshed `leeway`
-    seconds before it expires. `wait` is this connection's 2025-11-25 waiting style ("live"
-    or "error", -32042), when it should differ from the server's.
+    `redirect_uri` exactly; give `private_key` (PEM or JWK) instead of a secret for
+    `private_key_jwt`, or neither for a public client (PKCE only). The method is
+    `token_endpoint_auth_method` or the best the provider's metadata lists.
+    `authorization_params` go into the authorization request as they are (`prompt`,
+    `access_type`, `audience`, ...); asking for `offline_access` adds `prompt=consent`, as
+    OpenID Connect requires for a refresh token, unless `prompt` is given there.
+    `service` is what people call the provider ("Demo Calendar"); `scope_descriptions` turns
+    scope names into words for the consent page; `message` says why the tool needs the
+    account. `resource` (RFC 8707) names the API the token is for. `state_ttl` is how long the
+    person has at the provider; a token is refreshed `leeway` seconds before it expires.
+    `wait` is this connection's 2025-11-25 waiting style ("live" or "error", -32042), when it
+    should differ from the server's.
     """
 
     template = "oauth_consent.html"
@@ -103,7 +118,7 @@ class OAuthConnection:
         *,
         service: str,
         client_id: str,
-        client_secret: str,
+        client_secret: str | None = None,
         scopes: Sequence[str] = (),
         issuer: str | None = None,
         authorization_endpoint: str | None = None,
@@ -113,6 +128,8 @@ class OAuthConnection:
         message: str | None = None,
         resource: str | None = None,
         token_endpoint_auth_method: str | None = None,
+        private_key: str | Mapping[str, Any] | None = None,
+        authorization_params: Mapping[str, str] | None = None,
         state_ttl: float = 600.0,
         leeway: float = 30.0,
         wait: Wait | None = None,
@@ -142,6 +159,16 @@ class OAuthConnection:
         self.message = message or f"This tool needs access to your {service} account."
         self.resource = resource
         self.token_endpoint_auth_method = token_endpoint_auth_method
+        self.authorization_params = check_authorization_params(authorization_params or {})
+        self._private_key = load_private_key(private_key) if private_key is not None else None
+        if token_endpoint_auth_method is not None:  # refuse a method this client cannot do, at start-up
+            choose_auth_method(
+                token_endpoint_auth_method,
+                (),
+                has_secret=bool(client_secret),
+                has_key=private_key is not None,
+                service=service,
+            )
         self.state_ttl = state_ttl
         self.leeway = leeway
         self.wait = wait
@@ -155,6 +182,7 @@ class OAuthConnection:
             ).checked()
             self._refuse_own_server(self._metadata, None)  # fail at start-up when we can tell already
         self._locks: dict[User, anyio.Lock] = {}
+        self._consents = Consents(url_mode.vault, name, self.scopes)
         url_mode.add(self)
 
     @property
@@ -183,7 +211,7 @@ class OAuthConnection:
         """
         caller = self.url_mode.identity.caller()
         metadata = await self.metadata(caller.user)
-        if await self._consented(caller.user, caller.client_id):
+        if await self._consents.covers(caller.user, caller.client_id):
             access = await self._stored_access(caller.user, metadata, rejected)
             if access is not None:
                 return access
@@ -197,10 +225,20 @@ class OAuthConnection:
             )
         return str(tokens["access_token"])
 
+    async def granted_scopes(self, ctx: Context[Any, Any]) -> list[str] | None:
+        """The scopes the provider granted the current user (None: not connected). A provider may
+        grant fewer than `scopes`; a tool checks here before calling what needs the missing ones."""
+        tokens = await self._load(self.url_mode.identity.caller().user)
+        return None if tokens is None else granted(tokens, self.scopes)
+
     def auth(self, ctx: Context[Any, Any]) -> httpx.Auth:
         """An `httpx.Auth` for the provider's API: sends the user's token, and on a 401 refreshes
         it once and retries (`httpx.AsyncClient(auth=conn.auth(ctx))`)."""
-        return _BearerAuth(self, ctx)
+
+        async def token(rejected: str | None = None) -> str:
+            return await self.token(ctx, rejected=rejected)
+
+        return BearerAuth(token)
 
     async def disconnect(self, ctx: Context[Any, Any]) -> bool:
         """Revoke the current user's tokens at the provider and delete them and the consent record.
@@ -216,7 +254,7 @@ class OAuthConnection:
                 revoked = await self._provider(await self.metadata(user)).revoke(tokens)
         finally:
             await self.url_mode.vault.delete(user, self._tokens_name)
-            await self.url_mode.vault.delete(user, self._consent_name)
+            await self._consents.forget(user)
         return revoked
 
     async def metadata(self, user: User | None = None) -> ProviderMetadata:
@@ -243,8 +281,10 @@ class OAuthConnection:
         except OAuthConnectionError as error:
             logger.warning("OAuth connection %r unavailable: %s", self.name, error)
             return self._page_error(request, f"{self.service} is not available", _UNAVAILABLE, 502)
-        await self._remember_consent(record.user, record.client_id)
-        if not await self._consented(record.user, record.client_id):  # the registry decides, not the POST
+        await self._consents.remember(record.user, record.client_id)
+        if not await self._consents.covers(
+            record.user, record.client_id
+        ):  # the registry decides, not the POST
             return site.refusal(request, "Consent not recorded", "Open the link again.", status_code=409)
         state, verifier = generate_token(43), generate_token(64)
         bound = {
@@ -337,10 +377,11 @@ class OAuthConnection:
                 "nothing new was stored.",
                 409,
             )
+        partly = partly_granted(self.service, not_granted(tokens, self.scopes), self.scope_descriptions)
         return site.render(
             "done.html",
             title="Connected",
-            text=f"Your {self.service} account is connected. "
+            text=f"Your {self.service} account is connected.{partly} "
             "You can close this tab and return to your application.",
         )
 
@@ -356,6 +397,8 @@ class OAuthConnection:
             redirect_uri=self.redirect_uri,
             auth_method=self.token_endpoint_auth_method,
             resource=self.resource,
+            private_key=self._private_key,
+            authorization_params=self.authorization_params,
         )
 
     async def _stored_access(
@@ -363,34 +406,41 @@ class OAuthConnection:
     ) -> str | None:
         """The stored access token, refreshed first if it expired or was rejected; None: ask again."""
         lock = self._locks.setdefault(user, anyio.Lock())
-        async with lock:  # one refresh at a time per user: rotated refresh tokens are single-use
-            tokens = await self._load(user)
+        try:
+            async with lock:  # one refresh at a time per user: rotated refresh tokens are single-use
+                return await self._fresh_access(user, metadata, rejected)
+        finally:
+            if not lock.locked() and not lock.statistics().tasks_waiting:
+                self._locks.pop(user, None)  # per-user state lives only while someone uses it
+
+    async def _fresh_access(self, user: User, metadata: ProviderMetadata, rejected: str | None) -> str | None:
+        tokens = await self._load(user)
+        if tokens is None:
+            return None
+        if self._usable(tokens, rejected):
+            return str(tokens["access_token"])
+        # ... and one across replicas sharing the store: two refreshing at once would spend the
+        # same rotated refresh token, and a provider with reuse detection revokes the grant.
+        async with holding(
+            self.url_mode.store, self._refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
+        ) as held:
+            if not held:
+                raise OAuthProviderError(
+                    f"Another server is refreshing the {self.service} access token and has not "
+                    "finished; try again in a moment."
+                )
+            tokens = await self._load(user)  # another replica may have refreshed meanwhile
             if tokens is None:
                 return None
             if self._usable(tokens, rejected):
                 return str(tokens["access_token"])
-            # ... and one across replicas sharing the store: two refreshing at once would spend the
-            # same rotated refresh token, and a provider with reuse detection revokes the grant.
-            async with holding(
-                self.url_mode.store, self._refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
-            ) as held:
-                if not held:
-                    raise OAuthProviderError(
-                        f"Another server is refreshing the {self.service} access token and has not "
-                        "finished; try again in a moment."
-                    )
-                tokens = await self._load(user)  # another replica may have refreshed meanwhile
-                if tokens is None:
-                    return None
-                if self._usable(tokens, rejected):
-                    return str(tokens["access_token"])
-                refresh = tokens.get("refresh_token")
-                fresh = await self._provider(metadata).refresh(refresh) if refresh else None
-                if fresh is None:  # no refresh token, or the grant is over: the person connects again
-                    await self.url_mode.vault.delete(user, self._tokens_name)
-                    return None
-                await self._save(user, fresh)
-                return str(fresh["access_token"])
+            refresh = tokens.get("refresh_token")
+            fresh = await self._provider(metadata).refresh(refresh) if refresh else None
+            if fresh is None:  # no refresh token, or the grant is over: the person connects again
+                await self.url_mode.vault.delete(user, self._tokens_name)
+                return None
+            await self._save(user, fresh)
+            return str(fresh["access_token"])
 
     def _usable(self, tokens: Mapping[str, Any], rejected: str | None) -> bool:
         expires_at = tokens.get("expires_at")
@@ -409,8 +459,7 @@ class OAuthConnection:
         return self._page_error(
             request,
             f"{self.service} did not connect",
-            f"{self.service} answered with an error ({safe_code(error)}). Nothing was stored. "
-            "Open the link from your application again to retry.",
+            explain(self.service, safe_code(error), "authorize"),
             502,
         )
 
@@ -425,31 +474,19 @@ class OAuthConnection:
         browser = self.url_mode.browser
         if isinstance(browser, OAuthLogin):
             own.add(browser.issuer_url)
-        urls = (metadata.issuer, metadata.authorization_endpoint, metadata.token_endpoint)
-        for issuer in own - {None, LOCAL_ISSUER}:
-            assert issuer is not None
-            if any(url is not None and same_server(url, issuer) for url in urls):
-                raise OAuthConfigError(
-                    f"The {self.service} connection points at {issuer}, the authorization server of "
-                    "this MCP server itself; URL mode must not be used to sign users in to the MCP "
-                    "server (S-32). Use MCP authorization for that, and OAuthConnection for third parties."
-                )
-        public = self.url_mode.site.public_url
-        if self.resource and public and same_server(self.resource, public):
-            raise OAuthConfigError(
-                f"The {self.service} connection asks for a token for {self.resource}, this MCP server "
-                "itself (S-32); an OAuthConnection is only for third-party resources."
-            )
+        refuse_own_server(
+            metadata,
+            service=self.service,
+            own_issuers=[issuer for issuer in own if issuer is not None and issuer != LOCAL_ISSUER],
+            resource=self.resource,
+            public_url=self.url_mode.site.public_url,
+        )
 
     # -- the vault ---------------------------------------------------------------------------
 
     @property
     def _tokens_name(self) -> str:
         return f"oauth:{self.name}:tokens"
-
-    @property
-    def _consent_name(self) -> str:
-        return f"oauth:{self.name}:consent"
 
     def _refresh_key(self, user: User) -> str:
         who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
@@ -465,46 +502,12 @@ class OAuthConnection:
     async def _save(self, user: User, tokens: Mapping[str, Any]) -> None:
         await self.url_mode.vault.put(user, self._tokens_name, json.dumps(dict(tokens)))
 
-    async def _consents(self, user: User) -> dict[str, dict[str, Any]]:
-        raw = await self.url_mode.vault.get(user, self._consent_name)
-        return {} if raw is None else dict(json.loads(raw))
-
-    async def _consented(self, user: User, client_id: str) -> bool:
-        given = (await self._consents(user)).get(client_id)
-        return given is not None and set(self.scopes) <= set(given.get("scopes", ()))
-
-    async def _remember_consent(self, user: User, client_id: str) -> None:
-        consents = await self._consents(user)
-        consents[client_id] = {"scopes": self.scopes, "at": time.time()}
-        await self.url_mode.vault.put(user, self._consent_name, json.dumps(consents))
-
     async def _details(self, caller: Caller, metadata: ProviderMetadata) -> dict[str, Any]:
         """What the consent page shows: who asks, for which scopes, where the person goes next."""
-        given = (await self._consents(caller.user)).get(caller.client_id)
-        at = given.get("at") if given else None
         return {
             "service": self.service,
             "scopes": [self.scope_descriptions.get(scope, scope) for scope in self.scopes],
             "client": caller.client_id,
-            "consented_at": (
-                datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-                if isinstance(at, int | float)
-                else None
-            ),
+            "consented_at": await self._consents.when(caller.user, caller.client_id),
             "provider": httpx.URL(metadata.authorization_endpoint).host,
         }
-
-
-class _BearerAuth(httpx.Auth):
-    def __init__(self, connection: OAuthConnection, ctx: Context[Any, Any]) -> None:
-        self.connection = connection
-        self.ctx = ctx
-
-    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        token = await self.connection.token(self.ctx)
-        request.headers["Authorization"] = f"Bearer {token}"
-        response = yield request
-        if response.status_code == 401:
-            token = await self.connection.token(self.ctx, rejected=token)
-            request.headers["Authorization"] = f"Bearer {token}"
-            yield request

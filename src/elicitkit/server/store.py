@@ -99,6 +99,10 @@ class Store(Protocol):
         """Insert a new record. Ids are random; a collision raises."""
         ...
 
+    async def count_active(self, user: User) -> int:
+        """How many of `user`'s records are active and unexpired: what the per-user cap counts."""
+        ...
+
     async def get(self, record_id: str) -> Record | None:
         """The record as it stands now (expired if past its expiry), or None if unknown."""
         ...
@@ -164,6 +168,12 @@ class MemoryStore:
     async def get(self, record_id: str) -> Record | None:
         record = self._records.get(record_id)
         return None if record is None else record.effective()
+
+    async def count_active(self, user: User) -> int:
+        now = time.time()
+        return sum(
+            1 for r in self._records.values() if r.user == user and r.state in ACTIVE and now < r.expires_at
+        )
 
     async def transition(
         self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None

@@ -48,7 +48,7 @@ from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
 from elicitkit.server.bus import Bus, LocalBus, Unsubscribe
-from elicitkit.server.errors import UrlElicitationNotCompletedError, UrlModeError
+from elicitkit.server.errors import PendingLimitError, UrlElicitationNotCompletedError, UrlModeError
 from elicitkit.server.identity import BrowserIdentity, Caller, LocalUserIdentity, McpIdentity
 from elicitkit.server.store import ACTIVE, Record, State, Store
 from elicitkit.server.vault import KeyRing, Vault
@@ -109,9 +109,11 @@ class UrlMode:
     `keys` defaults to `KeyRing.from_env()` (a missing key stops start-up), `store` to a
     `SQLiteStore` in the user's data directory, `bus` to a `LocalBus`, `identity` to the
     verified MCP token (`McpIdentity()`). `public_url` is the origin the pages are reached at
-    (the MCP server's own; `loopback()` sets it for stdio servers). On 2026-07-28 a retry
-    that comes while the person is still on the page is held up to `hold` seconds, then
-    answered "still waiting"; past `max_rounds` such retries the call ends.
+    (the MCP server's own; `loopback()` sets it for stdio servers). `ttl` is how long a link
+    lives; `max_pending_per_user` bounds the elicitations one user has open at once, across
+    replicas sharing the store (None: no limit); past it `ask` raises `PendingLimitError`. On
+    2026-07-28 a retry that comes while the person is still on the page is held up to `hold`
+    seconds, then answered "still waiting"; past `max_rounds` such retries the call ends.
     """
 
     def __init__(
@@ -128,6 +130,7 @@ class UrlMode:
         server_name: str | None = None,
         hold: float = 25.0,
         max_rounds: int = 64,
+        max_pending_per_user: int | None = 20,
     ) -> None:
         self.keys = keys if keys is not None else KeyRing.from_env()
         self.store: Store = store if store is not None else _default_store()
@@ -148,6 +151,9 @@ class UrlMode:
         """2026-07-28: how long a retry waits for the page before answering "still waiting"."""
         self.max_rounds = max_rounds
         """2026-07-28: the most retries one URL elicitation may take before the call ends."""
+        self.max_pending_per_user = max_pending_per_user
+        self._held: dict[str, tuple[float, Unsubscribe]] = {}
+        """-32042 listeners, which outlive the tool call: released on finish, expiry or sweep."""
         self.flows: dict[str, Flow] = {}
         self.site = Site(
             server_name=server_name or "This server",
@@ -229,9 +235,19 @@ class UrlMode:
                 server.should_exit = True
 
     async def sweep(self) -> int:
-        """Expire overdue records and drop old finished ones (also runs now and then by itself)."""
-        self._last_sweep = time.time()
+        """Expire overdue records and drop old finished ones, and release what waited for them
+        here (also runs now and then by itself, when a new elicitation starts)."""
+        self._last_sweep = now = time.time()
+        for record_id, (expires_at, unsubscribe) in list(self._held.items()):
+            if expires_at <= now:
+                unsubscribe()
+                del self._held[record_id]
         return await self.store.sweep()
+
+    @property
+    def held(self) -> int:
+        """How many -32042 completion listeners this process keeps (a health and leak figure)."""
+        return len(self._held)
 
     # -- asking ----------------------------------------------------------------------------
 
@@ -271,7 +287,8 @@ class UrlMode:
         url = self.site.url_for(record.id)
         params = ElicitRequestURLParams(message=message, url=url, elicitation_id=record.id)
         if (wait or self.wait) == "error" or not ctx.session.can_send_request:  # no back-channel: -32042
-            self._notify_on_finish(record.id, ctx.session, related_request_id=None)
+            _, unsubscribe = self._notify_on_finish(record.id, ctx.session, related_request_id=None)
+            self._held[record.id] = (record.expires_at, unsubscribe)
             raise UrlElicitationRequiredError([params])
         finished, unsubscribe = self._notify_on_finish(
             record.id, ctx.session, related_request_id=ctx.request_id
@@ -283,6 +300,10 @@ class UrlMode:
                 await self._close(record, "declined" if answer.action == "decline" else "cancelled")
             with anyio.move_on_after(max(0.0, record.expires_at - time.time())):
                 await finished.wait()
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):  # the session ended:
+                await self.store.transition(record.id, from_states=ACTIVE, to="cancelled")  # frees its place
+            raise
         finally:
             unsubscribe()
         return await self._outcome(record)
@@ -292,6 +313,10 @@ class UrlMode:
     ) -> Record:
         if time.time() - self._last_sweep > _SWEEP_EVERY:
             await self.sweep()
+        limit = self.max_pending_per_user
+        if limit is not None and await self.store.count_active(caller.user) >= limit:
+            logger.warning("URL elicitation refused: the user has %d open already", limit)
+            raise PendingLimitError(limit, self.ttl)
         record = Record.new(
             caller.user, caller.client_id, flow.name, message, ttl=self.ttl, details=dict(details)
         )
@@ -301,10 +326,14 @@ class UrlMode:
     def _notify_on_finish(
         self, record_id: str, session: ServerSession, *, related_request_id: str | int | None
     ) -> tuple[anyio.Event, Unsubscribe]:
-        """Send the completion notice to this session, and no other, when the record finishes (S-23)."""
+        """Send the completion notice to this session, and no other, when the record finishes (S-23).
+
+        The listener (and so the session object it sends on) lives until the record finishes or,
+        for -32042, until the link expires and a sweep releases it: never longer than `ttl`."""
         finished = anyio.Event()
 
         async def deliver(elicitation_id: str) -> None:
+            self._held.pop(elicitation_id, None)
             try:
                 await session.send_elicit_complete(elicitation_id, related_request_id=related_request_id)
             except Exception as exc:  # the session may be gone; the retry path still works

@@ -154,8 +154,10 @@ async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
             record = Record.new(alice, "c", "f", "m", ttl=60)
             await store.create(overdue)
             await store.create(record)
+            assert await store.count_active(alice) >= 1  # the per-user cap's count (overdue may be out)
             assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
             await asyncio.sleep(0.05)
+            assert await store.count_active(alice) == 0
             assert await store.sweep(now=None) == 1
             await store.put_blob("b", b"1")
             assert await store.get_blob("b") == b"1"

@@ -3,8 +3,9 @@
 Every page checks that the person in the browser is the user the record belongs to before it
 shows or accepts anything (S-34); a different person gets a refusal and nothing changes.
 Pages are Jinja2 with autoescape, every POST carries a CSRF token tied to the browser
-session, every response forbids framing, and the one cookie is `__Host-`, Secure, HttpOnly,
-SameSite=Lax and sealed with the vault's key ring. Nothing sensitive goes into a URL or log.
+session and is refused when its `Origin` or `Sec-Fetch-Site` says another site, every
+response forbids framing, and the one cookie is `__Host-`, Secure, HttpOnly, SameSite=Lax
+and sealed with the vault's key ring. Nothing sensitive goes into a URL or log.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+from urllib.parse import urlsplit
 
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -233,6 +235,22 @@ class Site:
         await self.announce(record_id)
         return "completed"
 
+    def cross_site(self, request: Request) -> bool:
+        """Whether the browser says this request came from another site (defence in depth beside
+        the CSRF token). `Sec-Fetch-Site` decides when present: only same-origin or none pass.
+        Without it (older browsers), an `Origin` other than this server's public origin is
+        refused; `Origin: null` is not evidence either way (our pages' `Referrer-Policy:
+        no-referrer` makes browsers send it for our own forms). With neither header (not a
+        browser), the CSRF token alone decides."""
+        fetch_site = request.headers.get("sec-fetch-site")
+        if fetch_site is not None:
+            return fetch_site.lower() not in ("same-origin", "none")
+        origin = request.headers.get("origin")
+        if origin is None or origin == "null":
+            return False
+        parts = urlsplit(self.public_url)
+        return origin.lower().rstrip("/") != f"{parts.scheme}://{parts.netloc}".lower()
+
     # -- rendering -----------------------------------------------------------------------
 
     def render(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -309,6 +327,17 @@ class Site:
         )
 
     async def _submit(self, request: Request) -> Response:
+        if self.cross_site(request):
+            logger.warning(
+                "URL-mode POST refused: its Origin or Sec-Fetch-Site says it came from another site"
+            )
+            return self.refusal(
+                request,
+                "Request refused",
+                "This form was sent from another site, so nothing was changed. "
+                "Open the link from your application again and fill the form in there.",
+                status_code=403,
+            )
         session = self.load_session(request)
         form = await request.form()
         token = form.get("csrf")

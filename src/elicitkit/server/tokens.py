@@ -1,0 +1,323 @@
+"""Token verifiers for an MCP server that trusts an authorization server it does not run.
+
+The SDK's `MCPServer(token_verifier=..., auth=AuthSettings(...))` asks a `TokenVerifier` about
+every bearer token; `None` makes it answer 401 with its usual `WWW-Authenticate`. The two here
+are what a production server needs:
+
+- `JWTVerifier`: JWT access tokens (RFC 9068) checked locally against the issuer's signing
+  keys, found through its discovery document (RFC 8414 / OpenID Connect) and its `jwks_uri`;
+  joserfc does the cryptography.
+- `IntrospectionVerifier`: opaque tokens, asked about at the issuer's introspection endpoint
+  (RFC 7662), found the same way, as a confidential client of that issuer.
+
+Both accept a token only when it is active and unexpired, comes from the configured issuer,
+names this server's canonical URL as its audience (RFC 8707 `resource` / JWT `aud`: a token
+issued for another server is refused here, so no token is passed through), carries a subject
+(the user, S-31) and the required scopes. The user is the token's `iss` and `sub`.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import anyio
+import httpx
+from mcp.server.auth.provider import AccessToken, TokenVerifier
+from mcp.shared.auth_utils import resource_url_from_server_url
+
+from elicitkit.server._oauth_metadata import discovery_urls, is_secure
+
+if TYPE_CHECKING:
+    from joserfc.jwk import KeySet
+
+__all__ = ["IntrospectionVerifier", "JWTVerifier", "TokenVerifierError", "basic_credentials"]
+
+logger = logging.getLogger(__name__)
+
+_JWKS_REFETCH = 60.0
+"""Seconds between two fetches of the issuer's keys when a token names a key we do not have."""
+_ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
+
+
+class TokenVerifierError(ValueError):
+    """A verifier is configured in a way that cannot work (a non-https issuer, no endpoint)."""
+
+
+def basic_credentials(client_id: str, client_secret: str) -> str:
+    """An `Authorization: Basic` value as RFC 6749 section 2.3.1 requires: the id and the secret
+    form-encoded first, then joined with ':' and base64-encoded (so '+', '/', '=', '%', ':' in a
+    secret arrive intact at a strict server)."""
+    pair = f"{_form_encode(client_id)}:{_form_encode(client_secret)}"
+    return "Basic " + base64.b64encode(pair.encode()).decode()
+
+
+def _form_encode(value: str) -> str:
+    return quote(value, safe="").replace("%20", "+")
+
+
+class _Issuer:
+    """One issuer's discovery document, fetched once and checked (its `issuer` must match)."""
+
+    def __init__(self, issuer: str, *, timeout: float) -> None:
+        if not is_secure(issuer):
+            raise TokenVerifierError(
+                f"The issuer {issuer} is not https; only loopback addresses may use http."
+            )
+        self.issuer = issuer
+        self.timeout = timeout
+        self._document: dict[str, Any] | None = None
+        self._lock = anyio.Lock()
+
+    async def document(self) -> dict[str, Any] | None:
+        async with self._lock:
+            if self._document is None:
+                self._document = await self._fetch()
+            return self._document
+
+    async def endpoint(self, name: str) -> str | None:
+        document = await self.document()
+        url = document.get(name) if document else None
+        return url if isinstance(url, str) and is_secure(url) else None
+
+    async def _fetch(self) -> dict[str, Any] | None:
+        async with httpx.AsyncClient(timeout=self.timeout) as http:
+            for url in discovery_urls(self.issuer):
+                try:
+                    response = await http.get(url, headers={"Accept": "application/json"})
+                    document = response.json() if response.status_code == 200 else None
+                except (httpx.HTTPError, ValueError) as error:
+                    logger.warning("discovery of %s failed: %s", self.issuer, type(error).__name__)
+                    return None  # not cached: the next token tries again
+                if isinstance(document, dict):
+                    if document.get("issuer") != self.issuer:
+                        logger.warning("discovery document of %s names another issuer; refused", self.issuer)
+                        return None
+                    return document
+        logger.warning("%s publishes no discovery document", self.issuer)
+        return None
+
+
+class _Audience:
+    """The checks both verifiers share: audience, expiry, subject, scopes."""
+
+    def __init__(self, resource: str, required_scopes: Sequence[str], leeway: float) -> None:
+        self.resource = _canonical(resource)
+        self.required_scopes = list(required_scopes)
+        self.leeway = leeway
+
+    def accepts(self, claims: dict[str, Any], scopes: list[str]) -> bool:
+        audiences = claims.get("aud")
+        listed = [audiences] if isinstance(audiences, str) else audiences
+        if not isinstance(listed, list) or self.resource not in {
+            _canonical(a) for a in listed if isinstance(a, str)
+        }:
+            logger.info("token refused: issued for another resource than %s", self.resource)
+            return False
+        now = time.time()
+        exp, nbf = claims.get("exp"), claims.get("nbf")
+        if not isinstance(exp, int | float) or exp <= now - self.leeway:
+            logger.info("token refused: expired or without an expiry")
+            return False
+        if isinstance(nbf, int | float) and nbf > now + self.leeway:
+            logger.info("token refused: not valid yet")
+            return False
+        if not isinstance(claims.get("sub"), str) or not claims["sub"]:
+            logger.info("token refused: no subject, so no user (S-31)")
+            return False
+        missing = set(self.required_scopes) - set(scopes)
+        if missing:
+            logger.info("token refused: missing scopes %s", sorted(missing))
+            return False
+        return True
+
+    def access_token(
+        self, token: str, claims: dict[str, Any], client_id: str, scopes: list[str]
+    ) -> AccessToken:
+        exp = claims["exp"]
+        return AccessToken(
+            token=token,
+            client_id=client_id,
+            scopes=scopes,
+            expires_at=int(exp),
+            resource=self.resource,
+            subject=claims["sub"],
+            claims={"iss": claims["iss"], "sub": claims["sub"], "aud": claims["aud"]},
+        )
+
+
+class JWTVerifier(TokenVerifier):
+    """Verifies RFC 9068 JWT access tokens locally, with the issuer's published keys.
+
+    `issuer` is the authorization server (its discovery document gives `jwks_uri`); `resource`
+    is this MCP server's canonical URL, which must be the token's `aud` (or one of them).
+    `required_scopes` must all be in the token's `scope`; `leeway` is the clock skew allowed.
+    Keys are fetched once and again (at most once a minute) when a token names an unknown one,
+    so the issuer can rotate them.
+    """
+
+    def __init__(
+        self,
+        issuer: str,
+        resource: str,
+        *,
+        required_scopes: Sequence[str] = (),
+        algorithms: Iterable[str] = _ALGORITHMS,
+        leeway: float = 30.0,
+        require_typ: bool = True,
+        timeout: float = 10.0,
+    ) -> None:
+        self.issuer = issuer
+        self.algorithms = list(algorithms)
+        self.require_typ = require_typ
+        self._issuer = _Issuer(issuer, timeout=timeout)
+        self._audience = _Audience(resource, required_scopes, leeway)
+        self._keys: KeySet | None = None
+        self._fetched_at = 0.0
+        self._keys_lock = anyio.Lock()
+
+    @property
+    def resource(self) -> str:
+        return self._audience.resource
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        from joserfc import jwt
+        from joserfc.errors import JoseError
+
+        keys = await self._key_set(refresh=False)
+        if keys is None:
+            return None
+        try:
+            try:
+                decoded = jwt.decode(token, keys, algorithms=self.algorithms)
+            except JoseError:
+                fresh = await self._key_set(refresh=True)  # maybe the issuer rotated its keys
+                if fresh is None or fresh is keys:
+                    raise
+                decoded = jwt.decode(token, fresh, algorithms=self.algorithms)
+        except (JoseError, ValueError) as error:
+            logger.info("JWT access token refused: %s", type(error).__name__)
+            return None
+        typ = str(decoded.header.get("typ", "")).lower()
+        if self.require_typ and typ not in ("at+jwt", "application/at+jwt"):
+            logger.info("JWT refused: its typ is not at+jwt (RFC 9068), so it is not an access token")
+            return None
+        claims = dict(decoded.claims)
+        if claims.get("iss") != self.issuer:
+            logger.info("JWT access token refused: from another issuer")
+            return None
+        scopes = str(claims.get("scope", "")).split()
+        if not self._audience.accepts(claims, scopes):
+            return None
+        client_id = claims.get("client_id") or claims.get("azp") or ""
+        return self._audience.access_token(token, claims, str(client_id), scopes)
+
+    async def _key_set(self, *, refresh: bool) -> KeySet | None:
+        from joserfc.jwk import KeySet
+
+        async with self._keys_lock:
+            due = time.monotonic() - self._fetched_at > _JWKS_REFETCH
+            if self._keys is not None and not (refresh and due):
+                return self._keys
+            if self._keys is None and not due and self._fetched_at:
+                return None  # the last fetch failed just now: do not hammer the issuer
+            self._fetched_at = time.monotonic()
+            jwks_uri = await self._issuer.endpoint("jwks_uri")
+            if jwks_uri is None:
+                logger.warning(
+                    "%s publishes no usable jwks_uri; JWT access tokens cannot be checked", self.issuer
+                )
+                return self._keys
+            try:
+                async with httpx.AsyncClient(timeout=self._issuer.timeout) as http:
+                    response = await http.get(jwks_uri, headers={"Accept": "application/json"})
+                response.raise_for_status()
+                self._keys = KeySet.import_key_set(response.json())
+            except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+                logger.warning("keys of %s could not be fetched: %s", self.issuer, type(error).__name__)
+            return self._keys
+
+
+class IntrospectionVerifier(TokenVerifier):
+    """Verifies access tokens by asking the issuer (RFC 7662 token introspection).
+
+    `client_id` / `client_secret` are this resource server's credentials at the issuer, sent
+    with `client_secret_basic` (RFC 6749 section 2.3.1 encoding) or, with
+    `auth_method="client_secret_post"`, in the form. The endpoint comes from the discovery
+    document unless `introspection_endpoint` is given. `resource` is this MCP server's
+    canonical URL, which the answer's `aud` must name.
+    """
+
+    def __init__(
+        self,
+        issuer: str,
+        resource: str,
+        *,
+        client_id: str,
+        client_secret: str,
+        introspection_endpoint: str | None = None,
+        auth_method: str = "client_secret_basic",
+        required_scopes: Sequence[str] = (),
+        leeway: float = 30.0,
+        timeout: float = 10.0,
+    ) -> None:
+        if auth_method not in ("client_secret_basic", "client_secret_post"):
+            raise TokenVerifierError(
+                f"auth_method must be client_secret_basic or client_secret_post, not {auth_method!r}."
+            )
+        if introspection_endpoint is not None and not is_secure(introspection_endpoint):
+            raise TokenVerifierError(
+                f"The introspection endpoint {introspection_endpoint} is not https; "
+                "only loopback addresses may use http."
+            )
+        self.issuer = issuer
+        self.client_id = client_id
+        self.auth_method = auth_method
+        self.timeout = timeout
+        self._secret = client_secret
+        self._endpoint = introspection_endpoint
+        self._issuer = _Issuer(issuer, timeout=timeout)
+        self._audience = _Audience(resource, required_scopes, leeway)
+
+    @property
+    def resource(self) -> str:
+        return self._audience.resource
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        endpoint = self._endpoint or await self._issuer.endpoint("introspection_endpoint")
+        if endpoint is None:
+            logger.warning("%s publishes no introspection_endpoint; tokens cannot be checked", self.issuer)
+            return None
+        form = {"token": token, "token_type_hint": "access_token"}
+        headers = {"Accept": "application/json"}
+        if self.auth_method == "client_secret_basic":
+            headers["Authorization"] = basic_credentials(self.client_id, self._secret)
+        else:
+            form |= {"client_id": self.client_id, "client_secret": self._secret}
+        try:
+            async with httpx.AsyncClient(timeout=self.timeout) as http:
+                response = await http.post(endpoint, data=form, headers=headers)
+            answer = response.json() if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError) as error:
+            logger.warning("introspection at %s failed: %s", self.issuer, type(error).__name__)
+            return None
+        if not isinstance(answer, dict):
+            logger.warning("introspection at %s answered HTTP %s", self.issuer, response.status_code)
+            return None
+        if answer.get("active") is not True:
+            return None
+        if answer.setdefault("iss", self.issuer) != self.issuer:  # RFC 7662: iss is optional
+            logger.info("introspected token refused: from another issuer")
+            return None
+        scopes = str(answer.get("scope", "")).split()
+        if not self._audience.accepts(answer, scopes):
+            return None
+        return self._audience.access_token(token, answer, str(answer.get("client_id", "")), scopes)
+
+
+def _canonical(url: str) -> str:
+    return resource_url_from_server_url(url).rstrip("/")

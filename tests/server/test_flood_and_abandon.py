@@ -1,0 +1,202 @@
+"""Nothing an elicitation leaves behind outlives it, and one user cannot open without bound.
+
+A flood of URL-mode elicitations, every one abandoned (the -32042 path never completed, live
+calls whose session ended mid-wait, 2026-07-28 rounds the client gave up on), must leave the
+bus's listeners, UrlMode's held listeners, the tasks and the Python heap at their baseline
+once the links expire and a sweep runs. The figures go to docs/performance.md; run with -s to
+see them. Past `max_pending_per_user` a tool gets `PendingLimitError`'s sentence instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import ElicitResult
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from redis_server import RedisServer
+
+from elicitkit.server import Elicitation, LocalBus, PendingLimitError
+from elicitkit.server._redis_store import RedisStore
+from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.identity import McpIdentity, User
+from elicitkit.server.store import MemoryStore, Record, Store
+from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.vault import KeyRing
+
+pytestmark = pytest.mark.timeout(180)
+
+TTL = 3.0
+ROUNDS = 3
+PER_KIND = 60
+
+
+def rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def build(*, cap: int | None) -> tuple[MCPServer[Any], UrlMode, LocalBus]:
+    server: MCPServer[Any] = MCPServer("flood")
+    bus = LocalBus()
+    url_mode = UrlMode(
+        public_url="http://127.0.0.1:1",
+        keys=KeyRing.from_string(KeyRing.generate()),
+        store=MemoryStore(),
+        bus=bus,
+        identity=McpIdentity.single_user_local(),
+        ttl=TTL,
+        max_pending_per_user=cap,
+    )
+    elicit = Elicitation(server, url_mode=url_mode)
+    held = elicit.secret("held", title="Held", message="Asked with -32042.", wait="error")
+    live = elicit.secret("live", title="Live", message="Asked live.", wait="live")
+
+    @server.tool()
+    async def ask_held(ctx: Context) -> str:  # type: ignore[type-arg]
+        return await held.get(ctx)
+
+    @server.tool()
+    async def ask_live(ctx: Context) -> str:  # type: ignore[type-arg]
+        return await live.get(ctx)
+
+    return server, url_mode, bus
+
+
+async def accept(context: object, params: object) -> ElicitResult:
+    return ElicitResult(action="accept")  # consent to open the link, which no one then opens
+
+
+def figures(url_mode: UrlMode, bus: LocalBus) -> dict[str, int]:
+    gc.collect()
+    return {
+        "bus listeners": bus.waiting(),
+        "held -32042 listeners": url_mode.held,
+        "tasks": len(asyncio.all_tasks()),
+        "python heap KiB": tracemalloc.get_traced_memory()[0] // 1024,
+        "RSS KiB": rss_kib(),
+    }
+
+
+async def flood(server: MCPServer[Any]) -> None:
+    """PER_KIND of each kind, all abandoned."""
+    async with Client(server, mode="legacy", elicitation_callback=accept, cache=None) as client:
+        for _ in range(PER_KIND):  # -32042: the client is told to come back, and never does
+            with pytest.raises(MCPError):
+                await client.call_tool("ask_held", {})
+        live = [asyncio.create_task(client.call_tool("ask_live", {})) for _ in range(PER_KIND)]
+        await asyncio.sleep(1.0)  # every live call is now waiting on its link
+        assert not any(task.done() for task in live)
+    # the session ended with the live calls still waiting
+    for task in live:
+        task.cancel()
+    await asyncio.gather(*live, return_exceptions=True)
+    async with Client(server, mode="2026-07-28", elicitation_callback=accept, cache=None) as client:
+        rounds = [asyncio.create_task(client.call_tool("ask_held", {})) for _ in range(PER_KIND)]
+        await asyncio.sleep(1.0)
+        for task in rounds:  # the client gives up on its rounds
+            task.cancel()
+        await asyncio.gather(*rounds, return_exceptions=True)
+
+
+async def test_flood_and_abandon_returns_to_baseline() -> None:
+    tracemalloc.start()
+    try:
+        server, url_mode, bus = build(cap=None)
+        for _ in range(2):  # warm-up: imports, caches, pools and weak sets reach their steady size
+            await flood(server)
+            await asyncio.sleep(TTL + 0.5)
+            await url_mode.sweep()
+            await url_mode.store.sweep(keep_for=0)  # finished records are kept a day by default; not here
+        baseline = figures(url_mode, bus)
+        table = [("baseline", baseline)]
+        for n in range(ROUNDS):
+            await flood(server)
+            during = figures(url_mode, bus)
+            assert during["held -32042 listeners"] == PER_KIND and during["bus listeners"] == PER_KIND
+            await asyncio.sleep(TTL + 0.5)  # every link has expired
+            await url_mode.sweep()
+            records = list(url_mode.store._records.values())  # type: ignore[attr-defined]
+            assert len(records) == 3 * PER_KIND and all(r.state in ("expired", "cancelled") for r in records)
+            await url_mode.store.sweep(keep_for=0)
+            after = figures(url_mode, bus)
+            table += [(f"flood {n + 1}: during", during), (f"flood {n + 1}: after sweep", after)]
+            assert after["bus listeners"] == 0 and after["held -32042 listeners"] == 0
+            assert after["tasks"] <= baseline["tasks"]
+            assert after["python heap KiB"] <= baseline["python heap KiB"] + 96, table  # allocator noise
+        assert table[-1][1]["RSS KiB"] <= baseline["RSS KiB"] + 16 * 1024, table  # generous: allocator noise
+        print()
+        for label, numbers in table:
+            print(f"{label:24} " + "  ".join(f"{k}={v}" for k, v in numbers.items()))
+    finally:
+        tracemalloc.stop()
+
+
+async def test_per_user_cap_says_what_to_do() -> None:
+    server, url_mode, _ = build(cap=3)
+    async with Client(server, mode="legacy", elicitation_callback=accept, cache=None) as client:
+        for _ in range(3):
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("ask_held", {})
+            assert raised.value.code == -32042
+        refused = await client.call_tool("ask_held", {})
+        assert refused.is_error
+        text = refused.content[0].text  # type: ignore[union-attr]
+        assert "already have 3 open requests" in text and "Finish or decline one" in text
+        assert url_mode.held == 3  # the refused call registered nothing
+        # declining one frees its place
+        record_id = next(iter(url_mode._held))
+        user = McpIdentity.single_user_local().local_user
+        await url_mode.store.transition(record_id, from_states={"pending"}, to="declined", user=user)
+        with pytest.raises(MCPError):
+            await client.call_tool("ask_held", {})
+    assert str(PendingLimitError(3, 900)).endswith("(at most 15 minutes), then try again.")
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    if request.param == "memory":
+        yield MemoryStore()
+    elif request.param == "sqlite":
+        sqlite = SQLiteStore(tmp_path / "s.sqlite3")
+        yield sqlite
+        await sqlite.close()
+    else:
+        server = RedisServer()
+        server.start()
+        from redis.asyncio import Redis
+
+        redis_store = RedisStore(Redis.from_url(server.url))
+        try:
+            yield redis_store
+        finally:
+            await redis_store.close()
+            server.stop()
+
+
+async def test_count_active_counts_one_users_open_unexpired_records(store: Store) -> None:
+    alice, bob = User("https://as", "alice"), User("https://as", "bob")
+    made = [Record.new(alice, "c", "f", "m", ttl=60) for _ in range(3)]
+    made.append(Record.new(alice, "c", "f", "m", ttl=0.5))
+    made.append(Record.new(bob, "c", "f", "m", ttl=60))
+    for record in made:
+        await store.create(record)
+    assert await store.count_active(alice) == 4 and await store.count_active(bob) == 1
+    await store.transition(made[0].id, from_states={"pending"}, to="completed", user=alice)
+    await store.transition(made[1].id, from_states={"pending"}, to="opened", user=alice)
+    assert await store.count_active(alice) == 3
+    await asyncio.sleep(0.7)  # one of alice's runs out
+    assert await store.count_active(alice) == 2
+    assert await store.count_active(User("https://other-as", "alice")) == 0
