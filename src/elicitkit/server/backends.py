@@ -32,14 +32,21 @@ from elicitkit.server.store import MemoryStore, Store
 
 __all__ = ["open_bus", "open_store", "redis_client"]
 
-_FORMS = "sqlite:///absolute/path, memory://, redis://host:port/db or rediss://host:port/db"
+_FORMS = (
+    "sqlite:///absolute/path, memory://, redis://host:port/db, rediss://host:port/db, "
+    "redis+sentinel://host:port,host:port/service/db, redis+cluster://host:port,host:port "
+    "or postgresql://user:password@host:port/database"
+)
+_POSTGRES = ("postgresql", "postgres")
 
 
 def open_store(
     url: str, *, password: str | None = None, prefix: str = "elicitkit:", **redis_options: Any
 ) -> Store:
     """The `Store` a URL names: `sqlite:///path` (`sqlite://` alone: the default file),
-    `memory://`, or `redis://` / `rediss://` (see `redis_client` for AUTH and TLS options)."""
+    `memory://`, `redis://` / `rediss://` (see `redis_client` for AUTH and TLS options), or
+    `postgresql://user:password@host:port/database` (options go to `asyncpg.create_pool`; tables
+    are named after `prefix`, `elicitkit_records` by default; see docs/deployment.md)."""
     parts = _split(url, "store")
     if parts.scheme == "sqlite":
         _no_redis_options(url, password, redis_options)
@@ -52,6 +59,12 @@ def open_store(
     if parts.scheme == "memory":
         _no_redis_options(url, password, redis_options)
         return MemoryStore()
+    if parts.scheme in _POSTGRES:
+        from elicitkit.server._postgres_store import PostgresStore
+
+        if password is not None:
+            redis_options["password"] = password
+        return PostgresStore(url, prefix=_table_prefix(prefix), **redis_options)
     return RedisStore(redis_client(url, password=password, **redis_options), prefix=prefix)
 
 
@@ -71,6 +84,20 @@ def open_bus(
     if parts.scheme in ("sqlite", "memory"):
         _no_redis_options(url, password, redis_options)
         return LocalBus()
+    if parts.scheme in _POSTGRES:
+        from elicitkit.server._postgres_bus import PostgresBus
+        from elicitkit.server._postgres_store import POSTGRES_CHANNEL, PostgresStore
+
+        if password is not None or redis_options:
+            raise BackendURLError(
+                f"Options were given for the bus at {_safe(url)!r}; a PostgreSQL bus takes them from "
+                "the URL (user, password, ?sslmode=...)."
+            )
+        if channel is None:
+            channel = (
+                store.completions_channel if isinstance(store, PostgresStore) else None
+            ) or POSTGRES_CHANNEL
+        return PostgresBus(url, store=store, channel=channel)
     if channel is None:
         announced = store.completions_channel if isinstance(store, RedisStore) else None
         channel = announced or COMPLETIONS_CHANNEL
@@ -144,9 +171,14 @@ def _split(url: str, what: str) -> SplitResult:
         parts = urlsplit(url)
     except ValueError as exc:
         raise BackendURLError(f"The {what} URL {_safe(url)!r} is not a URL ({exc}); use {_FORMS}.") from exc
-    if parts.scheme not in ("sqlite", "memory", "redis", "rediss"):
+    if parts.scheme not in ("sqlite", "memory", "redis", "rediss", *_POSTGRES):
         raise BackendURLError(f"The {what} URL {_safe(url)!r} has no scheme elicitkit knows; use {_FORMS}.")
     return parts
+
+
+def _table_prefix(prefix: str) -> str:
+    """The Redis-style default prefix `elicitkit:` as a PostgreSQL table prefix `elicitkit_`."""
+    return prefix.replace(":", "_")
 
 
 def _no_redis_options(url: str, password: str | None, options: dict[str, Any]) -> None:

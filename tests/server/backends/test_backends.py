@@ -11,6 +11,8 @@ from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
 from redis_server import RedisServer, TLSFiles
 
+from elicitkit.server._postgres_bus import PostgresBus
+from elicitkit.server._postgres_store import PostgresStore
 from elicitkit.server._redis_bus import RedisBus
 from elicitkit.server._redis_store import RedisStore
 from elicitkit.server._sqlite_store import SQLiteStore
@@ -43,10 +45,24 @@ async def test_redis_urls_build_redis_backends() -> None:
     await bus.close()
 
 
+async def test_postgresql_urls_build_postgres_backends() -> None:
+    url = "postgresql://app:pw@127.0.0.1:5439/app?sslmode=disable"
+    store = open_store(url, prefix="app1:", max_size=4)
+    bus = open_bus(url, store=store)
+    assert isinstance(store, PostgresStore) and isinstance(bus, PostgresBus)
+    assert store.prefix == "app1_" and store.completions_channel == "app1_completed"
+    assert bus.channel == "app1_completed" and bus.store is store and bus.dsn == url
+    assert isinstance(open_store("postgres://127.0.0.1/app"), PostgresStore)  # libpq's short form too
+    with pytest.raises(BackendURLError, match="takes them from the URL"):
+        open_bus(url, password="x")
+    await bus.close()
+    await store.close()
+
+
 @pytest.mark.parametrize(
     ("url", "says"),
     [
-        ("postgres://db/x", "has no scheme elicitkit knows"),
+        ("mysql://db/x", "has no scheme elicitkit knows"),
         ("/var/lib/x.sqlite3", "has no scheme elicitkit knows"),
         ("sqlite://relative/x.sqlite3", "three slashes"),
         ("redis:///0", "has no host"),

@@ -1,5 +1,6 @@
-"""The `Bus` contract, the same tests for `LocalBus` (one process) and `RedisBus` (two replicas
-on a real Redis): a completion reaches the subscribers of that id, once, and no one else."""
+"""The `Bus` contract, the same tests for `LocalBus` (one process), `RedisBus` (two replicas
+on a real Redis) and `PostgresBus` (two replicas on a real PostgreSQL): a completion reaches
+the subscribers of that id, once, and no one else."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
+from postgres_server import PostgresServer
 from redis_server import RedisServer
 
+from elicitkit.server._postgres_bus import PostgresBus
 from elicitkit.server._redis_bus import RedisBus
 from elicitkit.server.backends import open_bus
 from elicitkit.server.bus import Bus, LocalBus
@@ -46,12 +49,21 @@ class Replicas:
         await asyncio.wait_for(arrived.wait(), 10)
 
 
-@pytest.fixture(params=["local", "redis"])
+@pytest.fixture(params=["local", "redis", "postgres"])
 async def replicas(request: pytest.FixtureRequest) -> AsyncIterator[Replicas]:
     if request.param == "local":
         bus = open_bus("memory://")
         assert isinstance(bus, LocalBus)
         yield Replicas(bus, bus)
+        return
+    if request.param == "postgres":
+        postgres: PostgresServer = request.getfixturevalue("shared_postgres")
+        a, b = open_bus(postgres.url), open_bus(postgres.url)
+        assert isinstance(a, PostgresBus) and isinstance(b, PostgresBus)
+        await a.wait_connected()
+        yield Replicas(a, b)
+        await a.close()
+        await b.close()
         return
     server: RedisServer = request.getfixturevalue("redis_server")
     a, b = open_bus(server.url), open_bus(server.url)
@@ -86,6 +98,16 @@ async def test_unsubscribe_and_a_failing_listener(replicas: Replicas) -> None:
     await replicas.b.publish("x")
     await replicas.settle()
     assert replicas.heard == [("ok", "x")]
+
+
+async def test_an_id_longer_than_a_notify_payload_still_arrives(replicas: Replicas) -> None:
+    """PostgreSQL refuses NOTIFY payloads over 8000 bytes; such an id travels as its hash."""
+    long_id = "x" * 9000
+    replicas.a.subscribe(long_id, replicas.listener("long"))
+    replicas.a.subscribe("x" * 8999, replicas.listener("other"))
+    await replicas.b.publish(long_id)
+    await replicas.settle()
+    assert replicas.heard == [("long", long_id)]
 
 
 async def test_publishing_an_unknown_id_is_harmless(replicas: Replicas) -> None:

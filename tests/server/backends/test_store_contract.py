@@ -1,16 +1,20 @@
-"""The `Store` contract, the same tests against every backend: memory, SQLite and a real Redis."""
+"""The `Store` contract, the same tests against every backend: memory, SQLite, and real Redis and
+PostgreSQL servers."""
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from postgres_server import PostgresServer
 from redis_server import RedisServer
 
+from elicitkit.server._postgres_store import PostgresStore
 from elicitkit.server._redis_store import RedisStore
 from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import open_store
@@ -23,13 +27,17 @@ BOB = User("https://as.example", "bob")
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
     backend: Store
     if request.param == "memory":
         backend = MemoryStore()
     elif request.param == "sqlite":
         backend = SQLiteStore(tmp_path / "s.sqlite3")
+    elif request.param == "postgres":
+        postgres: PostgresServer = request.getfixturevalue("shared_postgres")
+        backend = open_store(postgres.url, prefix=f"t{secrets.token_hex(6)}_")  # fresh tables per test
+        assert isinstance(backend, PostgresStore)
     else:
         server: RedisServer = request.getfixturevalue("redis_server")
         backend = open_store(server.url)
