@@ -21,10 +21,11 @@ import logging
 from typing import Any
 
 from redis import exceptions as redis_errors
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.client import PubSub
+from redis.asyncio.cluster import ClusterPubSub
 
-from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore
+from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore, shard_channel, shard_channels
 from elicitkit.server.bus import Listener, Listeners, Unsubscribe, call_listener
 from elicitkit.server.errors import BusUnavailableError
 from elicitkit.server.store import TERMINAL, Store
@@ -49,7 +50,7 @@ class RedisBus:
 
     def __init__(
         self,
-        client: Redis,
+        client: Redis | RedisCluster,
         *,
         store: Store | None = None,
         channel: str = COMPLETIONS_CHANNEL,
@@ -63,6 +64,9 @@ class RedisBus:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self._owns_client = owns_client
+        self.cluster = isinstance(client, RedisCluster)
+        self.channels = shard_channels(channel) if self.cluster else [channel]
+        """What the bus listens to: on a Cluster, one sharded channel per hash tag of the store."""
         self._store_announces = (
             isinstance(store, RedisStore)
             and store.completions_channel == channel
@@ -88,7 +92,10 @@ class RedisBus:
         if self._store_announces:
             return  # the store's transition published it, atomically with the write
         try:
-            await self.client.publish(self.channel, elicitation_id)
+            if isinstance(self.client, RedisCluster):
+                await self.client.spublish(shard_channel(self.channel, elicitation_id), elicitation_id)
+            else:
+                await self.client.publish(self.channel, elicitation_id)
         except _DOWN as exc:
             raise BusUnavailableError(
                 f"The completion of elicitation {elicitation_id[:8]}... could not be published, because "
@@ -119,14 +126,24 @@ class RedisBus:
         while True:
             pubsub: PubSub = self.client.pubsub()
             try:
-                await pubsub.subscribe(self.channel)
+                confirmed = 0
+                if isinstance(pubsub, ClusterPubSub):
+                    await pubsub.ssubscribe(*self.channels)
+                else:
+                    await pubsub.subscribe(self.channel)
                 while True:
-                    message = await pubsub.get_message(timeout=1.0)
+                    if isinstance(pubsub, ClusterPubSub):  # polls each primary's connection in turn
+                        message = await pubsub.get_sharded_message(timeout=0.05)
+                    else:
+                        message = await pubsub.get_message(timeout=1.0)
                     if message is None:
                         continue
-                    if message["type"] == "message":
+                    kind = _text(message["type"])
+                    if kind in ("message", "smessage"):
                         self._dispatch(message)
-                    elif message["type"] == "subscribe":
+                    elif kind in ("subscribe", "ssubscribe") and (confirmed := confirmed + 1) >= len(
+                        self.channels
+                    ):
                         # Redis confirms the subscription at first and after each reconnection
                         # (redis-py resubscribes by itself on short outages): catch up then.
                         self.connected.set()
@@ -173,11 +190,32 @@ class RedisBus:
                 self._deliver(elicitation_id)
 
 
-def _same_server(a: Redis, b: Redis) -> bool:
-    """Whether two clients reach one Redis server (its pub/sub channels span all databases)."""
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _same_server(a: Redis | RedisCluster, b: Redis | RedisCluster) -> bool:
+    """Whether two clients reach one Redis server, Sentinel service or Cluster (pub/sub channels
+    span all databases)."""
     if a is b:
         return True
+    if isinstance(a, RedisCluster) or isinstance(b, RedisCluster):
+        if not (isinstance(a, RedisCluster) and isinstance(b, RedisCluster)):
+            return False
+        return bool({n.name for n in a.get_nodes()} & {n.name for n in b.get_nodes()})
+    services = [getattr(client.connection_pool, "service_name", None) for client in (a, b)]
+    if any(services):
+        return services[0] == services[1] and _sentinels(a) == _sentinels(b)
     first, second = a.connection_pool.connection_kwargs, b.connection_pool.connection_kwargs
     where = ("host", "port", "path")
     known = any(first.get(key) for key in ("host", "path"))
     return known and all(first.get(key) == second.get(key) for key in where)
+
+
+def _sentinels(client: Redis) -> set[tuple[Any, Any]]:
+    manager = getattr(client.connection_pool, "sentinel_manager", None)
+    found = getattr(manager, "sentinels", [])
+    return {
+        (s.connection_pool.connection_kwargs.get("host"), s.connection_pool.connection_kwargs.get("port"))
+        for s in found
+    }
