@@ -25,7 +25,13 @@ from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import ClusterPubSub
 
-from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore, shard_channel, shard_channels
+from elicitkit.server._redis_store import (
+    COMPLETIONS_CHANNEL,
+    RedisStore,
+    cluster_gate,
+    shard_channel,
+    shard_channels,
+)
 from elicitkit.server.bus import Listener, Listeners, Unsubscribe, call_listener
 from elicitkit.server.errors import BusUnavailableError
 from elicitkit.server.store import TERMINAL, Store
@@ -65,6 +71,9 @@ class RedisBus:
         self.backoff_cap = backoff_cap
         self._owns_client = owns_client
         self.cluster = isinstance(client, RedisCluster)
+        self._gate = cluster_gate(client)
+        self._initializing = asyncio.Lock()
+        self._initialized = False
         self.channels = shard_channels(channel) if self.cluster else [channel]
         """What the bus listens to: on a Cluster, one sharded channel per hash tag of the store."""
         self._store_announces = (
@@ -93,7 +102,12 @@ class RedisBus:
             return  # the store's transition published it, atomically with the write
         try:
             if isinstance(self.client, RedisCluster):
-                await self.client.spublish(shard_channel(self.channel, elicitation_id), elicitation_id)
+                async with self._gate:
+                    if not self._initialized:  # the first use by many tasks at once must not race
+                        async with self._initializing:
+                            await self.client.initialize()
+                            self._initialized = True
+                    await self.client.spublish(shard_channel(self.channel, elicitation_id), elicitation_id)
             else:
                 await self.client.publish(self.channel, elicitation_id)
         except _DOWN as exc:
@@ -128,6 +142,8 @@ class RedisBus:
             try:
                 confirmed = 0
                 if isinstance(pubsub, ClusterPubSub):
+                    assert isinstance(self.client, RedisCluster)
+                    await self.client.initialize()  # learn the slot map: which primary has which channel
                     await pubsub.ssubscribe(*self.channels)
                 else:
                     await pubsub.subscribe(self.channel)
@@ -202,7 +218,7 @@ def _same_server(a: Redis | RedisCluster, b: Redis | RedisCluster) -> bool:
     if isinstance(a, RedisCluster) or isinstance(b, RedisCluster):
         if not (isinstance(a, RedisCluster) and isinstance(b, RedisCluster)):
             return False
-        return bool({n.name for n in a.get_nodes()} & {n.name for n in b.get_nodes()})
+        return bool(set(a.nodes_manager.startup_nodes) & set(b.nodes_manager.startup_nodes))
     services = [getattr(client.connection_pool, "service_name", None) for client in (a, b)]
     if any(services):
         return services[0] == services[1] and _sentinels(a) == _sentinels(b)

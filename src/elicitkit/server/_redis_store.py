@@ -13,12 +13,13 @@ and the persistence settings under which nothing acknowledged is lost.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any, cast
 
 from redis import exceptions as redis_errors
@@ -133,6 +134,16 @@ def shard_channel(channel: str, record_id: str) -> str:
     return shard_channels(channel)[_bucket(record_id)]
 
 
+def cluster_gate(client: Redis | RedisCluster) -> AbstractAsyncContextManager[Any]:
+    """At most as many commands at once as a Cluster node's pool allows; no limit otherwise (the
+    single-server pool already makes callers wait)."""
+    if isinstance(client, RedisCluster):
+        return asyncio.Semaphore(
+            max(1, int(client.nodes_manager.connection_kwargs.get("max_connections", 100)))
+        )
+    return nullcontext()
+
+
 def _bucket(record_id: str) -> int:
     return zlib.crc32(record_id.encode()) % CLUSTER_SLOTS
 
@@ -172,7 +183,7 @@ class RedisStore:
         announce: bool = True,
         owns_client: bool = True,
         replicas_ack: int = 0,
-        ack_timeout: float = 1.0,
+        ack_timeout: float = 5.0,
     ) -> None:
         if replicas_ack and isinstance(client, RedisCluster):
             raise ValueError("replicas_ack is for a primary with replicas (Sentinel), not for a Cluster")
@@ -184,6 +195,9 @@ class RedisStore:
         self.completions_channel = f"{prefix}completed" if announce else None
         self._owns_client = owns_client
         self.cluster = isinstance(client, RedisCluster)
+        self._gate = cluster_gate(client)
+        self._loading = asyncio.Lock()
+        self._scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
         """Key prefixes, one per hash tag on a Cluster (the `prefix` alone otherwise)."""
         self._create = client.register_script(_CREATE)
@@ -208,6 +222,17 @@ class RedisStore:
             )
         return result
 
+    async def _load_scripts(self) -> None:
+        """Learn the slot map and load the scripts on every primary once, before many tasks do it
+        at once (redis-py's Cluster client, first used by many tasks together, trips over itself)."""
+        async with self._loading:
+            if not self._scripts_loaded:
+                assert isinstance(self.client, RedisCluster)
+                await self.client.initialize()
+                for script in (self._create, self._transition, self._sweep, self._release):
+                    await self.client.script_load(script.script)
+                self._scripts_loaded = True
+
     def _space(self, record_id: str) -> str:
         return self.spaces[_bucket(record_id)] if self.cluster else self.prefix
 
@@ -224,11 +249,17 @@ class RedisStore:
         channel = f"{self.prefix}completed"
         return shard_channel(channel, record_id) if self.cluster else channel
 
-    @contextmanager
-    def _reachable(self) -> Iterator[None]:
-        """Turn "Redis did not answer" (after redis-py's retries) into a sentence for the author."""
+    @asynccontextmanager
+    async def _reachable(self) -> AsyncIterator[None]:
+        """Turn "Redis did not answer" (after redis-py's retries) into a sentence for the author.
+
+        On a Cluster it also waits for a free connection: redis-py's per-node pools fail at
+        their limit instead of waiting."""
         try:
-            yield
+            if self.cluster and not self._scripts_loaded:
+                await self._load_scripts()
+            async with self._gate:
+                yield
         except (redis_errors.AuthenticationError, redis_errors.AuthorizationError) as exc:
             raise StoreUnavailableError(
                 f"Redis at {self._where()} refused the credentials ({exc}); check the user and "
@@ -257,7 +288,8 @@ class RedisStore:
 
     def _where(self) -> str:
         if isinstance(self.client, RedisCluster):
-            return "the cluster " + ",".join(f"{n.host}:{n.port}" for n in self.client.get_nodes()[:3])
+            seeds = list(self.client.nodes_manager.startup_nodes)[:3]
+            return "the Cluster at " + ",".join(seeds)
         pool = self.client.connection_pool
         service = getattr(pool, "service_name", None)
         if service is not None:
@@ -280,7 +312,7 @@ class RedisStore:
             *fields,
         ]
         keys = self._keys(record.id)
-        with self._reachable():
+        async with self._reachable():
             try:
                 await self._acked(lambda c: self._create(keys=keys, args=args, client=c))
             except redis_errors.ResponseError as exc:
@@ -289,7 +321,7 @@ class RedisStore:
                 raise
 
     async def get(self, record_id: str) -> Record | None:
-        with self._reachable():
+        async with self._reachable():
             raw = await self.client.hgetall(self._record_key(record_id))
         return None if not raw else self._decode(record_id, raw).effective()
 
@@ -315,7 +347,7 @@ class RedisStore:
             *states,
         ]
         keys = self._keys(record_id)
-        with self._reachable():
+        async with self._reachable():
             reply = await self._acked(lambda c: self._transition(keys=keys, args=args, client=c))
         if not reply:
             return None
@@ -334,7 +366,7 @@ class RedisStore:
                 int(self.keep_for * 1000),
             ]
             keys = [f"{space}records:active", f"{space}records:finished"]
-            with self._reachable():
+            async with self._reachable():
                 while True:
                     reply = cast(list[int], await self._sweep(keys=keys, args=args))
                     changed += int(reply[0])
@@ -343,33 +375,33 @@ class RedisStore:
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
-        with self._reachable():
+        async with self._reachable():
             await self._acked(lambda c: c.set(f"{self.prefix}blob:{key}", bytes(data)))
 
     async def get_blob(self, key: str) -> bytes | None:
-        with self._reachable():
+        async with self._reachable():
             value = await self.client.get(f"{self.prefix}blob:{key}")
         return None if value is None else cast(bytes, value)
 
     async def delete_blob(self, key: str) -> None:
-        with self._reachable():
+        async with self._reachable():
             await self._acked(lambda c: c.delete(f"{self.prefix}blob:{key}"))
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
-        with self._reachable():
+        async with self._reachable():
             await self._acked(
                 lambda c: c.set(f"{self.prefix}once:{key}", bytes(data), px=max(1, int(ttl * 1000)))
             )
 
     async def take_once(self, key: str) -> bytes | None:
-        with self._reachable():
+        async with self._reachable():
             # atomic: one taker only
             value = await self._acked(lambda c: c.getdel(f"{self.prefix}once:{key}"))
         return None if value is None else cast(bytes, value)
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
         token, lock = secrets.token_hex(16), f"{self.prefix}lock:{key}"
-        with self._reachable():
+        async with self._reachable():
             if await self._acked(lambda c: c.set(lock, token, nx=True, px=max(1, int(ttl * 1000)))):
                 return token
             # A retry after a lost reply finds its own SET done: the token tells it apart.
@@ -377,7 +409,7 @@ class RedisStore:
         return token if held is not None and _text(held) == token else None
 
     async def release(self, key: str, token: str) -> None:
-        with self._reachable():
+        async with self._reachable():
             await self._acked(
                 lambda c: self._release(keys=[f"{self.prefix}lock:{key}"], args=[token], client=c)
             )

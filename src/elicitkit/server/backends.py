@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -38,6 +38,7 @@ _FORMS = (
     "or postgresql://user:password@host:port/database"
 )
 _POSTGRES = ("postgresql", "postgres")
+_TOPOLOGY = ("redis+sentinel", "rediss+sentinel", "redis+cluster", "rediss+cluster")
 
 
 def open_store(
@@ -65,7 +66,8 @@ def open_store(
         if password is not None:
             redis_options["password"] = password
         return PostgresStore(url, prefix=_table_prefix(prefix), **redis_options)
-    return RedisStore(redis_client(url, password=password, **redis_options), prefix=prefix)
+    acks = {key: redis_options.pop(key) for key in ("replicas_ack", "ack_timeout") if key in redis_options}
+    return RedisStore(**acks, client=redis_client(url, password=password, **redis_options), prefix=prefix)
 
 
 def open_bus(
@@ -112,8 +114,11 @@ def redis_client(
     health_check_interval: int = 15,
     max_connections: int = 50,
     **options: Any,
-) -> Redis:
-    """A redis-py asyncio client for `redis://[user:password@]host:port/db` or `rediss://...`.
+) -> Redis | RedisCluster:
+    """A redis-py asyncio client for `redis://[user:password@]host:port/db` or `rediss://...`;
+    for a Sentinel service, `redis+sentinel://host:port,host:port/service/db` (it follows
+    failovers), or for a Cluster, `redis+cluster://host:port,host:port` (seed nodes); the
+    `rediss+` forms use TLS (see docs/deployment-redis.md).
 
     AUTH comes from the URL's userinfo or `password=` (and `username=`). TLS (`rediss://`) takes
     redis-py's options: `ssl_ca_certs=`, `ssl_certfile=`, `ssl_keyfile=`, `ssl_cert_reqs=`,
@@ -122,6 +127,31 @@ def redis_client(
     `max_connections` are open at once; a busy caller waits (up to 5 s) for a free one.
     """
     parts = _split(url, "Redis")
+    if parts.scheme in _TOPOLOGY:
+        from elicitkit.server import _redis_topology
+
+        if password is not None:
+            options["password"] = password
+        common: dict[str, Any] = {
+            "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries),
+            "retry_on_error": [RedisConnectionError, RedisTimeoutError, ConnectionError, TimeoutError],
+            "health_check_interval": health_check_interval,
+            "max_connections": max_connections,
+            "socket_connect_timeout": options.pop("socket_connect_timeout", 2.0),
+            "socket_timeout": options.pop("socket_timeout", 5.0),
+            "decode_responses": False,
+        }
+        build = (
+            _redis_topology.cluster_client if "cluster" in parts.scheme else _redis_topology.sentinel_client
+        )
+        try:
+            return build(parts, _safe(url), common, **options)
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, BackendURLError):
+                raise
+            raise BackendURLError(
+                f"The Redis URL {_safe(url)!r} could not be used: {exc}. {_FORMS}."
+            ) from exc
     if parts.scheme not in ("redis", "rediss"):
         raise BackendURLError(
             f"{_safe(url)!r} is not a Redis URL; write redis://host:port/db or rediss://..."
@@ -171,7 +201,7 @@ def _split(url: str, what: str) -> SplitResult:
         parts = urlsplit(url)
     except ValueError as exc:
         raise BackendURLError(f"The {what} URL {_safe(url)!r} is not a URL ({exc}); use {_FORMS}.") from exc
-    if parts.scheme not in ("sqlite", "memory", "redis", "rediss", *_POSTGRES):
+    if parts.scheme not in ("sqlite", "memory", "redis", "rediss", *_TOPOLOGY, *_POSTGRES):
         raise BackendURLError(f"The {what} URL {_safe(url)!r} has no scheme elicitkit knows; use {_FORMS}.")
     return parts
 

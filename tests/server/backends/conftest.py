@@ -10,5 +10,15 @@ sys.path.insert(0, str(Path(__file__).parents[2]))
 
 from postgres_server import PostgresServer, postgres_server, shared_postgres
 from redis_server import RedisServer, redis_server
+from redis_topology import redis_cluster, sentinel_group, shared_sentinels
 
-__all__ = ["PostgresServer", "RedisServer", "postgres_server", "redis_server", "shared_postgres"]
+__all__ = [
+    "PostgresServer",
+    "RedisServer",
+    "postgres_server",
+    "redis_cluster",
+    "redis_server",
+    "sentinel_group",
+    "shared_postgres",
+    "shared_sentinels",
+]

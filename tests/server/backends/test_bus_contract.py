@@ -5,12 +5,14 @@ the subscribers of that id, once, and no one else."""
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
 from postgres_server import PostgresServer
 from redis_server import RedisServer
+from redis_topology import ClusterNodes, SentinelGroup
 
 from elicitkit.server._postgres_bus import PostgresBus
 from elicitkit.server._redis_bus import RedisBus
@@ -28,6 +30,7 @@ class Replicas:
     a: Bus
     b: Bus
     heard: list[tuple[str, str]] = field(default_factory=list)
+    unordered: bool = False  # Cluster: ids go out on 16 sharded channels, not in one order
 
     def listener(self, name: str):  # type: ignore[no-untyped-def]
         async def hear(eid: str) -> None:
@@ -47,14 +50,29 @@ class Replicas:
         self.a.subscribe(marker, mark)
         await self.b.publish(marker)
         await asyncio.wait_for(arrived.wait(), 10)
+        if self.unordered:
+            await asyncio.sleep(0.3)
 
 
-@pytest.fixture(params=["local", "redis", "postgres"])
+@pytest.fixture(params=["local", "redis", "redis-sentinel", "redis-cluster", "postgres"])
 async def replicas(request: pytest.FixtureRequest) -> AsyncIterator[Replicas]:
     if request.param == "local":
         bus = open_bus("memory://")
         assert isinstance(bus, LocalBus)
         yield Replicas(bus, bus)
+        return
+    if request.param in ("redis-sentinel", "redis-cluster"):
+        topology: SentinelGroup | ClusterNodes = request.getfixturevalue(
+            "shared_sentinels" if request.param == "redis-sentinel" else "redis_cluster"
+        )
+        channel = f"t{secrets.token_hex(6)}:completed"  # a channel (on a Cluster, 16) of its own
+        a, b = open_bus(topology.url, channel=channel), open_bus(topology.url, channel=channel)
+        assert isinstance(a, RedisBus) and isinstance(b, RedisBus)
+        assert a.cluster == (request.param == "redis-cluster") and len(a.channels) == (16 if a.cluster else 1)
+        await a.wait_connected()
+        yield Replicas(a, b, unordered=a.cluster)
+        await a.close()
+        await b.close()
         return
     if request.param == "postgres":
         postgres: PostgresServer = request.getfixturevalue("shared_postgres")

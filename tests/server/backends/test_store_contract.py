@@ -1,5 +1,5 @@
-"""The `Store` contract, the same tests against every backend: memory, SQLite, and real Redis and
-PostgreSQL servers."""
+"""The `Store` contract, the same tests against every backend: memory, SQLite, and real servers:
+Redis (alone, a Sentinel group, a 3-primary Cluster) and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from postgres_server import PostgresServer
 from redis_server import RedisServer
+from redis_topology import ClusterNodes, SentinelGroup
 
 from elicitkit.server._postgres_store import PostgresStore
 from elicitkit.server._redis_store import RedisStore
@@ -27,7 +28,7 @@ BOB = User("https://as.example", "bob")
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
+@pytest.fixture(params=["memory", "sqlite", "redis", "redis-sentinel", "redis-cluster", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
     backend: Store
     if request.param == "memory":
@@ -38,6 +39,14 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         postgres: PostgresServer = request.getfixturevalue("shared_postgres")
         backend = open_store(postgres.url, prefix=f"t{secrets.token_hex(6)}_")  # fresh tables per test
         assert isinstance(backend, PostgresStore)
+    elif request.param == "redis-sentinel":
+        group: SentinelGroup = request.getfixturevalue("shared_sentinels")
+        backend = open_store(group.url, prefix=f"t{secrets.token_hex(6)}:", replicas_ack=1)
+        assert isinstance(backend, RedisStore) and not backend.cluster
+    elif request.param == "redis-cluster":
+        cluster: ClusterNodes = request.getfixturevalue("redis_cluster")
+        backend = open_store(cluster.url, prefix=f"t{secrets.token_hex(6)}:")
+        assert isinstance(backend, RedisStore) and backend.cluster
     else:
         server: RedisServer = request.getfixturevalue("redis_server")
         backend = open_store(server.url)
