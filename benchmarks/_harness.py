@@ -165,8 +165,10 @@ def build_app(public_url: str, store_url: str) -> Any:
             record = await store.transition(record_id, from_states=ACTIVE, to="completed", user=user)
             assert record is not None, "the benchmark finished a record that was not active"
             claimed = time.monotonic()
-            await url_mode.site.announce(record_id)
+            # Noted before announcing: a store that notifies at commit (PostgreSQL) may have
+            # delivered the notice, and the client may ask for these, before announce returns.
             times[record_id] = {"started": started, "claimed": claimed}
+            await url_mode.site.announce(record_id)
 
         return JSONResponse({}, status_code=202, background=BackgroundTask(later))
 

@@ -34,6 +34,7 @@ BENCHMARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "completion": ({}, {"flows": 10, "warmup": 2}),
     "pending_memory": ({}, {"n": 300}),
     "landing": ({}, {"rounds": 2, "per_round": 20}),
+    "postgres": ({}, {"rounds": 2, "seconds": 0.05, "flows": 10, "warmup": 2}),
 }
 
 KEYS = [
@@ -46,6 +47,8 @@ KEYS = [
     "redis_pubsub_p99_ms",
     "pending_10k_bytes_each",
     "landing_rps_ratio",
+    "postgres_flow_ratio",
+    "completion_p99_ms_postgres",
 ]
 
 
@@ -68,6 +71,7 @@ TARGETS: dict[str, Target] = {
     "completion_p99_ms_replicas": Target("<= 3 x pubsub + 5", lambda v, f: v <= replica_limit(f)),
     "pending_10k_bytes_each": Target("<= 4096", lambda v, f: v <= 4096),
     "landing_rps_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
+    "postgres_flow_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
 }
 
 

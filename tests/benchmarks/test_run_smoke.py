@@ -18,7 +18,7 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(260)
 
 PRODUCES = {
     "roundtrip": ["form_roundtrip_ratio"],
@@ -27,6 +27,7 @@ PRODUCES = {
     "completion": ["completion_p99_ms_local", "completion_p99_ms_replicas", "redis_pubsub_p99_ms"],
     "pending_memory": ["pending_10k_bytes_each"],
     "landing": ["landing_rps_ratio"],
+    "postgres": ["postgres_flow_ratio", "completion_p99_ms_postgres"],
 }
 
 
@@ -56,7 +57,7 @@ def test_run_py_writes_exactly_the_issue_8_figures(tmp_path: Path) -> None:
         [sys.executable, str(BENCHMARKS / "run.py"), "--quick", "--json", str(out)],
         capture_output=True,
         text=True,
-        timeout=170,
+        timeout=240,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
