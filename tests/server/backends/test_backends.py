@@ -59,6 +59,68 @@ async def test_postgresql_urls_build_postgres_backends() -> None:
     await store.close()
 
 
+async def test_sentinel_and_cluster_urls_build_their_clients() -> None:
+    from redis.asyncio import RedisCluster
+
+    url = "redis+sentinel://app:pw@10.0.0.1:26379,10.0.0.2:26380/primary-a/2?sentinel_password=sp"
+    store = open_store(url, replicas_ack=1)
+    assert isinstance(store, RedisStore) and not store.cluster and store.replicas_ack == 1
+    pool = store.client.connection_pool
+    assert pool.service_name == "primary-a"  # type: ignore[attr-defined]
+    kwargs = pool.connection_kwargs
+    assert (kwargs["username"], kwargs["password"], kwargs["db"]) == ("app", "pw", 2)
+    sentinels = pool.sentinel_manager.sentinels  # type: ignore[attr-defined]
+    seen = [
+        (s.connection_pool.connection_kwargs["host"], s.connection_pool.connection_kwargs["port"])
+        for s in sentinels
+    ]
+    assert seen == [("10.0.0.1", 26379), ("10.0.0.2", 26380)]
+    assert all(s.connection_pool.connection_kwargs["password"] == "sp" for s in sentinels)
+    assert "primary-a" in store._where() and "pw" not in store._where()
+    await store.close()
+
+    tls = open_store("rediss+sentinel://h1:26379/svc", ssl_ca_certs="/ca.pem")
+    assert isinstance(tls, RedisStore)
+    assert tls.client.connection_pool.connection_class.__name__ == "SentinelManagedSSLConnection"
+    await tls.close()
+
+    cluster_url = "rediss+cluster://app:pw@10.0.0.1:7000,10.0.0.2:7001"
+    cluster_store = open_store(cluster_url, ssl_ca_certs="/ca.pem")
+    bus = open_bus(cluster_url, store=cluster_store, ssl_ca_certs="/ca.pem")
+    assert isinstance(cluster_store, RedisStore) and isinstance(cluster_store.client, RedisCluster)
+    assert cluster_store.cluster and isinstance(bus, RedisBus) and bus.cluster and len(bus.channels) == 16
+    nodes = cluster_store.client.nodes_manager
+    assert set(nodes.startup_nodes) == {"10.0.0.1:7000", "10.0.0.2:7001"}
+    node_kwargs = nodes.connection_kwargs
+    assert (node_kwargs["username"], node_kwargs["password"]) == ("app", "pw")
+    assert node_kwargs["connection_class"].__name__ == "SSLConnection"
+    assert bus._store_announces  # the store's scripts SPUBLISH: the bus sends nothing more
+    await bus.close()
+    await cluster_store.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("redis+sentinel://h1:26379", "must name the service"),
+        ("redis+sentinel://h1:26379/svc/zero", "must name the service"),
+        ("redis+sentinel://h1:26379,h2:x/svc", "which is not host:port"),
+        ("redis+sentinel://h1:26379/svc?master=x", "which elicitkit does not know"),
+        ("redis+cluster://h1:7000/0", "a Cluster has only database 0"),
+        ("redis+cluster://:pw@h1:7000,,h2:7001", "which is not host:port"),
+    ],
+)
+def test_bad_sentinel_and_cluster_urls_are_one_sentence(url: str, says: str) -> None:
+    with pytest.raises(BackendURLError) as raised:
+        open_store(url)
+    assert says in str(raised.value) and str(raised.value).endswith(".")
+    assert "pw" not in str(raised.value)
+    with pytest.raises(BackendURLError, match="use rediss"):
+        open_store("redis+cluster://h1:7000", ssl_ca_certs="/ca.pem")
+    with pytest.raises(ValueError, match="not for a Cluster"):
+        open_store("redis+cluster://h1:7000", replicas_ack=1)
+
+
 @pytest.mark.parametrize(
     ("url", "says"),
     [
