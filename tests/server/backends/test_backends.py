@@ -10,6 +10,7 @@ import pytest
 from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
 from redis_server import RedisServer, TLSFiles
+from redis_topology import ClusterNodes
 
 from elicitkit.server._postgres_bus import PostgresBus
 from elicitkit.server._postgres_store import PostgresStore
@@ -336,3 +337,53 @@ async def test_a_bus_leaves_publishing_to_a_store_that_announces(redis_server: R
         for closing in (*buses.values(), store, elsewhere, silent):
             await closing.close()  # type: ignore[attr-defined]
         await listener.aclose()
+
+
+CLUSTER_ACL_RULES = [
+    *ACL_RULES,
+    *("~{elicitkit:*", "&{elicitkit:*", "+spublish", "+ssubscribe", "+sunsubscribe"),
+    *("+cluster|slots", "+command"),
+]
+"""What a Cluster adds to `ACL_RULES` (docs/deployment-redis.md): the hash-tagged keys and
+channels, sharded pub/sub, and reading the slot map."""
+
+
+async def test_a_least_privilege_acl_user_is_enough_on_a_cluster(redis_cluster: ClusterNodes) -> None:
+    import asyncio
+
+    from redis_topology import ADMIN_PASSWORD
+
+    for node in redis_cluster.nodes:  # ACLs are per node, not spread by the Cluster
+        admin = Redis(host="127.0.0.1", port=node.port, password=ADMIN_PASSWORD)
+        await admin.execute_command("ACL", "SETUSER", "limited", *CLUSTER_ACL_RULES)  # type: ignore[no-untyped-call]
+        await admin.aclose()
+    url = redis_cluster.url.replace("elicitkit:elicitkit-pw@", "limited:elicitkit-pw@")
+    store, bus = open_store(url), open_bus(url)
+    heard = asyncio.Event()
+
+    async def listener(eid: str) -> None:
+        heard.set()
+
+    try:
+        alice = User("https://as.example", "alice")
+        overdue = Record.new(alice, "c", "f", "m", ttl=0.01)
+        record = Record.new(alice, "c", "f", "m", ttl=60)
+        await store.create(overdue)
+        await store.create(record)
+        bus.subscribe(record.id, listener)
+        assert isinstance(bus, RedisBus)
+        await bus.wait_connected()
+        assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
+        await asyncio.wait_for(heard.wait(), 10)
+        await asyncio.sleep(0.05)
+        assert await store.sweep() == 1
+        await store.put_blob("b", b"v")
+        assert await store.get_blob("b") == b"v"
+        await store.put_once("s", b"o", ttl=60)
+        assert await store.take_once("s") == b"o"
+        holder = await store.claim("l", ttl=60)
+        assert holder is not None
+        await store.release("l", holder)
+    finally:
+        await bus.close()  # type: ignore[attr-defined]
+        await store.close()
