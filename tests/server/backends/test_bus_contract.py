@@ -16,6 +16,7 @@ from redis_topology import ClusterNodes, SentinelGroup
 
 from elicitkit.server._postgres_bus import PostgresBus
 from elicitkit.server._redis_bus import RedisBus
+from elicitkit.server._redis_store import CLUSTER_SLOTS, shard_channel
 from elicitkit.server.backends import open_bus
 from elicitkit.server.bus import Bus, LocalBus
 
@@ -40,18 +41,26 @@ class Replicas:
 
     async def settle(self) -> None:
         """Publish a marker on `b` and wait until `a` delivers it: whatever was published before
-        has been delivered by then (one channel, delivered in order)."""
-        arrived = asyncio.Event()
+        has been delivered by then (one channel, delivered in order). On a Cluster, one marker
+        on each of the 16 sharded channels, each delivered in order."""
+        markers: dict[str, str] = {}  # channel -> marker
+        n = 0
+        while len(markers) < (CLUSTER_SLOTS if self.unordered else 1):
+            marker = f"marker-{len(self.heard)}-{id(markers)}-{n}"
+            n += 1
+            markers.setdefault(shard_channel("x:completed", marker) if self.unordered else "", marker)
+        arrived: set[str] = set()
+        all_arrived = asyncio.Event()
 
         async def mark(eid: str) -> None:
-            arrived.set()
+            arrived.add(eid)
+            if len(arrived) == len(markers):
+                all_arrived.set()
 
-        marker = f"marker-{len(self.heard)}-{id(arrived)}"
-        self.a.subscribe(marker, mark)
-        await self.b.publish(marker)
-        await asyncio.wait_for(arrived.wait(), 10)
-        if self.unordered:
-            await asyncio.sleep(0.3)
+        for marker in markers.values():
+            self.a.subscribe(marker, mark)
+            await self.b.publish(marker)
+        await asyncio.wait_for(all_arrived.wait(), 10)
 
 
 @pytest.fixture(params=["local", "redis", "redis-sentinel", "redis-cluster", "postgres"])
