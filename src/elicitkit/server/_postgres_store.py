@@ -154,6 +154,7 @@ class PostgresStore:
             self._asyncpg.InterfaceError,
             self._asyncpg.AdminShutdownError,
             self._asyncpg.exceptions.CrashShutdownError,
+            self._asyncpg.TooManyConnectionsError,
             ConnectionError,
             TimeoutError,
             OSError,
