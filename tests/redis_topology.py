@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from redis_server import REDIS_SERVER, RedisServer
+from redis_server import REDIS_SERVER, RedisServer, TLSFiles
 from server_process import free_port
 
 REDIS_CLI = str(Path(REDIS_SERVER).with_name("redis-cli"))
@@ -32,12 +32,18 @@ ADMIN_PASSWORD = "admin-pw"
 _ACL = ["--user", USER, "on", f">{PASSWORD}", "~*", "&*", "+@all", "--requirepass", ADMIN_PASSWORD]
 
 
-def _ask(port: int, *command: str, password: str | None = ADMIN_PASSWORD) -> str:
-    args = [REDIS_CLI, "-h", "127.0.0.1", "-p", str(port), "--no-auth-warning"]
+def _ask(port: int, *command: str, password: str | None = ADMIN_PASSWORD, tls: TLSFiles | None = None) -> str:
+    args = [REDIS_CLI, "-h", "127.0.0.1", "-p", str(port), "--no-auth-warning", *_cli_tls(tls)]
     if password:
         args += ["-a", password]
     done = subprocess.run([*args, *command], capture_output=True, text=True, timeout=10, check=False)
     return done.stdout
+
+
+def _cli_tls(tls: TLSFiles | None) -> list[str]:
+    if tls is None:
+        return []
+    return ["--tls", "--cacert", tls.ca, "--cert", tls.client_cert, "--key", tls.client_key]
 
 
 class SentinelGroup:
@@ -137,10 +143,12 @@ class SentinelGroup:
 
 
 class ClusterNodes:
-    """Three primaries forming one Cluster (slots split evenly), with the tests' ACL user."""
+    """Three primaries forming one Cluster (slots split evenly), with the tests' ACL user; with
+    `tls`, every node speaks only TLS (clients, and the cluster bus between nodes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: TLSFiles | None = None) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="elicitkit-cluster-"))
+        self.tls = tls
         self.nodes = []
         for index in range(3):
             args = [
@@ -150,27 +158,30 @@ class ClusterNodes:
                 "--cluster-port", str(free_port()),
                 *_ACL,
                 "--masterauth", ADMIN_PASSWORD,
+                *(["--tls-cluster", "yes", "--tls-replication", "yes"] if tls else []),
             ]  # fmt: skip
-            self.nodes.append(RedisServer(self.folder / f"n{index}", args=args))
+            self.nodes.append(RedisServer(self.folder / f"n{index}", args=args, tls=tls))
 
     @property
     def url(self) -> str:
         hosts = ",".join(f"127.0.0.1:{node.port}" for node in self.nodes)
-        return f"redis+cluster://{USER}:{PASSWORD}@{hosts}"
+        return f"{'rediss' if self.tls else 'redis'}+cluster://{USER}:{PASSWORD}@{hosts}"
 
     def start(self) -> None:
         for node in self.nodes:
             node.start()
         addresses = [f"127.0.0.1:{node.port}" for node in self.nodes]
         created = subprocess.run(
-            [REDIS_CLI, "--no-auth-warning", "-a", ADMIN_PASSWORD, "--cluster", "create", *addresses,
-             "--cluster-yes"],
+            [REDIS_CLI, "--no-auth-warning", "-a", ADMIN_PASSWORD, *_cli_tls(self.tls), "--cluster", "create",
+             *addresses, "--cluster-yes"],
             capture_output=True, text=True, timeout=60, check=False,
         )  # fmt: skip
         if created.returncode != 0:
             raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}\n{created.stderr}")
         SentinelGroup._wait(
-            lambda: all("cluster_state:ok" in _ask(node.port, "CLUSTER", "INFO") for node in self.nodes)
+            lambda: all(
+                "cluster_state:ok" in _ask(node.port, "CLUSTER", "INFO", tls=self.tls) for node in self.nodes
+            )
         )
 
     def close(self) -> None:

@@ -40,7 +40,7 @@ __all__ = ["RedisBus"]
 
 logger = logging.getLogger(__name__)
 
-_DOWN = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
+_DOWN = (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.RedisClusterException, OSError)
 
 
 class RedisBus:

@@ -280,7 +280,12 @@ class RedisStore:
                 f"The Redis user may not run what the store needs ({exc}); grant the ACL rules in "
                 "docs/deployment-redis.md."
             ) from exc
-        except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
+        except (
+            redis_errors.ConnectionError,
+            redis_errors.TimeoutError,
+            redis_errors.RedisClusterException,  # e.g. "cannot be connected": no seed answered
+            OSError,
+        ) as exc:
             raise StoreUnavailableError(
                 f"The Redis store at {self._where()} is unavailable ({exc}). Retry when Redis is "
                 "back: this store reconnects by itself, and a retried change never applies twice."

@@ -387,3 +387,40 @@ async def test_a_least_privilege_acl_user_is_enough_on_a_cluster(redis_cluster: 
     finally:
         await bus.close()  # type: ignore[attr-defined]
         await store.close()
+
+
+async def test_a_tls_cluster_with_an_acl_user(tmp_path: Path) -> None:
+    """rediss+cluster://: every node speaks only TLS and wants a client certificate; the store
+    and the bus reach all three primaries over it, as the URL's ACL user."""
+    import asyncio
+
+    tls = TLSFiles(tmp_path / "tls")
+    with ClusterNodes(tls=tls) as cluster:
+        assert cluster.url.startswith("rediss+cluster://")
+        store = open_store(cluster.url, **tls.client_options())
+        bus = open_bus(cluster.url, store=store, **tls.client_options())
+        heard = asyncio.Event()
+
+        async def listener(eid: str) -> None:
+            heard.set()
+
+        try:
+            assert isinstance(store, RedisStore) and isinstance(bus, RedisBus)
+            records = [
+                Record.new(User("https://as.example", "alice"), "c", "f", "m", ttl=60) for _ in range(40)
+            ]
+            await asyncio.gather(*(store.create(r) for r in records))  # spread over the 16 tags
+            bus.subscribe(records[0].id, listener)
+            await bus.wait_connected()
+            assert await store.transition(records[0].id, from_states=ACTIVE, to="completed")
+            await asyncio.wait_for(heard.wait(), 10)
+            assert all([await store.get(r.id) for r in records])
+            used = {n.name for n in store.client.get_nodes() if n.connection_class is SSLConnection}  # type: ignore[union-attr]
+            assert len(used) == 3
+        finally:
+            await bus.close()  # type: ignore[attr-defined]
+            await store.close()
+        plain = open_store(cluster.url.replace("rediss+", "redis+"))
+        with pytest.raises(StoreUnavailableError):
+            await plain.get("x")  # no plain-TCP port to fall back to
+        await plain.close()
