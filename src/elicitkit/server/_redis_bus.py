@@ -157,11 +157,13 @@ class RedisBus:
                     kind = _text(message["type"])
                     if kind in ("message", "smessage"):
                         self._dispatch(message)
-                    elif kind in ("subscribe", "ssubscribe") and (confirmed := confirmed + 1) >= len(
-                        self.channels
-                    ):
-                        # Redis confirms the subscription at first and after each reconnection
-                        # (redis-py resubscribes by itself on short outages): catch up then.
+                    elif kind in ("subscribe", "ssubscribe"):
+                        # Redis confirms each channel at first and after each reconnection
+                        # (redis-py resubscribes by itself on short outages): once all are
+                        # confirmed, and on every later confirmation, catch up.
+                        confirmed += 1
+                        if confirmed < len(self.channels):
+                            continue
                         self.connected.set()
                         if failures:
                             logger.warning("Redis bus subscribed again after %d failed attempt(s)", failures)
