@@ -162,12 +162,9 @@ class PostgresServer:
         """A crash: SIGKILL of the postmaster and its children; recovery replays the WAL at start."""
         process = self.process
         if process is not None and process.poll() is None:
-            children = subprocess.run(
-                ["pgrep", "-P", str(process.pid)], capture_output=True, text=True, check=False
-            ).stdout.split()
-            for pid in children:
+            for pid in _children(process.pid):
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(pid), signal.SIGKILL)
+                    os.kill(pid, signal.SIGKILL)
         self._end(signal.SIGKILL)
 
     def _end(self, sig: signal.Signals) -> None:
@@ -196,6 +193,19 @@ class PostgresServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _children(parent: int) -> list[int]:
+    """The pids whose parent is `parent` (from /proc: no procps needed)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            stat = (entry / "stat").read_text()
+            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(int(entry.name))
+    return found
 
 
 def require_postgres() -> None:
