@@ -22,6 +22,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
+from urllib.parse import urlsplit
 
 from elicitkit.server.errors import StoreUnavailableError
 from elicitkit.server.identity import User
@@ -86,6 +87,7 @@ _PAYLOAD = (
 )
 
 _SWEEP_BATCH = 500  # rows locked by one sweep statement: short transactions, no long lock holding
+_ACQUIRE_TIMEOUT = 10.0  # seconds a caller waits for a free pooled connection
 _RETRIES = 3  # a dropped connection is retried this many times, with backoff, before the error
 
 
@@ -181,7 +183,7 @@ class PostgresStore:
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Connection]:
         pool = await self.pool()
-        async with pool.acquire() as conn:
+        async with pool.acquire(timeout=_ACQUIRE_TIMEOUT) as conn:  # a busy caller waits, not forever
             yield conn
 
     async def _run(self, work: Callable[[Connection], Awaitable[T]]) -> T:
@@ -218,8 +220,6 @@ class PostgresStore:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _where(self) -> str:
-        from urllib.parse import urlsplit
-
         try:
             parts = urlsplit(self.dsn)
             return f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path or ''}"
