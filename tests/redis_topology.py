@@ -49,13 +49,14 @@ def _cli_tls(tls: TLSFiles | None) -> list[str]:
 class SentinelGroup:
     """A primary, a replica, three Sentinels; `kill_primary()` crashes whichever is primary now."""
 
-    def __init__(self, *, down_after_ms: int = 600) -> None:
+    def __init__(self, *, down_after_ms: int = 600, tls: TLSFiles | None = None) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="elicitkit-sentinel-"))
+        self.tls = tls
         first = free_port()
-        auth = [*_ACL, "--masterauth", ADMIN_PASSWORD]
+        auth = [*_ACL, "--masterauth", ADMIN_PASSWORD, *(["--tls-replication", "yes"] if tls else [])]
         self.nodes = [
-            RedisServer(self.folder / "a", port=first, args=auth),
-            RedisServer(self.folder / "b", args=[*auth, "--replicaof", "127.0.0.1", str(first)]),
+            RedisServer(self.folder / "a", port=first, args=auth, tls=tls),
+            RedisServer(self.folder / "b", args=[*auth, "--replicaof", "127.0.0.1", str(first)], tls=tls),
         ]
         self.sentinel_ports = [free_port() for _ in range(3)]
         self.down_after_ms = down_after_ms
@@ -64,18 +65,29 @@ class SentinelGroup:
     @property
     def url(self) -> str:
         hosts = ",".join(f"127.0.0.1:{port}" for port in self.sentinel_ports)
-        return f"redis+sentinel://{USER}:{PASSWORD}@{hosts}/{SERVICE}/0"
+        return f"{'rediss' if self.tls else 'redis'}+sentinel://{USER}:{PASSWORD}@{hosts}/{SERVICE}/0"
 
     def start(self) -> None:
         for node in self.nodes:
             node.start()
         replica = self.nodes[1].port
-        self._wait(lambda: "master_link_status:up" in _ask(replica, "INFO", "replication"))
+        self._wait(lambda: "master_link_status:up" in _ask(replica, "INFO", "replication", tls=self.tls))
         primary = self.nodes[0].port
         for index, port in enumerate(self.sentinel_ports):
             config = self.folder / f"sentinel-{index}.conf"
+            listen = f"port {port}\n"
+            if self.tls:
+                listen = (
+                    f"port 0\ntls-port {port}\ntls-replication yes\n"
+                    f"tls-cert-file {self.tls.folder / 'server.crt'}\n"
+                    f"tls-key-file {self.tls.folder / 'server.key'}\n"
+                    f"tls-ca-cert-file {self.tls.ca}\ntls-auth-clients yes\n"
+                    # its own connections to the nodes present the same certificate as a client
+                    f"tls-client-cert-file {self.tls.client_cert}\n"
+                    f"tls-client-key-file {self.tls.client_key}\n"
+                )
             config.write_text(
-                f"port {port}\nbind 127.0.0.1\ndir {self.folder}\n"
+                f"{listen}bind 127.0.0.1\ndir {self.folder}\n"
                 f"sentinel monitor {SERVICE} 127.0.0.1 {primary} 2\n"
                 f"sentinel auth-pass {SERVICE} {ADMIN_PASSWORD}\n"
                 f"sentinel down-after-milliseconds {SERVICE} {self.down_after_ms}\n"
@@ -93,11 +105,18 @@ class SentinelGroup:
         self._wait(lambda: all(self._sentinel_knows_replica(port) for port in self.sentinel_ports))
 
     def _sentinel_knows_replica(self, port: int) -> bool:
-        reply = _ask(port, "SENTINEL", "REPLICAS", SERVICE, password=None)
+        reply = _ask(port, "SENTINEL", "REPLICAS", SERVICE, password=None, tls=self.tls)
         return "flags" in reply and "s_down" not in reply
 
     def primary_port(self) -> int:
-        reply = _ask(self.sentinel_ports[0], "SENTINEL", "GET-MASTER-ADDR-BY-NAME", SERVICE, password=None)
+        reply = _ask(
+            self.sentinel_ports[0],
+            "SENTINEL",
+            "GET-MASTER-ADDR-BY-NAME",
+            SERVICE,
+            password=None,
+            tls=self.tls,
+        )
         return int(reply.split()[1])
 
     def kill_primary(self) -> RedisServer:
@@ -110,7 +129,7 @@ class SentinelGroup:
     def wait_failover(self, old_port: int, within: float = 20.0) -> int:
         self._wait(lambda: self.primary_port() != old_port, within)
         new = self.primary_port()
-        self._wait(lambda: "role:master" in _ask(new, "INFO", "replication"), within)
+        self._wait(lambda: "role:master" in _ask(new, "INFO", "replication", tls=self.tls), within)
         return new
 
     @staticmethod

@@ -10,7 +10,7 @@ import pytest
 from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
 from redis_server import RedisServer, TLSFiles
-from redis_topology import ClusterNodes
+from redis_topology import ClusterNodes, SentinelGroup
 
 from elicitkit.server._postgres_bus import PostgresBus
 from elicitkit.server._postgres_store import PostgresStore
@@ -424,3 +424,26 @@ async def test_a_tls_cluster_with_an_acl_user(tmp_path: Path) -> None:
         with pytest.raises(StoreUnavailableError):
             await plain.get("x")  # no plain-TCP port to fall back to
         await plain.close()
+
+
+async def test_a_tls_sentinel_group_with_an_acl_user(tmp_path: Path) -> None:
+    """rediss+sentinel://: the Sentinels and both nodes speak only TLS and want a client
+    certificate; the store finds the primary through the Sentinels and writes, as the URL's ACL
+    user, with a replica's acknowledgement (`replicas_ack=1`)."""
+    tls = TLSFiles(tmp_path / "tls")
+    with SentinelGroup(tls=tls) as group:
+        assert group.url.startswith("rediss+sentinel://")
+        store = open_store(group.url, replicas_ack=1, **tls.client_options())
+        bus = open_bus(group.url, store=store, **tls.client_options())
+        try:
+            assert isinstance(store, RedisStore) and isinstance(bus, RedisBus)
+            record = Record.new(User("https://as.example", "alice"), "c", "f", "m", ttl=60)
+            await store.create(record)
+            await bus.wait_connected()
+            assert await store.transition(record.id, from_states=ACTIVE, to="completed")
+            got = await store.get(record.id)
+            assert got is not None and got.state == "completed"
+            assert await store.client.acl_whoami() in ("elicitkit", b"elicitkit")
+        finally:
+            await bus.close()  # type: ignore[attr-defined]
+            await store.close()
