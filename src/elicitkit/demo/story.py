@@ -41,6 +41,7 @@ from elicitkit.client import (
     ElicitationUI,
     ElicitingClient,
     FormQuestion,
+    RateLimit,
     Reply,
     ScriptedUI,
     open_in_system_browser,
@@ -128,8 +129,14 @@ class Story:
             ui: ElicitationUI = NarratedUI(self.scripted, self.transcript, PERSON)
         else:
             ui = self.ui
+        # The story plays every kind of question back to back (a consent and a waiting screen
+        # per URL), faster than the default limit lets one server ask a real person.
         self.handler = ElicitationHandler(
-            ui=ui, modes=("form", "url"), open_url=self._open_url, wait_timeout=120
+            ui=ui,
+            modes=("form", "url"),
+            open_url=self._open_url,
+            wait_timeout=120,
+            rate_limit=RateLimit(per_second=5.0, burst=20),
         )
         failure = ""
         stopped: SystemExit | None = None

@@ -42,7 +42,7 @@ async def test_replicas_starting_together_create_the_schema_once(shared_postgres
         conn = await asyncpg.connect(shared_postgres.url)
         versions = await conn.fetch(f"SELECT version FROM {prefix}schema")
         await conn.close()
-        assert [row["version"] for row in versions] == [SCHEMA_VERSION]
+        assert sorted(row["version"] for row in versions) == list(range(1, SCHEMA_VERSION + 1))
     finally:
         for store in stores:
             await store.close()
