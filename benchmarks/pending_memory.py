@@ -15,7 +15,7 @@ Two measures, each in its own fresh child:
 
 `pending_10k_bytes_each` is the larger of the two, divided by N. A live (2025-11-25) wait also
 keeps the tool call's task parked on that event; `pending_with_waiter_bytes_each` adds a task
-per elicitation parked as `UrlMode.ask` parks it (on the event, under a timeout), though the
+per elicitation parked as `UrlMode.ask` parks it (on the `Finished` signal, with its timeout), though the
 SDK's own state for an open request (its streams and request context) is not counted.
 
 Run: `.venv/bin/python benchmarks/pending_memory.py [--n 10000]`. Target: <= 4096 bytes each.
@@ -45,8 +45,7 @@ def _rss() -> int:
 
 
 async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str, Any]:
-    import anyio
-
+    from elicitkit.server._finished import Finished
     from elicitkit.server._sqlite_store import SQLiteStore
     from elicitkit.server.bus import LocalBus
     from elicitkit.server.identity import McpIdentity
@@ -61,7 +60,7 @@ async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str,
         store=SQLiteStore(folder / "pending.sqlite3"),
         bus=LocalBus(),
         identity=identity,
-        max_pending_per_user=None,  # one user holds every pending elicitation here
+        max_pending_per_user=None,  # one benchmark user holds all N; the limit keeps no memory
     )
     flow = Secret(url_mode, "bench-api-key", title="Benchmark API key", message="The tool needs a key.")
     caller = identity.caller()
@@ -69,9 +68,11 @@ async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str,
     details = {"description": "Any value will do."}
     parked: list[asyncio.Task[None]] = []
 
-    async def park(event: anyio.Event) -> None:
-        with anyio.move_on_after(3600):
-            await event.wait()
+    async def park(finished: Finished) -> None:
+        try:
+            await finished.wait(3600)  # as `UrlMode.ask` waits
+        finally:
+            finished.close()
 
     async def pending(count: int, keep: list[str] | None = None) -> None:
         for _ in range(count):

@@ -1,4 +1,4 @@
-"""Run every benchmark and print the figures against the targets of issues 8 and 16.
+"""Run every benchmark and print the figures against the targets of issues 8, 16 and 21.
 
     .venv/bin/python benchmarks/run.py [--json PATH] [--quick] [--check] [--all]
 
@@ -42,12 +42,14 @@ BENCHMARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 KEYS = [
     "form_roundtrip_ratio",
     "validate_ratio",
+    "validate_fresh_ratio",
     "sqlite_flow_ratio",
     "redis_flow_ratio",
     "completion_p99_ms_local",
     "completion_p99_ms_replicas",
     "redis_pubsub_p99_ms",
     "pending_10k_bytes_each",
+    "pending_with_waiter_bytes_each",
     "landing_rps_ratio",
     "hostile_loop_lag_ms",
     "hostile_prompts_shown",
@@ -69,13 +71,15 @@ def replica_limit(figures: dict[str, float]) -> float:
 
 
 TARGETS: dict[str, Target] = {
-    "form_roundtrip_ratio": Target("<= 1.10", lambda v, f: v <= 1.10),
-    "validate_ratio": Target(">= 10", lambda v, f: v >= 10),
-    "sqlite_flow_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
-    "redis_flow_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
+    "form_roundtrip_ratio": Target("<= 0.90", lambda v, f: v <= 0.90),
+    "validate_ratio": Target(">= 20", lambda v, f: v >= 20),
+    "validate_fresh_ratio": Target(">= 10", lambda v, f: v >= 10),
+    "sqlite_flow_ratio": Target(">= 0.9", lambda v, f: v >= 0.9),
+    "redis_flow_ratio": Target(">= 0.9", lambda v, f: v >= 0.9),
     "completion_p99_ms_replicas": Target("<= 3 x pubsub + 5", lambda v, f: v <= replica_limit(f)),
-    "pending_10k_bytes_each": Target("<= 4096", lambda v, f: v <= 4096),
-    "landing_rps_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
+    "pending_10k_bytes_each": Target("<= 1024", lambda v, f: v <= 1024),
+    "pending_with_waiter_bytes_each": Target("<= 2048", lambda v, f: v <= 2048),
+    "landing_rps_ratio": Target(">= 0.8", lambda v, f: v >= 0.8),
     "hostile_loop_lag_ms": Target("<= 50", lambda v, f: v <= 50),
     "hostile_prompts_shown": Target("<= rate limit", lambda v, f: v <= f["hostile_prompts_allowed"]),
     "import_ratio": Target("<= 1.15", lambda v, f: v <= 1.15),

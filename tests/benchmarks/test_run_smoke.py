@@ -22,10 +22,10 @@ pytestmark = pytest.mark.timeout(260)
 
 PRODUCES = {
     "roundtrip": ["form_roundtrip_ratio"],
-    "validate": ["validate_ratio"],
+    "validate": ["validate_ratio", "validate_fresh_ratio"],
     "store_flow": ["sqlite_flow_ratio", "redis_flow_ratio"],
     "completion": ["completion_p99_ms_local", "completion_p99_ms_replicas", "redis_pubsub_p99_ms"],
-    "pending_memory": ["pending_10k_bytes_each"],
+    "pending_memory": ["pending_10k_bytes_each", "pending_with_waiter_bytes_each"],
     "landing": ["landing_rps_ratio"],
     "hostile": ["hostile_loop_lag_ms", "hostile_prompts_shown"],
     "import_time": ["import_ratio"],

@@ -221,6 +221,10 @@ def test_compiled_validators_are_cached_and_edits_are_noticed() -> None:
     schema["properties"]["n"]["maximum"] = 3
     assert validate_module._compiled(schema) is not first
     assert [p.code for p in validate(schema, {"n": 4})] == ["too-large"]
+    schema["required"] = []
+    assert validate(schema, {}) == []
+    schema["required"].append("n")  # a list edited in place is noticed too
+    assert [p.code for p in validate(schema, {})] == ["missing"]
 
 
 def test_cache_is_bounded() -> None:

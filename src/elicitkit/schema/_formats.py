@@ -20,9 +20,40 @@ from functools import lru_cache
 _FULL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
+# An address of the common shape: a dot-atom local part of plain ASCII (email-validator's own
+# DOT_ATOM_TEXT, which it accepts with no further check) and an ASCII host name. For those, the
+# only checks left depend on the domain alone (syntax, IDNA, special-use names) or on lengths,
+# so the domain's verdict is memoised and the address costs one match and a sum.
+_ATEXT = r"A-Za-z0-9_!#$%&'*+\-/=?^`{|}~"
+_PLAIN_ADDRESS = re.compile(rf"([{_ATEXT}]+(?:\.[{_ATEXT}]+)*)@([A-Za-z0-9.\-]+)", re.ASCII)
+_EMAIL_MAX_OCTETS = 254  # RFC 5321 4.5.3.1.3, as email-validator counts it
+
+
 @lru_cache(maxsize=4096)
 def is_email(value: str) -> bool:
     """True for an address `email-validator` accepts (syntax only, no DNS look-up)."""
+    plain = _PLAIN_ADDRESS.fullmatch(value)
+    if plain is None:
+        return _email_validator_accepts(value)
+    local, domain = plain.groups()
+    longest_domain = _domain_octets(domain)
+    return longest_domain is not None and len(local) + 1 + longest_domain <= _EMAIL_MAX_OCTETS
+
+
+@lru_cache(maxsize=1024)
+def _domain_octets(domain: str) -> int | None:
+    """None when email-validator refuses `domain` after any local part; else the longest of its
+    three forms (as given, normalised, IDNA ASCII) in UTF-8 octets, which the length limit counts."""
+    import email_validator
+
+    try:
+        checked = email_validator.validate_email("a@" + domain, check_deliverability=False)
+    except email_validator.EmailNotValidError:
+        return None
+    return max(len(domain), len(checked.domain.encode("utf-8")), len(checked.ascii_domain))
+
+
+def _email_validator_accepts(value: str) -> bool:
     if "@" not in value:
         return False
     import email_validator
@@ -34,9 +65,22 @@ def is_email(value: str) -> bool:
     return True
 
 
+# The common shape of an absolute URI, `scheme://host[:port][/path][?query][#fragment]` with no
+# percent-escapes, user info or IP literal: a plain subset of RFC 3986's grammar that one short
+# match accepts; anything else goes to `rfc3986-validator`'s full expression, which decides.
+_PCHAR = r"A-Za-z0-9\-._~!$&'()*+,;=:@"
+_PLAIN_URI = re.compile(
+    rf"[A-Za-z][A-Za-z0-9+.\-]*://[A-Za-z0-9\-._~!$&'()*+,;=]*(?::[0-9]*)?"
+    rf"(?:/[{_PCHAR}]*)*(?:\?[{_PCHAR}/?]*)?(?:#[{_PCHAR}/?]*)?",
+    re.ASCII,
+)
+
+
 @lru_cache(maxsize=4096)
 def is_uri(value: str) -> bool:
     """True for an absolute RFC 3986 URI."""
+    if _PLAIN_URI.fullmatch(value):
+        return True
     from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
 
     return bool(validate_rfc3986(value, rule="URI"))

@@ -15,6 +15,7 @@ Problem codes (stable): `invalid-schema`, `not-an-object`, `unknown-field`, `mis
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import threading
@@ -114,8 +115,18 @@ def _compiled(schema: Any) -> _Compiled:
     if compiled is None:
         compiled = _compile(json.loads(json.dumps(schema, default=_plain)))
         _remember(_by_json, canonical, compiled)
-    _remember(_by_id, id(schema), (schema, json.loads(canonical), compiled))
+    _remember(_by_id, id(schema), (schema, _snapshot(schema, canonical), compiled))
     return compiled
+
+
+def _snapshot(schema: Any, canonical: str) -> Any:
+    """A copy to compare the schema with later. A deep copy shares the schema's strings and
+    numbers, so comparing with it stops at identical leaves: half the cost of comparing with
+    a copy rebuilt from JSON. Any container edited in place since is a copy here, so it differs."""
+    try:
+        return copy.deepcopy(schema)
+    except Exception:  # a Mapping that cannot be copied: compare with its JSON form instead
+        return json.loads(canonical)
 
 
 def _plain(value: Any) -> Any:

@@ -69,16 +69,16 @@ def _row_to_record(row: Any) -> Record:
 class SQLiteStore:
     """A `Store` in a SQLite file (created with mode 0600, its folder 0700).
 
-    One connection per store, opened on first use. Every state change is one conditional
-    UPDATE, so concurrent completions cannot both win; and each operation runs alone on the
-    connection (statement and commit under one lock, cursors closed before the lock is let go),
-    so one task's commit never lands in the middle of another task's statement.
+    One connection per store, opened on first use, in autocommit mode. Every state change is one
+    conditional UPDATE, so concurrent completions cannot both win; and each operation runs alone
+    on the connection (its statement, fetched to the end and so committed, under one lock), so
+    one task's commit never lands in the middle of another task's statement.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
         self._db: aiosqlite.Connection | None = None
-        self._turn = anyio.Lock()
+        self._turn = anyio.Lock(fast_acquire=True)  # no extra trip round the event loop when free
 
     @asynccontextmanager
     async def _turn_on(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -94,7 +94,9 @@ class SQLiteStore:
         # Create the file owner-only before SQLite touches it; its -wal/-shm files copy this mode.
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
         os.chmod(path, 0o600)
-        connecting = aiosqlite.connect(path)
+        # Autocommit: each statement is its own transaction, committed as it completes in the
+        # worker thread, so an operation is one thread hand-off instead of statement + commit.
+        connecting = aiosqlite.connect(path, isolation_level=None)
         _let_exit_without_close(connecting)
         db = await connecting
         await db.execute("PRAGMA busy_timeout=5000")
@@ -166,7 +168,6 @@ class SQLiteStore:
         sql += f" RETURNING {_COLUMNS}"
         async with self._turn_on() as db:
             rows = await db.execute_fetchall(sql, params)
-            await db.commit()
         return _row_to_record(next(iter(rows))) if rows else None
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
@@ -216,7 +217,6 @@ class SQLiteStore:
             rows = await db.execute_fetchall(
                 "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, time.time())
             )
-            await db.commit()
         return bytes(next(iter(rows))[0]) if rows else None
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
@@ -230,7 +230,6 @@ class SQLiteStore:
                 "WHERE claims.deadline <= ? RETURNING token",
                 (key, token, now + ttl, now),
             )
-            await db.commit()
         return token if rows else None
 
     async def release(self, key: str, token: str) -> None:
@@ -239,10 +238,9 @@ class SQLiteStore:
 
     @staticmethod
     async def _write(db: aiosqlite.Connection, sql: str, params: Any) -> None:
-        """One statement and its commit; the caller holds the turn."""
-        async with db.execute(sql, params):
-            pass
-        await db.commit()
+        """One statement, committed as it completes (autocommit), in one thread hand-off; the
+        caller holds the turn."""
+        await db.execute_fetchall(sql, params)
 
     async def close(self) -> None:
         if self._db is not None:

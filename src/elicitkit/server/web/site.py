@@ -296,12 +296,23 @@ class Site:
         )
 
     async def _landing(self, request: Request) -> Response:
-        found = await self._find(request)
+        session = self.load_session(request) or BrowserSession.new()
+        person = (
+            await self.browser.identify(request, session)
+            if _RECORD_ID.match(request.path_params["record_id"])
+            else None
+        )
+        if person is not None:  # the first visit of the right person: one store round trip
+            opened = await self.store.transition(
+                request.path_params["record_id"], from_states={"pending"}, to="opened", user=person
+            )
+            flow = self.flows.get(opened.flow) if opened is not None else None
+            if opened is not None and flow is not None:
+                return _with_session(self, self._page(opened, flow, session, person), session)
+        found = await self._find(request)  # anything else: the record as it is decides the page
         if isinstance(found, Response):
             return found
         record, flow = found
-        session = self.load_session(request) or BrowserSession.new()
-        person = await self.browser.identify(request, session)
         if person is None:
             response = await self.browser.login(request, session, f"{PREFIX}/{record.id}")
         elif person != record.user:
