@@ -35,11 +35,11 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
 from redis_server import RedisServer
 
-from elicitkit.server._redis_store import RedisStore
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import redis_client
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record, Store
+from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 

@@ -24,7 +24,7 @@ from oauth_harness import agenda_with, auth, provider, url_required
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DEMO_PASSWORDS, DemoProvider
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(120)

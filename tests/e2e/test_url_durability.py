@@ -23,7 +23,7 @@ from test_url_secret import auth, complete_in_browser, token, url_required
 from url_harness import SECRET, bound_socket, fingerprint, mcp_session
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth"]

@@ -19,9 +19,10 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
 
 from url_harness import SECRET, Browser, build_weather, fingerprint
 
-from elicitkit.server.identity import HookIdentity, McpIdentity, User
 from elicitkit.server.store import MemoryStore
+from elicitkit.server.user import McpIdentity, User
 from elicitkit.server.vault import KeyRing
+from elicitkit.server.web.identity import HookIdentity
 from elicitkit.server.web.site import SECURITY_HEADERS
 
 pytestmark = pytest.mark.timeout(90)

@@ -17,7 +17,7 @@ from test_url_secret import auth, complete_in_browser, token, url_required, weat
 from url_harness import SECRET, Browser, fingerprint, mcp_session, read_form
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 from elicitkit.server.web.site import COOKIE
 
 __all__ = ["auth"]

@@ -27,7 +27,7 @@ from url_harness import (
 )
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(90)
@@ -239,7 +239,7 @@ async def test_secret_bytes_appear_only_in_the_vault(
     auth: DemoAuthServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from elicitkit.server.errors import VaultDecryptError
-    from elicitkit.server.identity import User
+    from elicitkit.server.user import User
     from elicitkit.server.vault import Vault
 
     caplog.set_level(logging.DEBUG)

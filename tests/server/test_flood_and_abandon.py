@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 from redis_server import RedisServer
 
 from elicitkit.server import Elicitation, LocalBus, PendingLimitError
-from elicitkit.server._redis_store import RedisStore
-from elicitkit.server._sqlite_store import SQLiteStore
-from elicitkit.server.identity import McpIdentity, User
 from elicitkit.server.store import MemoryStore, Record, Store
+from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import McpIdentity, User
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(180)

@@ -44,13 +44,13 @@ def open_store(
                 "after three slashes, like sqlite:///var/lib/app/elicitkit.sqlite3."
             )
         with needs("sqlite"):
-            from elicitkit.server._sqlite_store import SQLiteStore
+            from elicitkit.server.store import SQLiteStore
         return SQLiteStore(parts.path or None)
     if parts.scheme == "memory":
         _no_redis_options(url, password, redis_options)
         return MemoryStore()
     with needs("redis"):
-        from elicitkit.server._redis_store import RedisStore
+        from elicitkit.server.store import RedisStore
     return RedisStore(redis_client(url, password=password, **redis_options), prefix=prefix)
 
 
@@ -71,8 +71,8 @@ def open_bus(
         _no_redis_options(url, password, redis_options)
         return LocalBus()
     with needs("redis"):
-        from elicitkit.server._redis_bus import RedisBus
-        from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore
+        from elicitkit.server.bus import RedisBus
+        from elicitkit.server.store import COMPLETIONS_CHANNEL, RedisStore
     if channel is None:
         announced = store.completions_channel if isinstance(store, RedisStore) else None
         channel = announced or COMPLETIONS_CHANNEL

@@ -32,7 +32,7 @@ from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcom
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server.errors import UrlModeError
 from elicitkit.server.secret import Secret, SecretValidator
-from elicitkit.server.url_mode import UrlMode, Wait, _require_mcp_server, sdk_context
+from elicitkit.server.url_mode import UrlMode, Wait, require_mcp_server, sdk_context
 
 T = TypeVar("T")
 
@@ -50,7 +50,7 @@ class Elicitation:
     def __init__(
         self, server: MCPServer[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
     ) -> None:
-        _require_mcp_server(server, "Elicitation")
+        require_mcp_server(server, "Elicitation")
         self.server = server
         self.timeout = timeout
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):

@@ -49,9 +49,10 @@ from elicitkit.server._capabilities import require_mode
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
 from elicitkit.server.bus import Bus, LocalBus, Unsubscribe
 from elicitkit.server.errors import PendingLimitError, UrlElicitationNotCompletedError, UrlModeError
-from elicitkit.server.identity import BrowserIdentity, Caller, LocalUserIdentity, McpIdentity
 from elicitkit.server.store import ACTIVE, Record, State, Store
+from elicitkit.server.user import Caller, McpIdentity
 from elicitkit.server.vault import KeyRing, Vault
+from elicitkit.server.web.identity import BrowserIdentity, LocalUserIdentity
 from elicitkit.server.web.login import OAuthLogin
 from elicitkit.server.web.site import Flow, Site
 
@@ -181,7 +182,7 @@ class UrlMode:
 
     def install(self, server: MCPServer[Any]) -> None:
         """Mount the pages on the server's own Starlette app and let tools ask in 2026-07-28 rounds."""
-        _require_mcp_server(server, "UrlMode.install")
+        require_mcp_server(server, "UrlMode.install")
         if any(server is done for done in self._installed):
             return
         self._installed.append(server)
@@ -435,7 +436,8 @@ class UrlMode:
         return final
 
 
-def _require_mcp_server(server: object, what: str) -> None:
+def require_mcp_server(server: object, what: str) -> None:
+    """Refuse, with a sentence, a server that is not the SDK's `MCPServer` (the seams we use)."""
     from mcp.server.mcpserver import MCPServer
 
     if not isinstance(server, MCPServer):
@@ -459,5 +461,5 @@ def _check_public_url(url: str) -> None:
 def _default_store() -> Store:
     """A `SQLiteStore` in the user's data directory; its library comes with `elicitkit[sqlite]`."""
     with needs("sqlite"):
-        from elicitkit.server._sqlite_store import SQLiteStore
+        from elicitkit.server.store import SQLiteStore
     return SQLiteStore()

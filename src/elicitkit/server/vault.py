@@ -22,8 +22,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from elicitkit.server.errors import VaultDecryptError, VaultKeyError
-from elicitkit.server.identity import User
 from elicitkit.server.store import Store
+from elicitkit.server.user import User
 
 __all__ = ["KEYS_ENV", "KeyRing", "Vault"]
 

@@ -11,14 +11,14 @@ from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
 from redis_server import RedisServer, TLSFiles
 
-from elicitkit.server._redis_bus import RedisBus
-from elicitkit.server._redis_store import RedisStore
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import open_bus, open_store, redis_client
 from elicitkit.server.bus import LocalBus
+from elicitkit.server.bus._redis import RedisBus
 from elicitkit.server.errors import BackendURLError, StoreUnavailableError
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, MemoryStore, Record
+from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 import pytest
 from redis_server import RedisServer
 
-from elicitkit.server._redis_bus import RedisBus
 from elicitkit.server.backends import open_bus
 from elicitkit.server.bus import Bus, LocalBus
+from elicitkit.server.bus._redis import RedisBus
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -30,11 +30,11 @@ from url_harness import Browser, Session, mcp_session, serve
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
-from elicitkit.server._sqlite_store import SQLiteStore
-from elicitkit.server.identity import User
 from elicitkit.server.oauth import OAuthConnection
 from elicitkit.server.store import MemoryStore, Store
+from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
 

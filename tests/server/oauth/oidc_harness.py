@@ -29,10 +29,10 @@ from oidc_peer import OidcPeer
 from server_process import free_port
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server.identity import User
 from elicitkit.server.oauth import OAuthConnection
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
 

@@ -33,7 +33,7 @@ from oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(90)

@@ -35,11 +35,11 @@ from oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server._oauth_metadata import discover, discovery_urls
-from elicitkit.server.identity import User
 from elicitkit.server.oauth import OAuthConfigError, OAuthConnection, OAuthProviderError
+from elicitkit.server.oauth.metadata import discover, discovery_urls
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
 

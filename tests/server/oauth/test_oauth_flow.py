@@ -38,11 +38,12 @@ from oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.identity import HookIdentity, User
 from elicitkit.server.oauth import OAuthConfigError, OAuthConnection
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
+from elicitkit.server.web.identity import HookIdentity
 from elicitkit.server.web.login import OAuthLogin
 
 __all__ = ["auth", "provider"]

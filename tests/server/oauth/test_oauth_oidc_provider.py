@@ -23,10 +23,10 @@ from oauth_harness import Browser, auth, mcp_session, token, url_required
 from oidc_harness import CAL, KEY, SECRET, connect, consent_here, introspect, running, stored, use
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server.identity import User
 from elicitkit.server.oauth import OAuthConfigError, OAuthConnection
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
 

@@ -36,11 +36,11 @@ from redis_server import RedisServer, redis_server
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server import oauth
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import open_store
-from elicitkit.server.identity import User
+from elicitkit.server.oauth import connection as oauth
 from elicitkit.server.store import Store
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth", "provider", "redis_server"]

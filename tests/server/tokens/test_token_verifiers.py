@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "url"))
 
 from url_harness import mcp_session, serve
 
-from elicitkit.server.identity import McpIdentity
 from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, basic_credentials
+from elicitkit.server.user import McpIdentity
 
 pytestmark = pytest.mark.timeout(90)
 

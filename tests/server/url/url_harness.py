@@ -36,12 +36,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitCompleteNotification, ElicitRequestURLParams, ElicitResult
 from starlette.types import ASGIApp
 
-from elicitkit.server._sqlite_store import SQLiteStore
-from elicitkit.server.identity import BrowserIdentity, McpIdentity
 from elicitkit.server.secret import Secret
 from elicitkit.server.store import Store
+from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.url_mode import UrlMode, Wait
+from elicitkit.server.user import McpIdentity
 from elicitkit.server.vault import KeyRing
+from elicitkit.server.web.identity import BrowserIdentity
 from elicitkit.server.web.login import OAuthLogin
 
 SECRET = "wk-4f1dd9e0c3-SECRET-of-alice"

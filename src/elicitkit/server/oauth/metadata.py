@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from elicitkit.server._oauth_errors import OAuthConfigError, OAuthProviderError
+from elicitkit.server.oauth.errors import OAuthConfigError, OAuthProviderError
 
 __all__ = ["ProviderMetadata", "discover", "discovery_urls", "is_secure", "refuse_own_server", "same_server"]
 

@@ -29,8 +29,8 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from elicitkit.client._fields import safe
-from elicitkit.client._web_board import Board, Entry
 from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion
+from elicitkit.client.web._board import Board, Entry
 from elicitkit.urls import reveal
 
 _LONG_POLL = 25.0

@@ -25,8 +25,8 @@ from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 
 from elicitkit.server.errors import StoreUnavailableError
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record, State
+from elicitkit.server.user import User
 
 __all__ = ["COMPLETIONS_CHANNEL", "RedisStore"]
 

@@ -25,8 +25,8 @@ from authlib.integrations.base_client import OAuthError  # type: ignore[import-u
 from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
 from authlib.oauth2.rfc7523 import PrivateKeyJWT  # type: ignore[import-untyped]
 
-from elicitkit.server._oauth_errors import OAuthConfigError, OAuthProviderError, explain
-from elicitkit.server._oauth_metadata import ProviderMetadata
+from elicitkit.server.oauth.errors import OAuthConfigError, OAuthProviderError, explain
+from elicitkit.server.oauth.metadata import ProviderMetadata
 from elicitkit.server.tokens import basic_credentials
 
 __all__ = ["AUTH_METHODS", "ProviderClient", "choose_auth_method", "load_private_key", "safe_code"]

@@ -24,10 +24,9 @@ from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
-from elicitkit.server._redis_store import COMPLETIONS_CHANNEL, RedisStore
 from elicitkit.server.bus import Listener, Listeners, Unsubscribe, call_listener
 from elicitkit.server.errors import BusUnavailableError
-from elicitkit.server.store import TERMINAL, Store
+from elicitkit.server.store import COMPLETIONS_CHANNEL, TERMINAL, RedisStore, Store
 
 __all__ = ["RedisBus"]
 

@@ -14,8 +14,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitkit.client._web_forms import Draft
 from elicitkit.client.ui import Cancel, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client.web._forms import Draft
 
 Question = FormQuestion | UrlQuestion | Waiting
 

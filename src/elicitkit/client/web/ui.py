@@ -6,7 +6,7 @@ open page moves on by itself when a question arrives or is withdrawn, and the br
 opened again when no page has been seen for a while (the person closed it).
 
 The page's path carries a secret token made for this process, so nothing else on the machine
-can find it or answer for the person; see `elicitkit.client._web_pages` for the rest of the
+can find it or answer for the person; see `elicitkit.client.web._pages` for the rest of the
 page's defences. The UI shows and asks, nothing more: the handler decides what is valid to
 send and opens URLs the person agreed to.
 """
@@ -28,9 +28,9 @@ from typing import Any, Literal
 import uvicorn
 
 from elicitkit.client._fields import safe
-from elicitkit.client._web_board import Board, Question
-from elicitkit.client._web_pages import build_app
 from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.web._board import Board, Question
+from elicitkit.client.web._pages import build_app
 
 __all__ = ["PageOpener", "WebUI"]
 

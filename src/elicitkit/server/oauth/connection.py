@@ -39,25 +39,25 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
-from elicitkit.server._oauth_client import (
+from elicitkit.server.errors import VaultDecryptError
+from elicitkit.server.oauth._client import (
     ProviderClient,
     check_authorization_params,
     choose_auth_method,
     load_private_key,
     safe_code,
 )
-from elicitkit.server._oauth_consent import Consents
-from elicitkit.server._oauth_errors import (
+from elicitkit.server.oauth._consent import Consents
+from elicitkit.server.oauth._grant import BearerAuth, granted, not_granted, partly_granted
+from elicitkit.server.oauth.errors import (
     OAuthConfigError,
     OAuthConnectionError,
     OAuthProviderError,
     explain,
 )
-from elicitkit.server._oauth_grant import BearerAuth, granted, not_granted, partly_granted
-from elicitkit.server._oauth_metadata import ProviderMetadata, discover, refuse_own_server
-from elicitkit.server.errors import VaultDecryptError
-from elicitkit.server.identity import LOCAL_ISSUER, Caller, User
+from elicitkit.server.oauth.metadata import ProviderMetadata, discover, refuse_own_server
 from elicitkit.server.store import ACTIVE, Record, holding
+from elicitkit.server.user import LOCAL_ISSUER, Caller, User
 from elicitkit.server.web.login import OAuthLogin
 from elicitkit.server.web.site import PREFIX, BrowserSession
 

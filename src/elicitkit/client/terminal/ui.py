@@ -39,8 +39,8 @@ from elicitkit.client._fields import (
     safe,
     show,
 )
-from elicitkit.client._terminal_screens import Cancelled, Declined, Screens
-from elicitkit.client._terminal_views import (
+from elicitkit.client.terminal._screens import Cancelled, Declined, Screens
+from elicitkit.client.terminal._views import (
     answers_table,
     field_heading,
     header,

@@ -17,8 +17,8 @@ import aiosqlite
 import anyio
 import platformdirs
 
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, TERMINAL, Record, State
+from elicitkit.server.user import User
 
 __all__ = ["SQLiteStore", "default_store_path"]
 

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import anyio
 
 from elicitkit.server.errors import BackendUnavailableError
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 
 __all__ = ["ACTIVE", "TERMINAL", "MemoryStore", "Record", "State", "Store", "holding", "new_record_id"]
 

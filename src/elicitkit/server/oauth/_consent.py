@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 from elicitkit.server.vault import Vault
 
 __all__ = ["Consents"]

@@ -1,0 +1,51 @@
+"""Where pending elicitations live: the `Store` protocol, `MemoryStore`, and the SQLite and
+Redis backends beside them (imported on first use: each needs its extra)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from elicitkit.extras import needs
+from elicitkit.server.store.base import (
+    ACTIVE,
+    TERMINAL,
+    MemoryStore,
+    Record,
+    State,
+    Store,
+    holding,
+    new_record_id,
+)
+
+if TYPE_CHECKING:
+    from elicitkit.server.store._redis import COMPLETIONS_CHANNEL, RedisStore
+    from elicitkit.server.store._sqlite import SQLiteStore
+
+__all__ = [
+    "ACTIVE",
+    "COMPLETIONS_CHANNEL",
+    "TERMINAL",
+    "MemoryStore",
+    "Record",
+    "RedisStore",
+    "SQLiteStore",
+    "State",
+    "Store",
+    "holding",
+    "new_record_id",
+]
+
+_OPTIONAL = {
+    "COMPLETIONS_CHANNEL": ("elicitkit.server.store._redis", "redis"),
+    "RedisStore": ("elicitkit.server.store._redis", "redis"),
+    "SQLiteStore": ("elicitkit.server.store._sqlite", "sqlite"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _OPTIONAL:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, extra = _OPTIONAL[name]
+    with needs(extra):
+        return getattr(importlib.import_module(module), name)
