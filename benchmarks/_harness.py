@@ -47,7 +47,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from server_process import free_port, stop, wait_until_serving
+from support.server_process import free_port, stop, wait_until_serving
 
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus import Bus, Listener, Unsubscribe

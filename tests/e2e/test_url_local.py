@@ -14,10 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestURLParams, ElicitResult
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
-
-from url_harness import SECRET, Browser, build_weather, fingerprint
+from support.url_harness import SECRET, Browser, build_weather, fingerprint
 
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.user import McpIdentity, User
@@ -27,7 +24,7 @@ from elicitkit.server.web.site import SECURITY_HEADERS
 
 pytestmark = pytest.mark.timeout(90)
 
-HARNESS = Path(__file__).parents[1] / "server" / "url" / "url_harness.py"
+HARNESS = Path(__file__).parents[1] / "support" / "url_harness.py"
 
 
 async def test_stdio_server_with_loopback_pages(tmp_path: Path) -> None:

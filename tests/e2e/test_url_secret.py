@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
-
-from url_harness import (
+from support.url_harness import (
     SECRET,
     Browser,
     Weather,

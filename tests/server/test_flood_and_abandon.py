@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -21,10 +20,7 @@ from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
-
-sys.path.insert(0, str(Path(__file__).parents[1]))
-
-from redis_server import RedisServer
+from support.redis_server import RedisServer
 
 from elicitkit.server import Elicitation, LocalBus, PendingLimitError
 from elicitkit.server.store import MemoryStore, Record, Store

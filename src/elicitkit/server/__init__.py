@@ -37,7 +37,7 @@ from elicitkit.server.errors import (
 from elicitkit.server.oauth.errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
 from elicitkit.server.secret import Secret, SecretValidator
 from elicitkit.server.store import MemoryStore, Record, State, Store
-from elicitkit.server.url_mode import RequestStateRejectedError, UrlMode, Wait
+from elicitkit.server.url_mode import FlowContext, RequestStateRejectedError, UrlMode, Wait
 from elicitkit.server.user import Caller, McpIdentity, User
 from elicitkit.server.vault import KeyRing, Vault
 from elicitkit.server.web.identity import BrowserIdentity, HookIdentity, LocalUserIdentity
@@ -62,6 +62,7 @@ __all__ = [
     "Elicitation",
     "ElicitationError",
     "ElicitationTimeoutError",
+    "FlowContext",
     "FormOutcome",
     "HookIdentity",
     "IdentityRequiredError",

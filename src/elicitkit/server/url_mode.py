@@ -33,8 +33,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from urllib.parse import urlsplit
 
@@ -104,6 +105,24 @@ class RequestStateRejectedError(MCPError):
         )
 
 
+@dataclass(frozen=True)
+class FlowContext:
+    """The few things a URL-mode flow (`Secret`, `OAuthConnection`, your own) works with.
+
+    A flow gets this from `UrlMode.add` and uses nothing else of the `UrlMode`: `identity`
+    names the MCP user, `vault` keeps their values, `store` holds records and single-use
+    values, `site` renders pages and completes records (it is the one that announces a
+    completion), `browser` is who is in the browser, `ask` runs a URL-mode elicitation.
+    """
+
+    identity: McpIdentity
+    vault: Vault
+    store: Store
+    site: Site
+    browser: BrowserIdentity
+    ask: Callable[..., Awaitable[Record]]
+
+
 class UrlMode:
     """URL-mode elicitation for one MCP server.
 
@@ -165,6 +184,8 @@ class UrlMode:
             flows=self.flows,
             public_url=public_url or "",
         )
+        self.context = FlowContext(self.identity, self.vault, self.store, self.site, browser, self.ask)
+        """What the flows of this URL mode receive (see `FlowContext`)."""
         self._last_sweep = 0.0
         self._installed: list[MCPServer[Any]] = []
         self._named = server_name is not None
@@ -173,12 +194,14 @@ class UrlMode:
 
     # -- setup -----------------------------------------------------------------------------
 
-    def add(self, flow: Flow) -> None:
+    def add(self, flow: Flow) -> FlowContext:
+        """Register `flow` (its pages answer under its name) and give it what it works with."""
         if flow.name in self.flows:
             raise UrlModeError(
                 f"A URL-mode flow named {flow.name!r} exists already; give each flow its own name."
             )
         self.flows[flow.name] = flow
+        return self.context
 
     def install(self, server: MCPServer[Any]) -> None:
         """Mount the pages on the server's own Starlette app and let tools ask in 2026-07-28 rounds."""

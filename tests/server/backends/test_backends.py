@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
-from redis_server import RedisServer, TLSFiles
+from support.redis_server import RedisServer, TLSFiles
 
 from elicitkit.server.backends import open_bus, open_store, redis_client
 from elicitkit.server.bus import LocalBus
@@ -179,7 +179,7 @@ async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
 
 
 def test_a_missing_redis_server_fails_with_what_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    import redis_server
+    from support import redis_server
 
     monkeypatch.setattr(redis_server, "REDIS_SERVER", "/nonexistent/redis-server")
     with pytest.raises(RuntimeError, match="run scripts/setup"):

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
-from redis_server import RedisServer
+from support.redis_server import RedisServer
 
 from elicitkit.server.backends import open_bus
 from elicitkit.server.bus import Bus, LocalBus

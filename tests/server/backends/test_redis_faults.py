@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from redis_server import RedisServer
+from support.redis_server import RedisServer
 
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus._redis import RedisBus

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from redis_server import RedisServer
+from support.redis_server import RedisServer
 
 from elicitkit.server.backends import open_store
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,10 +15,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from oauth_harness import (
+from support.oauth_harness import (
     Browser,
     agenda_with,
     at_provider,

@@ -24,7 +24,6 @@ redirects may go, and Chromium enforces that, so a redirect to the provider woul
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -49,6 +48,7 @@ from elicitkit.server.oauth._client import (
 )
 from elicitkit.server.oauth._consent import Consents
 from elicitkit.server.oauth._grant import BearerAuth, granted, not_granted, partly_granted
+from elicitkit.server.oauth._tokens import StoredTokens
 from elicitkit.server.oauth.errors import (
     OAuthConfigError,
     OAuthConnectionError,
@@ -148,6 +148,7 @@ class OAuthConnection:
                 f"Connection {name!r} needs the provider's issuer (for discovery) or its endpoints."
             )
         self.url_mode = url_mode
+        self.context = url_mode.context
         self.name = name
         self.service = service
         self.title = f"Connect {service}"
@@ -182,7 +183,8 @@ class OAuthConnection:
             ).checked()
             self._refuse_own_server(self._metadata, None)  # fail at start-up when we can tell already
         self._locks: dict[User, anyio.Lock] = {}
-        self._consents = Consents(url_mode.vault, name, self.scopes)
+        self._consents = Consents(self.context.vault, name, self.scopes)
+        self._tokens = StoredTokens(self.context.vault, name)
         url_mode.add(self)
 
     @property
@@ -192,7 +194,7 @@ class OAuthConnection:
         It is built on `UrlMode`'s public URL; for a stdio server, give `UrlMode.loopback` a
         fixed port so that the URI stays the one registered.
         """
-        public = self.url_mode.site.public_url
+        public = self.context.site.public_url
         if not public:
             raise OAuthConfigError(
                 "URL mode has no public URL yet, so this connection has no redirect URI: pass "
@@ -209,15 +211,15 @@ class OAuthConnection:
         refreshed one. Raises `OAuthConfigError` (S-32 included), `OAuthProviderError`, or
         the URL-mode errors of `UrlMode.ask` (declined, expired, -32042 waiting style).
         """
-        caller = self.url_mode.identity.caller()
+        caller = self.context.identity.caller()
         metadata = await self.metadata(caller.user)
         if await self._consents.covers(caller.user, caller.client_id):
             access = await self._stored_access(caller.user, metadata, rejected)
             if access is not None:
                 return access
         details = await self._details(caller, metadata)
-        record = await self.url_mode.ask(ctx, self, self.message, details, wait=self.wait)
-        tokens = await self._load(record.user)
+        record = await self.context.ask(ctx, self, self.message, details, wait=self.wait)
+        tokens = await self._tokens.load(record.user)
         if tokens is None:
             raise OAuthConnectionError(
                 f"The {self.service} connection completed but its tokens were not stored; "
@@ -228,7 +230,7 @@ class OAuthConnection:
     async def granted_scopes(self, ctx: Context[Any, Any]) -> list[str] | None:
         """The scopes the provider granted the current user (None: not connected). A provider may
         grant fewer than `scopes`; a tool checks here before calling what needs the missing ones."""
-        tokens = await self._load(self.url_mode.identity.caller().user)
+        tokens = await self._tokens.load(self.context.identity.caller().user)
         return None if tokens is None else granted(tokens, self.scopes)
 
     def auth(self, ctx: Context[Any, Any]) -> httpx.Auth:
@@ -246,14 +248,14 @@ class OAuthConnection:
         Returns True when the provider confirmed the revocation; the local copies are deleted
         either way.
         """
-        user = self.url_mode.identity.caller().user
-        tokens = await self._load(user)
+        user = self.context.identity.caller().user
+        tokens = await self._tokens.load(user)
         revoked = False
         try:
             if tokens is not None:
                 revoked = await self._provider(await self.metadata(user)).revoke(tokens)
         finally:
-            await self.url_mode.vault.delete(user, self._tokens_name)
+            await self._tokens.delete(user)
             await self._consents.forget(user)
         return revoked
 
@@ -275,7 +277,7 @@ class OAuthConnection:
 
     async def proceed(self, request: Request, record: Record, session: BrowserSession) -> Response:
         """The person consented on our page: record it, then send them to the provider."""
-        site = self.url_mode.site
+        site = self.context.site
         try:
             metadata = await self.metadata(record.user)
         except OAuthConnectionError as error:
@@ -295,16 +297,16 @@ class OAuthConnection:
             "verifier": verifier,
         }
         sealed = site.keys.seal(json.dumps(bound).encode(), _STATE_AAD + self.name.encode())
-        await site.store.put_once(self._state_key(state), sealed, ttl=self.state_ttl)
+        await site.store.put_once(self._tokens.state_key(state), sealed, ttl=self.state_ttl)
         url = await self._provider(metadata).authorization_url(state, verifier)
         return site.render("oauth_continue.html", title=self.title, service=self.service, url=url)
 
     async def callback(self, request: Request) -> Response:
         """The provider sent the person back: match `state`, exchange the code, keep the tokens."""
-        site = self.url_mode.site
+        site = self.context.site
         query = request.query_params
         state = query.get("state", "")
-        sealed = await site.store.take_once(self._state_key(state)) if state else None  # single-use
+        sealed = await site.store.take_once(self._tokens.state_key(state)) if state else None  # single-use
         try:
             bound: dict[str, str] = (
                 json.loads(site.keys.open(sealed, _STATE_AAD + self.name.encode())) if sealed else {}
@@ -368,7 +370,7 @@ class OAuthConnection:
             tokens = await self._provider(metadata).exchange(code, bound["verifier"])
         except OAuthProviderError as failure:
             return self._page_error(request, f"{self.service} did not connect", str(failure), 502)
-        if await site.complete(record.id, user, lambda _: self._save(user, tokens)) != "completed":
+        if await site.complete(record.id, user, lambda _: self._tokens.save(user, tokens)) != "completed":
             await self._provider(metadata).revoke(tokens)
             return self._page_error(
                 request,
@@ -414,7 +416,7 @@ class OAuthConnection:
                 self._locks.pop(user, None)  # per-user state lives only while someone uses it
 
     async def _fresh_access(self, user: User, metadata: ProviderMetadata, rejected: str | None) -> str | None:
-        tokens = await self._load(user)
+        tokens = await self._tokens.load(user)
         if tokens is None:
             return None
         if self._usable(tokens, rejected):
@@ -422,14 +424,14 @@ class OAuthConnection:
         # ... and one across replicas sharing the store: two refreshing at once would spend the
         # same rotated refresh token, and a provider with reuse detection revokes the grant.
         async with holding(
-            self.url_mode.store, self._refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
+            self.context.store, self._tokens.refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
         ) as held:
             if not held:
                 raise OAuthProviderError(
                     f"Another server is refreshing the {self.service} access token and has not "
                     "finished; try again in a moment."
                 )
-            tokens = await self._load(user)  # another replica may have refreshed meanwhile
+            tokens = await self._tokens.load(user)  # another replica may have refreshed meanwhile
             if tokens is None:
                 return None
             if self._usable(tokens, rejected):
@@ -437,9 +439,9 @@ class OAuthConnection:
             refresh = tokens.get("refresh_token")
             fresh = await self._provider(metadata).refresh(refresh) if refresh else None
             if fresh is None:  # no refresh token, or the grant is over: the person connects again
-                await self.url_mode.vault.delete(user, self._tokens_name)
+                await self._tokens.delete(user)
                 return None
-            await self._save(user, fresh)
+            await self._tokens.save(user, fresh)
             return str(fresh["access_token"])
 
     def _usable(self, tokens: Mapping[str, Any], rejected: str | None) -> bool:
@@ -448,7 +450,7 @@ class OAuthConnection:
         return str(tokens["access_token"]) != rejected and not expired
 
     async def _provider_said_no(self, request: Request, record: Record, error: str) -> Response:
-        site = self.url_mode.site
+        site = self.context.site
         if error == "access_denied":  # the person said no at the provider: a decline
             if await site.store.transition(record.id, from_states=ACTIVE, to="declined", user=record.user):
                 await site.announce(record.id)
@@ -464,14 +466,14 @@ class OAuthConnection:
         )
 
     def _page_error(self, request: Request, title: str, reason: str, status: int) -> Response:
-        return self.url_mode.site.refusal(request, title, reason, status_code=status)
+        return self.context.site.refusal(request, title, reason, status_code=status)
 
     # -- S-32 --------------------------------------------------------------------------------
 
     def _refuse_own_server(self, metadata: ProviderMetadata, user: User | None) -> None:
         """URL mode must not authorize the user to the MCP server itself (S-32)."""
-        own = {self.url_mode.identity.issuer, user.issuer if user else None}
-        browser = self.url_mode.browser
+        own = {self.context.identity.issuer, user.issuer if user else None}
+        browser = self.context.browser
         if isinstance(browser, OAuthLogin):
             own.add(browser.issuer_url)
         refuse_own_server(
@@ -479,28 +481,8 @@ class OAuthConnection:
             service=self.service,
             own_issuers=[issuer for issuer in own if issuer is not None and issuer != LOCAL_ISSUER],
             resource=self.resource,
-            public_url=self.url_mode.site.public_url,
+            public_url=self.context.site.public_url,
         )
-
-    # -- the vault ---------------------------------------------------------------------------
-
-    @property
-    def _tokens_name(self) -> str:
-        return f"oauth:{self.name}:tokens"
-
-    def _refresh_key(self, user: User) -> str:
-        who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
-        return f"oauth-refresh:{self.name}:{who}"  # no personal data in key names, as in the vault
-
-    def _state_key(self, state: str) -> str:
-        return f"oauth-state:{self.name}:{hashlib.sha256(state.encode()).hexdigest()}"
-
-    async def _load(self, user: User) -> dict[str, Any] | None:
-        raw = await self.url_mode.vault.get(user, self._tokens_name)
-        return None if raw is None else dict(json.loads(raw))
-
-    async def _save(self, user: User, tokens: Mapping[str, Any]) -> None:
-        await self.url_mode.vault.put(user, self._tokens_name, json.dumps(dict(tokens)))
 
     async def _details(self, caller: Caller, metadata: ProviderMetadata) -> dict[str, Any]:
         """What the consent page shows: who asks, for which scopes, where the person goes next."""

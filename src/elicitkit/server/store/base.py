@@ -88,8 +88,8 @@ class Record:
 
 
 @runtime_checkable
-class Store(Protocol):
-    """Where records, sealed blobs and single-use values live.
+class RecordStore(Protocol):
+    """The elicitation records and their state machine: what `UrlMode` and the pages need.
 
     Every method is safe to call from many tasks (and, for shared backends, many
     processes) at once; `transition` is the only way a record changes state.
@@ -120,6 +120,11 @@ class Store(Protocol):
         seconds; returns how many records changed."""
         ...
 
+
+@runtime_checkable
+class BlobStore(Protocol):
+    """Opaque, already encrypted blobs under a key: what the `Vault` needs."""
+
     async def put_blob(self, key: str, data: bytes) -> None:
         """Store an opaque (already encrypted) blob under `key`, replacing any earlier one."""
         ...
@@ -128,6 +133,11 @@ class Store(Protocol):
 
     async def delete_blob(self, key: str) -> None: ...
 
+
+@runtime_checkable
+class OnceStore(Protocol):
+    """Short-lived values read exactly once: what an OAuth `state` needs."""
+
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         """Keep a short-lived value that `take_once` can read exactly once (OAuth `state`)."""
         ...
@@ -135,6 +145,11 @@ class Store(Protocol):
     async def take_once(self, key: str) -> bytes | None:
         """Return and delete the value, or None if unknown, already taken or past its ttl."""
         ...
+
+
+@runtime_checkable
+class LockStore(Protocol):
+    """Locks with a ttl shared by every process on the store: what `holding` needs."""
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
         """Take the lock `key` for `ttl` seconds if no one holds it (or its holder's ttl ran out).
@@ -147,6 +162,12 @@ class Store(Protocol):
     async def release(self, key: str, token: str) -> None:
         """Free `key` if `token` still holds it; a lock taken over after its ttl stays taken."""
         ...
+
+
+@runtime_checkable
+class Store(RecordStore, BlobStore, OnceStore, LockStore, Protocol):
+    """Where records, sealed blobs, single-use values and locks live: one backend for all four,
+    each user of it typed with the part it needs."""
 
     async def close(self) -> None: ...
 
@@ -246,7 +267,7 @@ class MemoryStore:
 
 
 @asynccontextmanager
-async def holding(store: Store, key: str, *, ttl: float, wait: float = 0.0) -> AsyncIterator[bool]:
+async def holding(store: LockStore, key: str, *, ttl: float, wait: float = 0.0) -> AsyncIterator[bool]:
     """Hold the store's lock `key` for the block: True, or False when another holder kept it
     for `wait` seconds. Shared by every process on the store; `ttl` frees a dead holder's lock,
     so it must outlast the block's worst case."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,10 +23,6 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "url"))
-
-from url_harness import Browser, Session, mcp_session, serve
-
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
 from elicitkit.server.oauth import OAuthConnection
@@ -37,6 +32,7 @@ from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
+from support.url_harness import Browser, Session, mcp_session, serve
 
 __all__ = ["Browser", "Session", "mcp_session", "serve"]
 

@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from server_process import free_port, stop, wait_until_serving
+from support.server_process import free_port, stop, wait_until_serving
 
 
 @contextmanager
 def quickstart_server() -> Iterator[str]:
     """examples/quickstart/server.py as its own process on a free port; yields its MCP URL."""
     port = free_port()
-    server = Path(__file__).resolve().parents[1] / "examples" / "quickstart" / "server.py"
+    server = Path(__file__).resolve().parents[2] / "examples" / "quickstart" / "server.py"
     process = subprocess.Popen([sys.executable, str(server), str(port)])
     try:
         wait_until_serving(process, f"http://127.0.0.1:{port}/mcp")

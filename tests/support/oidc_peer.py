@@ -25,7 +25,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-PEER = Path(__file__).parent / "peers" / "oidc-provider"
+PEER = Path(__file__).parents[1] / "peers" / "oidc-provider"
 NODE = shutil.which("node")
 
 

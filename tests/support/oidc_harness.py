@@ -1,32 +1,23 @@
 """Shared by the oidc-provider OAuth tests (tests/server/oauth, tests/e2e): an "agenda" MCP
 server with one `OAuthConnection` per client authentication method, all at one panva
-oidc-provider (tests/oidc_peer.py) whose clients are registered for them; the calendar API's
+oidc-provider (tests/support/oidc_peer.py) whose clients are registered for them; the calendar API's
 tokens are opaque and checked by introspection, as the API itself would.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from joserfc.jwk import RSAKey
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[2]))
-
-import pytest
-from oauth_harness import Browser, continue_url, serve, url_required
-from oidc_peer import OidcPeer
-from server_process import free_port
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.server.oauth import OAuthConnection
@@ -35,6 +26,9 @@ from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
+from support.oauth_harness import Browser, continue_url, serve, url_required
+from support.oidc_peer import OidcPeer
+from support.server_process import free_port
 
 CAL = "https://calendar.example/api"
 SECRET = "b+s/e=c%r:e t"  # what RFC 6749 section 2.3.1 form-encoding is for

@@ -9,32 +9,25 @@ of tests/server provide those pieces; this module only puts them together.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 
-_SERVER_TESTS = Path(__file__).parents[1] / "server"
-sys.path.insert(0, str(_SERVER_TESTS / "url"))
-sys.path.insert(0, str(_SERVER_TESTS / "oauth"))
-
-from oauth_harness import auth, connect, provider, token  # noqa: E402
-from url_harness import SECRET, Browser, fingerprint, serve, validate_weather_key  # noqa: E402
-
-from elicitkit.demo.auth_server import DemoAuthServer  # noqa: E402
-from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider  # noqa: E402
-from elicitkit.server.oauth import OAuthConnection  # noqa: E402
-from elicitkit.server.secret import Secret  # noqa: E402
-from elicitkit.server.store import MemoryStore  # noqa: E402
-from elicitkit.server.url_mode import UrlMode  # noqa: E402
-from elicitkit.server.vault import KeyRing  # noqa: E402
-from elicitkit.server.web.login import OAuthLogin  # noqa: E402
+from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
+from elicitkit.server.oauth import OAuthConnection
+from elicitkit.server.secret import Secret
+from elicitkit.server.store import MemoryStore
+from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.vault import KeyRing
+from elicitkit.server.web.login import OAuthLogin
+from support.oauth_harness import auth, connect, provider, token
+from support.url_harness import SECRET, Browser, fingerprint, serve, validate_weather_key
 
 T = TypeVar("T")
 

@@ -5,9 +5,9 @@ Persistence is the one docs/deployment-redis.md recommends: `appendonly yes` wit
 `appendfsync always`, so every write is in the append-only file on disk before Redis
 acknowledges it, and a crash (even SIGKILL) right after loses nothing acknowledged.
 
-    from redis_server import RedisServer, redis_server   # the class, and a pytest fixture
+    from support.redis_server import RedisServer, redis_server   # the class, and a pytest fixture
 
-The test modules that use the fixture put `tests/` on `sys.path` and import it.
+Tests import it from the `support` package (pytest puts `tests/` on the path through `tests/conftest.py`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_process import free_port
+
+from support.server_process import free_port
 
 REDIS_SERVER = os.environ.get("ELICITKIT_REDIS_SERVER", "/usr/bin/redis-server")
 

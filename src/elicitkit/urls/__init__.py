@@ -20,13 +20,22 @@ import ipaddress
 import json
 import re
 import socket
-import unicodedata
 import urllib.parse
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import idna
 from publicsuffixlist import PublicSuffixList
+
+from elicitkit.urls._characters import (
+    is_bidi,
+    is_control,
+    is_hidden,
+    is_invisible,
+    is_mixed,
+    looks_ascii,
+    scripts_of,
+)
 
 Verdict = Literal["ok", "warn", "block"]
 PartRole = Literal["scheme", "userinfo", "subdomain", "domain", "port", "path", "query", "fragment"]
@@ -104,83 +113,7 @@ def inspect(url: str, *, allow_http: bool = False) -> UrlReport:
 
 def reveal(text: str) -> str:
     """Escape control, invisible and bidi characters as `\\uXXXX`, so what is drawn is what is there."""
-    return "".join(f"\\u{ord(c):04x}" if _hidden(c) else c for c in text)
-
-
-# --- character classes -------------------------------------------------------------------
-
-_BIDI_CLASSES = {"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}
-_BIDI_MARKS = {"\u200e", "\u200f", "\u061c"}
-# Letters and marks that draw as nothing, beyond the format (Cf) category.
-_BLANK = {"\u034f", "\u115f", "\u1160", "\u17b4", "\u17b5", "\u180b", "\u180c", "\u180d", "\u180e"}
-_BLANK |= {"\u2800", "\u3164", "\uffa0"}
-
-
-def _bidi(c: str) -> bool:
-    return c in _BIDI_MARKS or unicodedata.bidirectional(c) in _BIDI_CLASSES
-
-
-def _control(c: str) -> bool:
-    return unicodedata.category(c) in {"Cc", "Cs", "Zl", "Zp"}
-
-
-def _invisible(c: str) -> bool:
-    return (
-        c in _BLANK
-        or "\ufe00" <= c <= "\ufe0f"
-        or "\U000e0100" <= c <= "\U000e01ef"
-        or (unicodedata.category(c) == "Cf" and not _bidi(c))
-    )
-
-
-def _hidden(c: str) -> bool:
-    if c.isascii():
-        return not c.isprintable()
-    return _control(c) or _bidi(c) or _invisible(c) or unicodedata.category(c) in {"Zs", "Co", "Cn"}
-
-
-# --- scripts and look-alikes -------------------------------------------------------------
-
-# Names of letters begin with their script, near enough for this purpose.
-_SCRIPT_ALIASES = {"CJK": "HAN", "IDEOGRAPHIC": "HAN", "KATAKANA-HIRAGANA": "KATAKANA"}
-# Script mixes that real names use (UTS 39, "highly restrictive").
-_SCRIPT_MIXES = (
-    {"LATIN", "HAN", "HIRAGANA", "KATAKANA"},
-    {"LATIN", "HAN", "BOPOMOFO"},
-    {"LATIN", "HAN", "HANGUL"},
-)
-# Letters that read as a plain ASCII letter.
-_LOOKALIKES = str.maketrans(
-    {
-        **dict(zip("аесорхуіјѕԁԛԝһӏүԍ", "aecopxyijsdqwhlyg", strict=True)),  # Cyrillic
-        **dict(zip("οαινκρυχϲ", "oaivkpuxc", strict=True)),  # Greek
-        **dict(zip("օոսհցզ", "onuhgq", strict=True)),  # noqa: RUF001 Armenian
-        **dict(zip("ɑɡıȷɩǀ", "agijil", strict=True)),  # Latin imitating Latin
-    }
-)
-
-
-def _script(c: str) -> str | None:
-    if c.isascii():
-        return "LATIN" if c.isalpha() else None
-    if unicodedata.category(c)[0] not in "LN":
-        return None  # marks and punctuation take the script of their neighbours
-    word = unicodedata.name(c, "UNKNOWN").split(" ", 1)[0]
-    return _SCRIPT_ALIASES.get(word, word)
-
-
-def _scripts(label: str) -> set[str]:
-    return {s for s in map(_script, label) if s}
-
-
-def _mixed(scripts: set[str]) -> bool:
-    return len(scripts) > 1 and not any(scripts <= mix for mix in _SCRIPT_MIXES)
-
-
-def _looks_ascii(label: str) -> str | None:
-    """The ASCII label that `label` imitates, if it imitates one."""
-    skeleton = label.translate(_LOOKALIKES)
-    return skeleton if skeleton != label and skeleton.isascii() else None
+    return "".join(f"\\u{ord(c):04x}" if is_hidden(c) else c for c in text)
 
 
 # --- public suffixes ---------------------------------------------------------------------
@@ -286,20 +219,20 @@ class _Inspection:
         )
 
     def check_characters(self, text: str) -> None:
-        if any(map(_control, text)):
+        if any(map(is_control, text)):
             self.block(
                 "control-character",
                 "The URL contains control characters or line breaks, which browsers drop or change.",
             )
-        if any(map(_bidi, text)):
+        if any(map(is_bidi, text)):
             self.block(
                 "bidi-control",
                 "The URL contains right-to-left or other direction controls, "
                 "which can make it read differently from what it is.",
             )
-        if any(map(_invisible, text)):
+        if any(map(is_invisible, text)):
             self.block("invisible-character", "The URL contains invisible characters.")
-        if any(c.isspace() for c in text if not _control(c)):
+        if any(c.isspace() for c in text if not is_control(c)):
             self.warn("whitespace", "The URL contains spaces, which a browser will change.")
 
     def read(self, text: str, read_as: str, split: urllib.parse.SplitResult) -> None:
@@ -503,14 +436,14 @@ class _Inspection:
     def check_labels(self, labels: list[str]) -> None:
         """Mixed alphabets and look-alike letters. A name wholly in the alphabet of its
         top-level domain (Cyrillic under .рф) is what it seems, unless that alphabet is Latin."""
-        home = _scripts(labels[-1])
+        home = scripts_of(labels[-1])
         for label in labels:
-            scripts = _scripts(label)
-            if _mixed(scripts):
+            scripts = scripts_of(label)
+            if is_mixed(scripts):
                 self.block(
                     "mixed-scripts", f"The host part {_quote(label)} mixes letters from different alphabets."
                 )
-            imitated = _looks_ascii(label)
+            imitated = looks_ascii(label)
             if imitated is not None and (scripts != home or "LATIN" in scripts):
                 self.block(
                     "confusable",
