@@ -1,3 +1,3 @@
 """What several test folders share: serving an app on a free port (`server_process`), real
-Redis and OIDC peers, the tmux drivers, the URL-mode and OAuth harnesses, Chromium's launch
+Redis, PostgreSQL and OIDC peers, the tmux drivers, the URL-mode and OAuth harnesses, Chromium's launch
 arguments (`chromium`). Tests import it as a package: `from support.url_harness import serve`."""
