@@ -61,6 +61,7 @@ async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str,
         store=SQLiteStore(folder / "pending.sqlite3"),
         bus=LocalBus(),
         identity=identity,
+        max_pending_per_user=None,  # one user holds every pending elicitation here
     )
     flow = Secret(url_mode, "bench-api-key", title="Benchmark API key", message="The tool needs a key.")
     caller = identity.caller()

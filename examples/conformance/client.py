@@ -46,7 +46,12 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 async def main(url: str, scenario: str, version: str) -> None:
-    handler = ElicitationHandler(ScriptedUI(otherwise=accept_prefilled), modes=("form",))
+    # The harness's mock server asks from inside its tool with `server.request(...)` and no
+    # `relatedRequestId`, so its question arrives on the standalone GET stream during the call;
+    # elicitkit refuses that by default (C-03), and takes it as the call's only when told to.
+    handler = ElicitationHandler(
+        ScriptedUI(otherwise=accept_prefilled), modes=("form",), standalone_stream="during-call"
+    )
     mode = "legacy" if version in HANDSHAKE_PROTOCOL_VERSIONS else (version or "auto")
     async with handler.connect(url, mode=mode) as client:
         await SCENARIOS[scenario](client)

@@ -15,8 +15,8 @@ from elicitkit.demo.stage import running_stage
 
 async def test_the_demo_server_has_no_failure(tmp_path: Path) -> None:
     async with running_stage(tmp_path) as stage:
-        alice = (await stage.auth.token_for("alice")).access_token
-        bob = (await stage.auth.token_for("bob")).access_token
+        alice = (await stage.auth.token_for("alice", resource=stage.server.mcp_url)).access_token
+        bob = (await stage.auth.token_for("bob", resource=stage.server.mcp_url)).access_token
         options = Options(timeout=3, other_token=bob, browser=True)
         report = await run(Target(url=stage.server.mcp_url, token=alice), options)
     verdicts = {f.id: f.verdict for f in report.findings.all()}

@@ -106,6 +106,20 @@ async def test_a_request_on_the_get_stream_during_an_unrelated_call_gets_32602(h
     assert len(ui.shown) == 1
 
 
+async def test_the_get_stream_during_a_call_is_taken_as_the_calls_only_when_configured(
+    hostile_url: str,
+) -> None:
+    """`standalone_stream="during-call"`: what stock TypeScript servers (and the conformance
+    harness's mock) need; the default stays strict (the test above)."""
+    ui = ScriptedUI(otherwise=accept_prefilled)
+    handler = ElicitationHandler(ui, standalone_stream="during-call")
+    async with handler.connect(hostile_url, mode="legacy") as client:
+        await anyio.sleep(0.3)
+        answer = answer_of(await client.call_tool("ask_aside"))
+    assert answer["action"] == "accept"
+    assert len(ui.shown) == 1
+
+
 # -- schemas the client could only half check ----------------------------------------------------
 
 

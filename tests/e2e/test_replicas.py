@@ -1,5 +1,6 @@
-"""Several replicas of one MCP server sharing one Redis, each its own process, over real HTTP on
-127.0.0.1: the demo authorization server, plain `mcp.Client` sessions, a scripted browser.
+"""Several replicas of one MCP server sharing one Redis (or one PostgreSQL), each its own process,
+over real HTTP on 127.0.0.1: the demo authorization server, plain `mcp.Client` sessions, a
+scripted browser.
 
 A load balancer would send alice's MCP session to one replica and her browser to whichever
 replica; here the test plays the load balancer by pointing the browser at another replica's
@@ -31,6 +32,7 @@ import pytest
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.request_state import RequestStateSecurity
+from support.postgres_server import PostgresServer, postgres_server
 from support.redis_server import RedisServer, redis_server
 from support.server_process import free_port, stop, wait_until_serving
 from support.url_harness import (  # type: ignore[import-not-found]
@@ -48,7 +50,7 @@ from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.vault import KEYS_ENV, KeyRing
 from elicitkit.server.web.login import OAuthLogin
 
-__all__ = ["redis_server"]  # the fixture, re-exported for pytest
+__all__ = ["postgres_server", "redis_server"]  # the fixtures, re-exported for pytest
 
 REQUEST_STATE_KEY_ENV = "ELICITKIT_REQUEST_STATE_KEY"
 """Where a replica reads the shared requestState key (any name works: it is the author's config)."""
@@ -149,7 +151,7 @@ async def auth() -> AsyncIterator[Any]:
 @asynccontextmanager
 async def replicas(
     auth: Any,
-    redis: RedisServer,
+    redis: RedisServer | PostgresServer,
     logs: Path,
     *names: str,
     wait: str = "live",
@@ -192,16 +194,23 @@ async def replicas(
         yield started
 
 
+@pytest.fixture(params=["redis", "postgres"])
+def shared_backend(request: pytest.FixtureRequest) -> RedisServer | PostgresServer:
+    """The store and bus the replicas share: a Redis, or a PostgreSQL (LISTEN/NOTIFY bus)."""
+    return request.getfixturevalue(f"{request.param}_server")  # type: ignore[no-any-return]
+
+
 async def token(auth: Any, person: str) -> str:
     return str((await auth.token_for(person)).access_token)
 
 
 async def test_session_on_a_browser_on_b_notice_through_a(
-    auth: Any, redis_server: RedisServer, tmp_path: Path
+    auth: Any, shared_backend: RedisServer | PostgresServer, tmp_path: Path
 ) -> None:
-    """Issue 8, must show 1: alice's MCP session is on replica A, her browser flow is served by
-    replica B; the completion notice reaches her through A (and no one else), the tool completes."""
-    async with replicas(auth, redis_server, tmp_path, "A", "B") as (a, b):
+    """Issue 8, must show 1 (and issue 20 on PostgreSQL): alice's MCP session is on replica A, her
+    browser flow is served by replica B; the completion notice reaches her through A (and no one
+    else), the tool completes."""
+    async with replicas(auth, shared_backend, tmp_path, "A", "B") as (a, b):
         alice_token, bob_token = await token(auth, "alice"), await token(auth, "bob")
         async with (
             mcp_session(f"{a.url}/mcp", alice_token) as alice,
@@ -227,7 +236,7 @@ async def test_session_on_a_browser_on_b_notice_through_a(
             await asyncio.sleep(0.5)  # a stray notice on B would have arrived by now
             assert alice_on_b.notices == [] and bob_on_b.notices == []
             assert SECRET.encode() not in alice.wire.everything()
-    store = open_store(redis_server.url)
+    store = open_store(shared_backend.url)
     record = await store.get(asked.elicitation_id or "")
     await store.close()
     assert record is not None and record.state == "completed"

@@ -20,14 +20,11 @@ from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
-from support.redis_server import RedisServer
 
 from elicitkit.server import Elicitation, LocalBus, PendingLimitError
-from elicitkit.server.store import MemoryStore, Record, Store
-from elicitkit.server.store._redis import RedisStore
-from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity, User
+from elicitkit.server.user import McpIdentity
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(180)
@@ -159,40 +156,3 @@ async def test_per_user_cap_says_what_to_do() -> None:
         with pytest.raises(MCPError):
             await client.call_tool("ask_held", {})
     assert str(PendingLimitError(3, 900)).endswith("(at most 15 minutes), then try again.")
-
-
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "memory":
-        yield MemoryStore()
-    elif request.param == "sqlite":
-        sqlite = SQLiteStore(tmp_path / "s.sqlite3")
-        yield sqlite
-        await sqlite.close()
-    else:
-        server = RedisServer()
-        server.start()
-        from redis.asyncio import Redis
-
-        redis_store = RedisStore(Redis.from_url(server.url))
-        try:
-            yield redis_store
-        finally:
-            await redis_store.close()
-            server.stop()
-
-
-async def test_count_active_counts_one_users_open_unexpired_records(store: Store) -> None:
-    alice, bob = User("https://as", "alice"), User("https://as", "bob")
-    made = [Record.new(alice, "c", "f", "m", ttl=60) for _ in range(3)]
-    made.append(Record.new(alice, "c", "f", "m", ttl=0.5))
-    made.append(Record.new(bob, "c", "f", "m", ttl=60))
-    for record in made:
-        await store.create(record)
-    assert await store.count_active(alice) == 4 and await store.count_active(bob) == 1
-    await store.transition(made[0].id, from_states={"pending"}, to="completed", user=alice)
-    await store.transition(made[1].id, from_states={"pending"}, to="opened", user=alice)
-    assert await store.count_active(alice) == 3
-    await asyncio.sleep(0.7)  # one of alice's runs out
-    assert await store.count_active(alice) == 2
-    assert await store.count_active(User("https://other-as", "alice")) == 0

@@ -20,7 +20,7 @@ import ssl
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ class RedisServer:
         port: int | None = None,
         password: str | None = None,
         tls: TLSFiles | None = None,
+        args: Sequence[str] = (),
     ) -> None:
         if not Path(REDIS_SERVER).exists():
             raise RuntimeError(
@@ -55,6 +56,7 @@ class RedisServer:
         self.port = port or free_port()
         self.password = password
         self.tls = tls
+        self.args = list(args)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -74,6 +76,7 @@ class RedisServer:
             "--daemonize", "no",
             "--logfile", str(self.folder / "redis.log"),
             *PERSISTENCE,
+            *self.args,
         ]  # fmt: skip
         if self.password:
             args += ["--requirepass", self.password]

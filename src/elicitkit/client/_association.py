@@ -56,7 +56,8 @@ class Watch(Protocol):
 class RequestWatch:
     """The client requests open right now, and a verdict for each `elicitation/create` seen."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, trust_standalone: bool = False) -> None:
+        self._trust_standalone = trust_standalone
         self._open: set[RequestId] = set()
         self._modern: set[RequestId] = set()
         self._verdicts: OrderedDict[RequestId, bool] = OrderedDict()
@@ -92,7 +93,7 @@ class RequestWatch:
                     message.result.setdefault("resultType", "complete")
         elif isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
             standalone = self._standalone.pop(message.id, False) is None
-            self._verdicts[message.id] = bool(self._open) and not standalone
+            self._verdicts[message.id] = bool(self._open) and (self._trust_standalone or not standalone)
             while len(self._verdicts) > _MAX_VERDICTS:
                 self._verdicts.popitem(last=False)
 

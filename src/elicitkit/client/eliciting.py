@@ -101,7 +101,7 @@ class ElicitingClient(Client):
             raise ValueError(
                 "ElicitingClient answers elicitation with its handler; omit elicitation_callback."
             )
-        watch = RequestWatch()
+        watch = RequestWatch(trust_standalone=self.handler.standalone_stream == "during-call")
         self.elicitations = ServerElicitations(self.handler, watch)
         self.elicitation_callback = self.elicitations
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)

@@ -67,6 +67,13 @@ class ElicitationHandler:
     retry or cancel (C-21). `input_rounds` caps the 2026-07-28 rounds. `rate_limit` and `sizes`
     bound what one server may put in front of the person (see `elicitkit.client.limits`).
     `open_url` is the system browser unless a test injects a recorder.
+
+    `standalone_stream` decides an `elicitation/create` that arrives on streamable HTTP's
+    standalone GET stream while a call is open: "refuse" (C-03: that stream carries messages
+    unrelated to any request, so the question is not associated with the call) or
+    "during-call" (taken as the open call's: what servers send that call the TypeScript SDK's
+    `server.request(...)` without `relatedRequestId`, the official conformance harness's mock
+    server among them). With no call open it is refused either way.
     """
 
     ui: ElicitationUI
@@ -78,6 +85,7 @@ class ElicitationHandler:
     allow_http: bool = False
     server_name: str | None = None
     open_url: UrlOpener = open_in_system_browser
+    standalone_stream: Literal["refuse", "during-call"] = "refuse"
     _turn: anyio.Lock | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

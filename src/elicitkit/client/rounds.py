@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
@@ -121,6 +122,7 @@ class _Call:
         state = first.request_state
         rounds = 0
         self.delay = self.policy.first_delay
+        screen, admitted = ExitStack(), False
         try:
             while isinstance(current, InputRequiredResult):
                 state = current.request_state
@@ -134,8 +136,10 @@ class _Call:
                 if not waiting:
                     current = await self.retry(responses or None, state)
                     continue
-                with self.answers.gate.prompt():  # the waiting screen is a prompt like any other
-                    outcome = await self._retry_while_waiting(responses, state)
+                if not admitted:  # the waiting screen is a prompt like any other, admitted once a call
+                    screen.enter_context(self.answers.gate.prompt())
+                    admitted = True
+                outcome = await self._retry_while_waiting(responses, state)
                 if outcome is _CANCELLED:  # the person cancelled the wait: the latest choice wins
                     await self._goodbye(state)
                     raise ElicitationCancelledError(
@@ -145,6 +149,8 @@ class _Call:
         except anyio.get_cancelled_exc_class():
             await self._goodbye(state)  # Ctrl-C, or the host cancelled the call
             raise
+        finally:
+            screen.close()
         return current
 
     async def _answer(self, requests: dict[str, InputRequest]) -> tuple[InputResponses, bool]:

@@ -105,13 +105,13 @@ class Story:
             ui: ElicitationUI = NarratedUI(self.scripted, self.transcript, PERSON)
         else:
             ui = self.ui
+        # The story plays every kind of question back to back (a consent and a waiting screen
+        # per URL), faster than the default limit lets one server ask a real person.
         self.handler = ElicitationHandler(
             ui=ui,
             modes=("form", "url"),
             open_url=self._open_url,
             wait_timeout=120,
-            # The story asks ten questions in a row on purpose, faster than the default pace allows
-            # (a script answers in milliseconds); a server of your own choosing is trusted this far.
             rate_limit=RateLimit(per_second=5.0, burst=20),
         )
         failure = ""

@@ -44,9 +44,9 @@ from elicitkit.server.web.identity import BrowserIdentity, HookIdentity, LocalUs
 from elicitkit.server.web.login import OAuthLogin
 
 if TYPE_CHECKING:
-    from elicitkit.server.bus import RedisBus
+    from elicitkit.server.bus import PostgresBus, RedisBus
     from elicitkit.server.oauth import OAuthConnection
-    from elicitkit.server.store import RedisStore, SQLiteStore
+    from elicitkit.server.store import PostgresStore, RedisStore, SQLiteStore
     from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, TokenVerifierError
 
 __all__ = [
@@ -82,6 +82,8 @@ __all__ = [
     "OAuthLogin",
     "OAuthProviderError",
     "PendingLimitError",
+    "PostgresBus",
+    "PostgresStore",
     "Record",
     "RedisBus",
     "RedisStore",
@@ -108,6 +110,8 @@ __all__ = [
 
 #: Public names whose modules need an optional extra: imported on first use (see `elicitkit.extras`).
 _OPTIONAL = {
+    "PostgresBus": ("elicitkit.server.bus", "postgres"),
+    "PostgresStore": ("elicitkit.server.store", "postgres"),
     "RedisBus": ("elicitkit.server.bus", "redis"),
     "RedisStore": ("elicitkit.server.store", "redis"),
     "SQLiteStore": ("elicitkit.server.store", "sqlite"),

@@ -10,12 +10,15 @@ import pytest
 from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
 from support.redis_server import RedisServer, TLSFiles
+from support.redis_topology import ClusterNodes, SentinelGroup
 
 from elicitkit.server.backends import open_bus, open_store, redis_client
 from elicitkit.server.bus import LocalBus
+from elicitkit.server.bus._postgres import PostgresBus
 from elicitkit.server.bus._redis import RedisBus
 from elicitkit.server.errors import BackendURLError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, MemoryStore, Record
+from elicitkit.server.store._postgres import PostgresStore
 from elicitkit.server.store._redis import RedisStore
 from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.user import User
@@ -43,10 +46,86 @@ async def test_redis_urls_build_redis_backends() -> None:
     await bus.close()
 
 
+async def test_postgresql_urls_build_postgres_backends() -> None:
+    url = "postgresql://app:pw@127.0.0.1:5439/app?sslmode=disable"
+    store = open_store(url, prefix="app1:", max_size=4)
+    bus = open_bus(url, store=store)
+    assert isinstance(store, PostgresStore) and isinstance(bus, PostgresBus)
+    assert store.prefix == "app1_" and store.completions_channel == "app1_completed"
+    assert bus.channel == "app1_completed" and bus.store is store and bus.dsn == url
+    assert isinstance(open_store("postgres://127.0.0.1/app"), PostgresStore)  # libpq's short form too
+    with pytest.raises(BackendURLError, match="takes them from the URL"):
+        open_bus(url, password="x")
+    await bus.close()
+    await store.close()
+
+
+async def test_sentinel_and_cluster_urls_build_their_clients() -> None:
+    from redis.asyncio import RedisCluster
+
+    url = "redis+sentinel://app:pw@10.0.0.1:26379,10.0.0.2:26380/primary-a/2?sentinel_password=sp"
+    store = open_store(url, replicas_ack=1)
+    assert isinstance(store, RedisStore) and not store.cluster and store.replicas_ack == 1
+    pool = store.client.connection_pool
+    assert pool.service_name == "primary-a"  # type: ignore[attr-defined]
+    kwargs = pool.connection_kwargs
+    assert (kwargs["username"], kwargs["password"], kwargs["db"]) == ("app", "pw", 2)
+    sentinels = pool.sentinel_manager.sentinels  # type: ignore[attr-defined]
+    seen = [
+        (s.connection_pool.connection_kwargs["host"], s.connection_pool.connection_kwargs["port"])
+        for s in sentinels
+    ]
+    assert seen == [("10.0.0.1", 26379), ("10.0.0.2", 26380)]
+    assert all(s.connection_pool.connection_kwargs["password"] == "sp" for s in sentinels)
+    assert "primary-a" in store._where() and "pw" not in store._where()
+    await store.close()
+
+    tls = open_store("rediss+sentinel://h1:26379/svc", ssl_ca_certs="/ca.pem")
+    assert isinstance(tls, RedisStore)
+    assert tls.client.connection_pool.connection_class.__name__ == "SentinelManagedSSLConnection"
+    await tls.close()
+
+    cluster_url = "rediss+cluster://app:pw@10.0.0.1:7000,10.0.0.2:7001"
+    cluster_store = open_store(cluster_url, ssl_ca_certs="/ca.pem")
+    bus = open_bus(cluster_url, store=cluster_store, ssl_ca_certs="/ca.pem")
+    assert isinstance(cluster_store, RedisStore) and isinstance(cluster_store.client, RedisCluster)
+    assert cluster_store.cluster and isinstance(bus, RedisBus) and bus.cluster and len(bus.channels) == 16
+    nodes = cluster_store.client.nodes_manager
+    assert set(nodes.startup_nodes) == {"10.0.0.1:7000", "10.0.0.2:7001"}
+    node_kwargs = nodes.connection_kwargs
+    assert (node_kwargs["username"], node_kwargs["password"]) == ("app", "pw")
+    assert node_kwargs["connection_class"].__name__ == "SSLConnection"
+    assert bus._store_announces  # the store's scripts SPUBLISH: the bus sends nothing more
+    await bus.close()
+    await cluster_store.close()
+
+
 @pytest.mark.parametrize(
     ("url", "says"),
     [
-        ("postgres://db/x", "has no scheme elicitkit knows"),
+        ("redis+sentinel://h1:26379", "must name the service"),
+        ("redis+sentinel://h1:26379/svc/zero", "must name the service"),
+        ("redis+sentinel://h1:26379,h2:x/svc", "which is not host:port"),
+        ("redis+sentinel://h1:26379/svc?master=x", "which elicitkit does not know"),
+        ("redis+cluster://h1:7000/0", "a Cluster has only database 0"),
+        ("redis+cluster://:pw@h1:7000,,h2:7001", "which is not host:port"),
+    ],
+)
+def test_bad_sentinel_and_cluster_urls_are_one_sentence(url: str, says: str) -> None:
+    with pytest.raises(BackendURLError) as raised:
+        open_store(url)
+    assert says in str(raised.value) and str(raised.value).endswith(".")
+    assert "pw" not in str(raised.value)
+    with pytest.raises(BackendURLError, match="use rediss"):
+        open_store("redis+cluster://h1:7000", ssl_ca_certs="/ca.pem")
+    with pytest.raises(ValueError, match="not for a Cluster"):
+        open_store("redis+cluster://h1:7000", replicas_ack=1)
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("mysql://db/x", "has no scheme elicitkit knows"),
         ("/var/lib/x.sqlite3", "has no scheme elicitkit knows"),
         ("sqlite://relative/x.sqlite3", "three slashes"),
         ("redis:///0", "has no host"),
@@ -260,3 +339,113 @@ async def test_a_bus_leaves_publishing_to_a_store_that_announces(redis_server: R
         for closing in (*buses.values(), store, elsewhere, silent):
             await closing.close()  # type: ignore[attr-defined]
         await listener.aclose()
+
+
+CLUSTER_ACL_RULES = [
+    *ACL_RULES,
+    *("~{elicitkit:*", "&{elicitkit:*", "+spublish", "+ssubscribe", "+sunsubscribe"),
+    *("+cluster|slots", "+command"),
+]
+"""What a Cluster adds to `ACL_RULES` (docs/deployment-redis.md): the hash-tagged keys and
+channels, sharded pub/sub, and reading the slot map."""
+
+
+async def test_a_least_privilege_acl_user_is_enough_on_a_cluster(redis_cluster: ClusterNodes) -> None:
+    import asyncio
+
+    from support.redis_topology import ADMIN_PASSWORD
+
+    for node in redis_cluster.nodes:  # ACLs are per node, not spread by the Cluster
+        admin = Redis(host="127.0.0.1", port=node.port, password=ADMIN_PASSWORD)
+        await admin.execute_command("ACL", "SETUSER", "limited", *CLUSTER_ACL_RULES)  # type: ignore[no-untyped-call]
+        await admin.aclose()
+    url = redis_cluster.url.replace("elicitkit:elicitkit-pw@", "limited:elicitkit-pw@")
+    store, bus = open_store(url), open_bus(url)
+    heard = asyncio.Event()
+
+    async def listener(eid: str) -> None:
+        heard.set()
+
+    try:
+        alice = User("https://as.example", "alice")
+        overdue = Record.new(alice, "c", "f", "m", ttl=0.01)
+        record = Record.new(alice, "c", "f", "m", ttl=60)
+        await store.create(overdue)
+        await store.create(record)
+        bus.subscribe(record.id, listener)
+        assert isinstance(bus, RedisBus)
+        await bus.wait_connected()
+        assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
+        await asyncio.wait_for(heard.wait(), 10)
+        await asyncio.sleep(0.05)
+        assert await store.sweep() == 1
+        await store.put_blob("b", b"v")
+        assert await store.get_blob("b") == b"v"
+        await store.put_once("s", b"o", ttl=60)
+        assert await store.take_once("s") == b"o"
+        holder = await store.claim("l", ttl=60)
+        assert holder is not None
+        await store.release("l", holder)
+    finally:
+        await bus.close()  # type: ignore[attr-defined]
+        await store.close()
+
+
+async def test_a_tls_cluster_with_an_acl_user(tmp_path: Path) -> None:
+    """rediss+cluster://: every node speaks only TLS and wants a client certificate; the store
+    and the bus reach all three primaries over it, as the URL's ACL user."""
+    import asyncio
+
+    tls = TLSFiles(tmp_path / "tls")
+    with ClusterNodes(tls=tls) as cluster:
+        assert cluster.url.startswith("rediss+cluster://")
+        store = open_store(cluster.url, **tls.client_options())
+        bus = open_bus(cluster.url, store=store, **tls.client_options())
+        heard = asyncio.Event()
+
+        async def listener(eid: str) -> None:
+            heard.set()
+
+        try:
+            assert isinstance(store, RedisStore) and isinstance(bus, RedisBus)
+            records = [
+                Record.new(User("https://as.example", "alice"), "c", "f", "m", ttl=60) for _ in range(40)
+            ]
+            await asyncio.gather(*(store.create(r) for r in records))  # spread over the 16 tags
+            bus.subscribe(records[0].id, listener)
+            await bus.wait_connected()
+            assert await store.transition(records[0].id, from_states=ACTIVE, to="completed")
+            await asyncio.wait_for(heard.wait(), 10)
+            assert all([await store.get(r.id) for r in records])
+            used = {n.name for n in store.client.get_nodes() if n.connection_class is SSLConnection}  # type: ignore[union-attr]
+            assert len(used) == 3
+        finally:
+            await bus.close()  # type: ignore[attr-defined]
+            await store.close()
+        plain = open_store(cluster.url.replace("rediss+", "redis+"))
+        with pytest.raises(StoreUnavailableError):
+            await plain.get("x")  # no plain-TCP port to fall back to
+        await plain.close()
+
+
+async def test_a_tls_sentinel_group_with_an_acl_user(tmp_path: Path) -> None:
+    """rediss+sentinel://: the Sentinels and both nodes speak only TLS and want a client
+    certificate; the store finds the primary through the Sentinels and writes, as the URL's ACL
+    user, with a replica's acknowledgement (`replicas_ack=1`)."""
+    tls = TLSFiles(tmp_path / "tls")
+    with SentinelGroup(tls=tls) as group:
+        assert group.url.startswith("rediss+sentinel://")
+        store = open_store(group.url, replicas_ack=1, **tls.client_options())
+        bus = open_bus(group.url, store=store, **tls.client_options())
+        try:
+            assert isinstance(store, RedisStore) and isinstance(bus, RedisBus)
+            record = Record.new(User("https://as.example", "alice"), "c", "f", "m", ttl=60)
+            await store.create(record)
+            await bus.wait_connected()
+            assert await store.transition(record.id, from_states=ACTIVE, to="completed")
+            got = await store.get(record.id)
+            assert got is not None and got.state == "completed"
+            assert await store.client.acl_whoami() in ("elicitkit", b"elicitkit")
+        finally:
+            await bus.close()  # type: ignore[attr-defined]
+            await store.close()

@@ -246,11 +246,11 @@ async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: Red
     different call still cannot complete it twice."""
     record = new_record()
     await store.create(record)
-    keys = [store._record_key(record.id), store._active, store._finished]
+    keys = store._keys(record.id)
     # id, op token, to, now, check expiry, check user, issuer, subject, keep ms, to is active,
-    # completions channel, from
+    # completions channel, publish command, from
     args: list[str | int] = [record.id, "op-1", "completed", repr(time.time()), "1", "0", "", ""]
-    args += [60000, "0", "elicitkit:completed", "pending"]
+    args += [60000, "0", "elicitkit:completed", "PUBLISH", "pending"]
     pubsub = store.client.pubsub()
     await pubsub.subscribe("elicitkit:completed")
     first = await store._transition(keys=keys, args=args)
@@ -309,4 +309,4 @@ async def test_a_large_sweep_leaves_redis_responsive(store: RedisStore) -> None:
     assert await sweeping == 10_000
     assert completed == 100
     assert slowest < 0.5, slowest  # one batch at a time (about 40 ms), never the whole sweep at once
-    assert await store.client.zcard(store._active) == 0
+    assert await store.client.zcard(store._keys("any")[1]) == 0

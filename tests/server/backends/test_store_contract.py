@@ -1,18 +1,23 @@
-"""The `Store` contract, the same tests against every backend: memory, SQLite and a real Redis."""
+"""The `Store` contract, the same tests against every backend: memory, SQLite, and real servers:
+Redis (alone, a Sentinel group, a 3-primary Cluster) and PostgreSQL."""
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
+from support.redis_topology import ClusterNodes, SentinelGroup
 
 from elicitkit.server.backends import open_store
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
+from elicitkit.server.store._postgres import PostgresStore
 from elicitkit.server.store._redis import RedisStore
 from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.user import User
@@ -23,13 +28,25 @@ BOB = User("https://as.example", "bob")
 pytestmark = pytest.mark.timeout(60)
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", "redis", "redis-sentinel", "redis-cluster", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
     backend: Store
     if request.param == "memory":
         backend = MemoryStore()
     elif request.param == "sqlite":
         backend = SQLiteStore(tmp_path / "s.sqlite3")
+    elif request.param == "postgres":
+        postgres: PostgresServer = request.getfixturevalue("shared_postgres")
+        backend = open_store(postgres.url, prefix=f"t{secrets.token_hex(6)}_")  # fresh tables per test
+        assert isinstance(backend, PostgresStore)
+    elif request.param == "redis-sentinel":
+        group: SentinelGroup = request.getfixturevalue("shared_sentinels")
+        backend = open_store(group.url, prefix=f"t{secrets.token_hex(6)}:", replicas_ack=1)
+        assert isinstance(backend, RedisStore) and not backend.cluster
+    elif request.param == "redis-cluster":
+        cluster: ClusterNodes = request.getfixturevalue("redis_cluster")
+        backend = open_store(cluster.url, prefix=f"t{secrets.token_hex(6)}:")
+        assert isinstance(backend, RedisStore) and backend.cluster
     else:
         server: RedisServer = request.getfixturevalue("redis_server")
         backend = open_store(server.url)
@@ -256,3 +273,19 @@ async def test_claim_and_release_need_no_more_than_the_documented_acl(redis_serv
     finally:
         await store.close()
         await admin.close()
+
+
+async def test_count_active_counts_one_users_open_unexpired_records(store: Store) -> None:
+    alice, bob = ALICE, BOB
+    made = [Record.new(alice, "c", "f", "m", ttl=60) for _ in range(3)]
+    made.append(Record.new(alice, "c", "f", "m", ttl=0.5))
+    made.append(Record.new(bob, "c", "f", "m", ttl=60))
+    for record in made:
+        await store.create(record)
+    assert await store.count_active(alice) == 4 and await store.count_active(bob) == 1
+    await store.transition(made[0].id, from_states={"pending"}, to="completed", user=alice)
+    await store.transition(made[1].id, from_states={"pending"}, to="opened", user=alice)
+    assert await store.count_active(alice) == 3
+    await asyncio.sleep(0.7)  # one of alice's runs out
+    assert await store.count_active(alice) == 2
+    assert await store.count_active(User("https://other-as.example", "alice")) == 0

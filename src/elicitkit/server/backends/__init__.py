@@ -23,18 +23,26 @@ from elicitkit.server.errors import BackendURLError
 from elicitkit.server.store import MemoryStore, Store
 
 if TYPE_CHECKING:
-    from redis.asyncio import Redis
+    from redis.asyncio import Redis, RedisCluster
 
 __all__ = ["open_bus", "open_store", "redis_client"]
 
-_FORMS = "sqlite:///absolute/path, memory://, redis://host:port/db or rediss://host:port/db"
+_FORMS = (
+    "sqlite:///absolute/path, memory://, redis://host:port/db, rediss://host:port/db, "
+    "redis+sentinel://host:port,host:port/service/db, redis+cluster://host:port,host:port "
+    "or postgresql://user:password@host:port/database"
+)
+_POSTGRES = ("postgresql", "postgres")
+_TOPOLOGY = ("redis+sentinel", "rediss+sentinel", "redis+cluster", "rediss+cluster")
 
 
 def open_store(
     url: str, *, password: str | None = None, prefix: str = "elicitkit:", **redis_options: Any
 ) -> Store:
     """The `Store` a URL names: `sqlite:///path` (`sqlite://` alone: the default file),
-    `memory://`, or `redis://` / `rediss://` (see `redis_client` for AUTH and TLS options)."""
+    `memory://`, `redis://` / `rediss://` (see `redis_client` for AUTH and TLS options), or
+    `postgresql://user:password@host:port/database` (options go to `asyncpg.create_pool`; tables
+    are named after `prefix`, `elicitkit_records` by default; see docs/deployment.md)."""
     parts = _split(url, "store")
     if parts.scheme == "sqlite":
         _no_redis_options(url, password, redis_options)
@@ -49,9 +57,16 @@ def open_store(
     if parts.scheme == "memory":
         _no_redis_options(url, password, redis_options)
         return MemoryStore()
+    if parts.scheme in _POSTGRES:
+        with needs("postgres"):
+            from elicitkit.server.store import PostgresStore
+        if password is not None:
+            redis_options["password"] = password
+        return PostgresStore(url, prefix=_table_prefix(prefix), **redis_options)
     with needs("redis"):
         from elicitkit.server.store import RedisStore
-    return RedisStore(redis_client(url, password=password, **redis_options), prefix=prefix)
+    acks = {key: redis_options.pop(key) for key in ("replicas_ack", "ack_timeout") if key in redis_options}
+    return RedisStore(**acks, client=redis_client(url, password=password, **redis_options), prefix=prefix)
 
 
 def open_bus(
@@ -70,6 +85,20 @@ def open_bus(
     if parts.scheme in ("sqlite", "memory"):
         _no_redis_options(url, password, redis_options)
         return LocalBus()
+    if parts.scheme in _POSTGRES:
+        with needs("postgres"):
+            from elicitkit.server.bus import PostgresBus
+            from elicitkit.server.store import POSTGRES_CHANNEL, PostgresStore
+        if password is not None or redis_options:
+            raise BackendURLError(
+                f"Options were given for the bus at {_safe(url)!r}; a PostgreSQL bus takes them from "
+                "the URL (user, password, ?sslmode=...)."
+            )
+        if channel is None:
+            channel = (
+                store.completions_channel if isinstance(store, PostgresStore) else None
+            ) or POSTGRES_CHANNEL
+        return PostgresBus(url, store=store, channel=channel)
     with needs("redis"):
         from elicitkit.server.bus import RedisBus
         from elicitkit.server.store import COMPLETIONS_CHANNEL, RedisStore
@@ -87,8 +116,11 @@ def redis_client(
     health_check_interval: int = 15,
     max_connections: int = 50,
     **options: Any,
-) -> Redis:
-    """A redis-py asyncio client for `redis://[user:password@]host:port/db` or `rediss://...`.
+) -> Redis | RedisCluster:
+    """A redis-py asyncio client for `redis://[user:password@]host:port/db` or `rediss://...`;
+    for a Sentinel service, `redis+sentinel://host:port,host:port/service/db` (it follows
+    failovers), or for a Cluster, `redis+cluster://host:port,host:port` (seed nodes); the
+    `rediss+` forms use TLS (see docs/deployment-redis.md).
 
     AUTH comes from the URL's userinfo or `password=` (and `username=`). TLS (`rediss://`) takes
     redis-py's options: `ssl_ca_certs=`, `ssl_certfile=`, `ssl_keyfile=`, `ssl_cert_reqs=`,
@@ -96,13 +128,38 @@ def redis_client(
     (under a second in all with the defaults) before the error reaches the caller. At most
     `max_connections` are open at once; a busy caller waits (up to 5 s) for a free one.
     """
+    parts = _split(url, "Redis")
     with needs("redis"):
         from redis.asyncio import BlockingConnectionPool, Redis
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialBackoff
         from redis.exceptions import ConnectionError as RedisConnectionError
         from redis.exceptions import TimeoutError as RedisTimeoutError
-    parts = _split(url, "Redis")
+    if parts.scheme in _TOPOLOGY:
+        from elicitkit.server.backends import _redis_topology
+
+        if password is not None:
+            options["password"] = password
+        common: dict[str, Any] = {
+            "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries),
+            "retry_on_error": [RedisConnectionError, RedisTimeoutError, ConnectionError, TimeoutError],
+            "health_check_interval": health_check_interval,
+            "max_connections": max_connections,
+            "socket_connect_timeout": options.pop("socket_connect_timeout", 2.0),
+            "socket_timeout": options.pop("socket_timeout", 5.0),
+            "decode_responses": False,
+        }
+        build = (
+            _redis_topology.cluster_client if "cluster" in parts.scheme else _redis_topology.sentinel_client
+        )
+        try:
+            return build(parts, _safe(url), common, **options)
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, BackendURLError):
+                raise
+            raise BackendURLError(
+                f"The Redis URL {_safe(url)!r} could not be used: {exc}. {_FORMS}."
+            ) from exc
     if parts.scheme not in ("redis", "rediss"):
         raise BackendURLError(
             f"{_safe(url)!r} is not a Redis URL; write redis://host:port/db or rediss://..."
@@ -152,9 +209,14 @@ def _split(url: str, what: str) -> SplitResult:
         parts = urlsplit(url)
     except ValueError as exc:
         raise BackendURLError(f"The {what} URL {_safe(url)!r} is not a URL ({exc}); use {_FORMS}.") from exc
-    if parts.scheme not in ("sqlite", "memory", "redis", "rediss"):
+    if parts.scheme not in ("sqlite", "memory", "redis", "rediss", *_TOPOLOGY, *_POSTGRES):
         raise BackendURLError(f"The {what} URL {_safe(url)!r} has no scheme elicitkit knows; use {_FORMS}.")
     return parts
+
+
+def _table_prefix(prefix: str) -> str:
+    """The Redis-style default prefix `elicitkit:` as a PostgreSQL table prefix `elicitkit_`."""
+    return prefix.replace(":", "_")
 
 
 def _no_redis_options(url: str, password: str | None, options: dict[str, Any]) -> None:

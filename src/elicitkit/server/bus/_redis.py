@@ -21,18 +21,27 @@ import logging
 from typing import Any
 
 from redis import exceptions as redis_errors
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.client import PubSub
+from redis.asyncio.cluster import ClusterPubSub
 
 from elicitkit.server.bus import Listener, Listeners, Unsubscribe, call_listener
 from elicitkit.server.errors import BusUnavailableError
-from elicitkit.server.store import COMPLETIONS_CHANNEL, TERMINAL, RedisStore, Store
+from elicitkit.server.store import (
+    COMPLETIONS_CHANNEL,
+    TERMINAL,
+    RedisStore,
+    Store,
+    cluster_gate,
+    shard_channel,
+    shard_channels,
+)
 
 __all__ = ["RedisBus"]
 
 logger = logging.getLogger(__name__)
 
-_DOWN = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
+_DOWN = (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.RedisClusterException, OSError)
 
 
 class RedisBus:
@@ -48,7 +57,7 @@ class RedisBus:
 
     def __init__(
         self,
-        client: Redis,
+        client: Redis | RedisCluster,
         *,
         store: Store | None = None,
         channel: str = COMPLETIONS_CHANNEL,
@@ -62,6 +71,12 @@ class RedisBus:
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self._owns_client = owns_client
+        self.cluster = isinstance(client, RedisCluster)
+        self._gate = cluster_gate(client)
+        self._initializing = asyncio.Lock()
+        self._initialized = False
+        self.channels = shard_channels(channel) if self.cluster else [channel]
+        """What the bus listens to: on a Cluster, one sharded channel per hash tag of the store."""
         self._store_announces = (
             isinstance(store, RedisStore)
             and store.completions_channel == channel
@@ -91,7 +106,15 @@ class RedisBus:
         if self._store_announces:
             return  # the store's transition published it, atomically with the write
         try:
-            await self.client.publish(self.channel, elicitation_id)
+            if isinstance(self.client, RedisCluster):
+                async with self._gate:
+                    if not self._initialized:  # the first use by many tasks at once must not race
+                        async with self._initializing:
+                            await self.client.initialize()
+                            self._initialized = True
+                    await self.client.spublish(shard_channel(self.channel, elicitation_id), elicitation_id)
+            else:
+                await self.client.publish(self.channel, elicitation_id)
         except _DOWN as exc:
             raise BusUnavailableError(
                 f"The completion of elicitation {elicitation_id[:8]}... could not be published, because "
@@ -122,16 +145,30 @@ class RedisBus:
         while True:
             pubsub: PubSub = self.client.pubsub()
             try:
-                await pubsub.subscribe(self.channel)
+                confirmed = 0
+                if isinstance(pubsub, ClusterPubSub):
+                    assert isinstance(self.client, RedisCluster)
+                    await self.client.initialize()  # learn the slot map: which primary has which channel
+                    await pubsub.ssubscribe(*self.channels)
+                else:
+                    await pubsub.subscribe(self.channel)
                 while True:
-                    message = await pubsub.get_message(timeout=1.0)
+                    if isinstance(pubsub, ClusterPubSub):  # polls each primary's connection in turn
+                        message = await pubsub.get_sharded_message(timeout=0.05)
+                    else:
+                        message = await pubsub.get_message(timeout=1.0)
                     if message is None:
                         continue
-                    if message["type"] == "message":
+                    kind = _text(message["type"])
+                    if kind in ("message", "smessage"):
                         self._dispatch(message)
-                    elif message["type"] == "subscribe":
-                        # Redis confirms the subscription at first and after each reconnection
-                        # (redis-py resubscribes by itself on short outages): catch up then.
+                    elif kind in ("subscribe", "ssubscribe"):
+                        # Redis confirms each channel at first and after each reconnection
+                        # (redis-py resubscribes by itself on short outages): once all are
+                        # confirmed, and on every later confirmation, catch up.
+                        confirmed += 1
+                        if confirmed < len(self.channels):
+                            continue
                         self.connected.set()
                         if failures:
                             logger.warning("Redis bus subscribed again after %d failed attempt(s)", failures)
@@ -176,11 +213,32 @@ class RedisBus:
                 self._deliver(elicitation_id)
 
 
-def _same_server(a: Redis, b: Redis) -> bool:
-    """Whether two clients reach one Redis server (its pub/sub channels span all databases)."""
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _same_server(a: Redis | RedisCluster, b: Redis | RedisCluster) -> bool:
+    """Whether two clients reach one Redis server, Sentinel service or Cluster (pub/sub channels
+    span all databases)."""
     if a is b:
         return True
+    if isinstance(a, RedisCluster) or isinstance(b, RedisCluster):
+        if not (isinstance(a, RedisCluster) and isinstance(b, RedisCluster)):
+            return False
+        return bool(set(a.nodes_manager.startup_nodes) & set(b.nodes_manager.startup_nodes))
+    services = [getattr(client.connection_pool, "service_name", None) for client in (a, b)]
+    if any(services):
+        return services[0] == services[1] and _sentinels(a) == _sentinels(b)
     first, second = a.connection_pool.connection_kwargs, b.connection_pool.connection_kwargs
     where = ("host", "port", "path")
     known = any(first.get(key) for key in ("host", "path"))
     return known and all(first.get(key) == second.get(key) for key in where)
+
+
+def _sentinels(client: Redis) -> set[tuple[Any, Any]]:
+    manager = getattr(client.connection_pool, "sentinel_manager", None)
+    found = getattr(manager, "sentinels", [])
+    return {
+        (s.connection_pool.connection_kwargs.get("host"), s.connection_pool.connection_kwargs.get("port"))
+        for s in found
+    }
