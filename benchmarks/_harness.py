@@ -47,14 +47,14 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from server_process import free_port, stop, wait_until_serving
+from support.server_process import free_port, stop, wait_until_serving
 
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus import Bus, Listener, Unsubscribe
-from elicitkit.server.identity import McpIdentity
 from elicitkit.server.secret import Secret
 from elicitkit.server.store import ACTIVE, Record
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import McpIdentity
 from elicitkit.server.vault import KEYS_ENV, KeyRing
 from elicitkit.server.web.login import OAuthLogin
 from elicitkit.server.web.site import COOKIE, BrowserSession

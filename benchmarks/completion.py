@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _harness import bench_server, p99, server_env
-from redis_server import RedisServer
+from support.redis_server import RedisServer
 
 AFTER = 0.01
 """Seconds between asking a server to finish and its finishing: the client is idle by then."""

@@ -46,11 +46,11 @@ def _rss() -> int:
 
 async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str, Any]:
     from elicitkit.server._finished import Finished
-    from elicitkit.server._sqlite_store import SQLiteStore
     from elicitkit.server.bus import LocalBus
-    from elicitkit.server.identity import McpIdentity
     from elicitkit.server.secret import Secret
+    from elicitkit.server.store._sqlite import SQLiteStore
     from elicitkit.server.url_mode import UrlMode
+    from elicitkit.server.user import McpIdentity
     from elicitkit.server.vault import KeyRing
 
     identity = McpIdentity.single_user_local()

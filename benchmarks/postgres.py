@@ -11,7 +11,7 @@ how long the completion notice takes across two replicas sharing one PostgreSQL.
   statement, and A's bus hears it over LISTEN. Alongside, `postgres_notify_p99_ms` is the bare
   round trip this rests on: `pg_notify` on one connection, heard by LISTEN on another.
 
-PostgreSQL is a real server started for the run from Debian's binaries (tests/postgres_server.py),
+PostgreSQL is a real server started for the run from Debian's binaries (tests/support/postgres_server.py),
 fsync and synchronous_commit on.
 
 Run: `.venv/bin/python benchmarks/postgres.py` (about 40 s). `run()` returns the figures.
@@ -32,11 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _harness import bench_server, p99, server_env
 from completion import _flows
-from postgres_server import PostgresServer
 from store_flow import ALICE, Flow, _ratio, through_store
+from support.postgres_server import PostgresServer
 
-from elicitkit.server._postgres_store import PostgresStore
 from elicitkit.server.store import Record
+from elicitkit.server.store._postgres import PostgresStore
 
 
 def by_hand_postgres(pool: Any) -> Flow:

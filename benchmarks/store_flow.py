@@ -13,7 +13,7 @@ The figure is a ratio of throughputs (elicitkit over by hand; 1.0 is no overhead
 one after another for a fixed time; each round measures both sides back to back (alternating
 which goes first), and the figure is the median of the rounds' ratios, so that the noise of a
 shared machine hits both sides alike. Redis is a real redis-server started for the run with the documented
-persistence settings (appendonly yes, appendfsync always), from tests/redis_server.py.
+persistence settings (appendonly yes, appendfsync always), from tests/support/redis_server.py.
 
 Run: `.venv/bin/python benchmarks/store_flow.py` (about 20 s). `run()` returns the figures.
 """
@@ -33,13 +33,13 @@ import aiosqlite
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
-from redis_server import RedisServer
+from support.redis_server import RedisServer
 
-from elicitkit.server._redis_store import RedisStore
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import redis_client
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record, Store
+from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 

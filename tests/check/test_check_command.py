@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from quickstart_server import quickstart_server
-from server_process import free_port, stop, wait_until_serving
+from support.quickstart_server import quickstart_server
+from support.server_process import free_port, stop, wait_until_serving
 
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 SERVER = Path(__file__).with_name("faulty_server.py")

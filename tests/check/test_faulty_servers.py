@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from server_process import free_port, stop, wait_until_serving
+from support.server_process import free_port, stop, wait_until_serving
 
 from elicitkit.check import Options, Target, run
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from server_process import free_port, stop, wait_until_serving
+from support.server_process import free_port, stop, wait_until_serving
 
 from elicitkit.check import RULES, Options, Target, run
 

@@ -7,10 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "demo_story"))
-
-from tmux_terminal import Terminal
+from support.tmux_terminal import Terminal
 
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 STDIO_SERVER = [sys.executable, str(Path(__file__).with_name("coffee_stdio_server.py"))]

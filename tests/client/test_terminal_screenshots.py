@@ -23,16 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.chromium import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 WIDTH = 92
 
 BOOKING: dict[str, Any] = {
@@ -153,13 +145,15 @@ needs_tools = pytest.mark.skipif(
 
 @pytest.fixture
 def pane(tmp_path: Path) -> Any:
-    from tmux_pane import Pane
+    from support.tmux_pane import Pane
 
     started: list[Pane] = []
 
     def start(scenario: str, height: int) -> tuple[Pane, Path]:
         out = tmp_path / f"{scenario}.json"
-        started.append(Pane([sys.executable, __file__, scenario, str(out)], width=WIDTH, height=height))
+        tests = str(Path(__file__).parents[1])  # this file runs as the program and imports `support`
+        command = ["env", f"PYTHONPATH={tests}", sys.executable, __file__, scenario, str(out)]
+        started.append(Pane(command, width=WIDTH, height=height))
         return started[-1], out
 
     yield start

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tmux_pane
+from support import tmux_pane
 
 DRIVER = Path(__file__).parent / "terminal_app" / "driver.py"
 

@@ -20,6 +20,7 @@ import pytest_asyncio
 from client_http import record, serve
 from client_servers import State, elicit_server
 from playwright.async_api import Browser, Page, async_playwright, expect
+from support.chromium import CHROMIUM_ARGS
 
 from elicitkit.client import ElicitationHandler
 from elicitkit.client.ui import Accept, Decline, FormQuestion, UrlQuestion, Waiting
@@ -29,14 +30,6 @@ from elicitkit.urls import inspect
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 # A table booking with every widget kind the form-mode subset has.
 BOOKING: dict[str, Any] = {

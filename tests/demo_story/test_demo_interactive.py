@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tmux_terminal import Terminal
+from support.tmux_terminal import Terminal
 
 from elicitkit.demo.browser import ScriptedBrowser
 

@@ -16,7 +16,7 @@ from mcp.client.client import ConnectMode
 from typer.testing import CliRunner
 
 from elicitkit.cli import app
-from elicitkit.demo import story
+from elicitkit.demo import steps
 from elicitkit.demo._wire import WireLog
 from elicitkit.demo.provider import DEMO_EVENTS
 from elicitkit.demo.story import STEPS, Story
@@ -159,7 +159,7 @@ def test_the_last_step_fails_when_the_question_comes_as_a_request(
 ) -> None:
     """The wire check alone: expecting 2025-11-25, the question arrives as elicitation/create."""
     _legacy_only(monkeypatch)
-    monkeypatch.setattr(story, "ROUNDS_VERSION", "2025-11-25")
+    monkeypatch.setattr(steps, "ROUNDS_VERSION", "2025-11-25")
     result = CliRunner().invoke(app, ["demo", "--script", "--data-dir", str(tmp_path)])
     assert result.exit_code == 1, result.output
     assert "result  Booked Chez Elicit on " in result.output.split("[8/10]")[1]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from docblocks import Block, blocks, commands
-from quickstart_server import quickstart_server
+from support.quickstart_server import quickstart_server
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("schema.md", "client-guide.md", "server-guide.md", "security.md", "deployment.md")

@@ -10,33 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
 from playwright.async_api import Browser, Page, async_playwright
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "oauth"))
-
-from oauth_harness import agenda_with, auth, provider, url_required
+from support.chromium import CHROMIUM_ARGS
+from support.oauth_harness import agenda_with, auth, provider, url_required
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DEMO_PASSWORDS, DemoProvider
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(120)
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture

@@ -9,32 +9,19 @@ is sent back to our callback; the retried tool gets a token the provider confirm
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
 from playwright.async_api import Browser, async_playwright
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "oauth"))
-
-from oauth_harness import auth, mcp_session, token, url_required
-from oidc_harness import CAL, introspect, running, stored, use
+from support.chromium import CHROMIUM_ARGS
+from support.oauth_harness import auth, mcp_session, token, url_required
+from support.oidc_harness import CAL, introspect, running, stored, use
 
 from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer
 
 __all__ = ["auth"]
 pytestmark = pytest.mark.timeout(120)
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @pytest.fixture

@@ -32,14 +32,10 @@ import pytest
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.request_state import RequestStateSecurity
-
-sys.path.insert(0, str(Path(__file__).parents[1]))
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
-
-from postgres_server import PostgresServer, postgres_server
-from redis_server import RedisServer, redis_server
-from server_process import free_port, stop, wait_until_serving
-from url_harness import (  # type: ignore[import-not-found]
+from support.postgres_server import PostgresServer, postgres_server
+from support.redis_server import RedisServer, redis_server
+from support.server_process import free_port, stop, wait_until_serving
+from support.url_harness import (  # type: ignore[import-not-found]
     SECRET,
     Browser,
     fingerprint,
@@ -171,7 +167,12 @@ async def replicas(
             "client_secret": client.client_secret,
         }
     )
-    env = {**os.environ, KEYS_ENV: KeyRing.generate("k1"), REQUEST_STATE_KEY_ENV: secrets.token_hex(32)}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).parents[1]),  # this file runs as a replica and imports `support`
+        KEYS_ENV: KeyRing.generate("k1"),
+        REQUEST_STATE_KEY_ENV: secrets.token_hex(32),
+    }
     started: list[Replica] = []
     async with AsyncExitStack() as stack:
         for name in names:

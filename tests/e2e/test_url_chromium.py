@@ -8,32 +8,19 @@ show the page inside a frame.
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
 from playwright.async_api import async_playwright
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
-
+from support.chromium import CHROMIUM_ARGS
+from support.url_harness import SECRET, fingerprint, mcp_session
 from test_url_secret import auth, token, weather_running
-from url_harness import SECRET, fingerprint, mcp_session
 
 from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer
 from elicitkit.server.web.site import COOKIE
 
 __all__ = ["auth"]
 pytestmark = pytest.mark.timeout(120)
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 async def test_alice_in_chromium(auth: DemoAuthServer, tmp_path: Path) -> None:

@@ -15,21 +15,17 @@ from pathlib import Path
 import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
-
+from support.url_harness import SECRET, bound_socket, fingerprint, mcp_session
 from test_url_secret import auth, complete_in_browser, token, url_required
-from url_harness import SECRET, bound_socket, fingerprint, mcp_session
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth"]
 pytestmark = pytest.mark.timeout(120)
 
-HARNESS = Path(__file__).parents[1] / "server" / "url" / "url_harness.py"
+HARNESS = Path(__file__).parents[1] / "support" / "url_harness.py"
 
 
 async def _start(args: list[str], env: dict[str, str], base: str) -> subprocess.Popen[bytes]:

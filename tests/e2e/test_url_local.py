@@ -14,19 +14,17 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestURLParams, ElicitResult
+from support.url_harness import SECRET, Browser, build_weather, fingerprint
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
-
-from url_harness import SECRET, Browser, build_weather, fingerprint
-
-from elicitkit.server.identity import HookIdentity, McpIdentity, User
 from elicitkit.server.store import MemoryStore
+from elicitkit.server.user import McpIdentity, User
 from elicitkit.server.vault import KeyRing
+from elicitkit.server.web.identity import HookIdentity
 from elicitkit.server.web.site import SECURITY_HEADERS
 
 pytestmark = pytest.mark.timeout(90)
 
-HARNESS = Path(__file__).parents[1] / "server" / "url" / "url_harness.py"
+HARNESS = Path(__file__).parents[1] / "support" / "url_harness.py"
 
 
 async def test_stdio_server_with_loopback_pages(tmp_path: Path) -> None:

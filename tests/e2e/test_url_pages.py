@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
 from mcp.shared.exceptions import MCPError
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
-
+from support.url_harness import SECRET, Browser, fingerprint, mcp_session, read_form
 from test_url_secret import auth, complete_in_browser, token, url_required, weather_running
-from url_harness import SECRET, Browser, fingerprint, mcp_session, read_form
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 from elicitkit.server.web.site import COOKIE
 
 __all__ = ["auth"]

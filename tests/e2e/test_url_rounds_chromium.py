@@ -8,8 +8,6 @@ server. One handler call, one page, the tool's result.
 from __future__ import annotations
 
 import asyncio
-import sys
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -18,12 +16,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import ElicitRequestURLParams, ElicitResult
 from playwright.async_api import async_playwright
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "interop"))
-
-from interop_harness import SECRET, auth, briefing_running, fingerprint, provider, token
-from test_url_chromium import CHROMIUM_ARGS
+from support.chromium import CHROMIUM_ARGS
+from support.interop_harness import SECRET, auth, briefing_running, fingerprint, provider, token
 
 from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer
 from elicitkit.demo.provider import DemoProvider

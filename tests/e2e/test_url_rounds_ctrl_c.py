@@ -22,7 +22,7 @@ from pathlib import Path
 from elicitkit.server.vault import KeyRing
 
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
-HARNESS = Path(__file__).parents[1] / "server" / "url" / "url_harness.py"
+HARNESS = Path(__file__).parents[1] / "support" / "url_harness.py"
 
 
 def states(db: Path) -> list[str]:

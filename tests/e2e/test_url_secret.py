@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "url"))
-
-from url_harness import (
+from support.url_harness import (
     SECRET,
     Browser,
     Weather,
@@ -27,7 +23,7 @@ from url_harness import (
 )
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server._sqlite_store import SQLiteStore
+from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(90)
@@ -239,7 +235,7 @@ async def test_secret_bytes_appear_only_in_the_vault(
     auth: DemoAuthServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from elicitkit.server.errors import VaultDecryptError
-    from elicitkit.server.identity import User
+    from elicitkit.server.user import User
     from elicitkit.server.vault import Vault
 
     caplog.set_level(logging.DEBUG)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from quickstart_server import quickstart_server
+from support.quickstart_server import quickstart_server
 
 from elicitkit.client import Accept, Decline, ElicitationHandler, FormQuestion, ScriptedUI
 

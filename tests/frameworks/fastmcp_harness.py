@@ -4,24 +4,19 @@ person who completes its URL-mode pages in a scripted browser (httpx with a cook
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "examples" / "fastmcp"))
-sys.path.insert(0, str(ROOT / "tests" / "server" / "url"))
-sys.path.insert(0, str(ROOT / "tests" / "server" / "oauth"))
+from support.oauth_harness import continue_url
+from support.scripts import ROOT, load
+from support.url_harness import Browser, serve
 
-from oauth_harness import continue_url  # noqa: E402
-from server import build  # noqa: E402
-from url_harness import Browser, serve  # noqa: E402
+from elicitkit.demo.provider import DemoProvider
+from elicitkit.server import KeyRing, MemoryStore, Wait
 
-from elicitkit.demo.provider import DemoProvider  # noqa: E402
-from elicitkit.server import KeyRing, MemoryStore, Wait  # noqa: E402
+build = load(ROOT / "examples" / "fastmcp" / "server.py").build
 
 WEATHER_KEY = "wk-fastmcp-0c3b-SECRET"
 BOOKING = {"day": "2026-12-24", "party": 4}

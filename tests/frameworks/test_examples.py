@@ -4,18 +4,16 @@ FastMCP's own client answering the same way."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pytest
 from fastmcp_harness import BOOKING, ROOT, Person, fastmcp_example
+from support.scripts import load
 
 from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
 
-sys.path.insert(0, str(ROOT / "examples" / "fastmcp"))
-
-from agent_pydantic_ai import build_agent
-from client_fastmcp import run as run_fastmcp_client
+build_agent = load(ROOT / "examples" / "fastmcp" / "agent_pydantic_ai.py").build_agent
+run_fastmcp_client = load(ROOT / "examples" / "fastmcp" / "client_fastmcp.py").run
 
 pytestmark = [
     pytest.mark.timeout(90),

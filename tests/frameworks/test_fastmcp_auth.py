@@ -6,17 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Context, FastMCP
 from fastmcp.server.auth import AccessToken, TokenVerifier
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "oauth"))
-
-from oauth_harness import Browser, auth, mcp_session, serve, token  # noqa: F401 - auth is a fixture
+from support.oauth_harness import Browser, auth, mcp_session, serve, token  # noqa: F401 - auth is a fixture
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.fastmcp import Elicitation

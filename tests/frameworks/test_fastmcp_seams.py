@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp_types import ElicitRequestURLParams, ElicitResult
-from url_harness import serve
+from support.url_harness import serve
 
 from elicitkit.client import Accept, ElicitationHandler, ScriptedUI
 from elicitkit.fastmcp import Elicitation

@@ -15,10 +15,10 @@ from typing import Any, Literal
 import anyio
 import httpx2
 import pytest
-from interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
+from support.interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 
 from elicitkit.client import Accept, ElicitationHandler, ScriptedUI, UrlQuestion, Waiting
 from elicitkit.client.errors import ElicitationCancelledError, ElicitationLoopError

@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 from mcp_types import ElicitRequestURLParams
+from support.interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider

@@ -15,10 +15,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import ElicitResult, InputRequiredResult
+from support.interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider

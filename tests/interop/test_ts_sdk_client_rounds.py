@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
+from support.interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider

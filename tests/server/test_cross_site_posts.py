@@ -12,9 +12,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitResult
 
 from elicitkit.server import Elicitation
-from elicitkit.server.identity import McpIdentity
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import McpIdentity
 from elicitkit.server.vault import KeyRing
 
 PUBLIC = "http://127.0.0.1:1"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -22,13 +21,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
-
-
 from elicitkit.server import Elicitation, LocalBus, PendingLimitError
-from elicitkit.server.identity import McpIdentity
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import McpIdentity
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(180)

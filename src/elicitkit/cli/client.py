@@ -45,7 +45,7 @@ from elicitkit.client import (
     ScriptedUI,
     open_in_system_browser,
 )
-from elicitkit.demo.transcript import NarratedUI, Transcript
+from elicitkit.client.terminal.narrated import NarratedUI, Transcript
 
 __all__ = ["client", "read_answers"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from elicitkit.client._association import Watch, WatchedTransport
 from elicitkit.client.completions import Completions
 from elicitkit.client.eliciting import ElicitingClient
 from elicitkit.client.errors import (
@@ -75,6 +76,8 @@ __all__ = [
     "UrlOpener",
     "UrlQuestion",
     "Waiting",
+    "Watch",
+    "WatchedTransport",
     "WebUI",
     "accept_prefilled",
     "drive_rounds",

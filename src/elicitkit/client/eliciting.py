@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx2
 from mcp.client import Client, ClientSession, Transport
@@ -42,9 +42,12 @@ from mcp_types import (
 )
 
 from elicitkit.client._association import RequestWatch, StandaloneStreamTap, WatchedTransport
-from elicitkit.client.handler import ElicitationHandler, ServerElicitations
+from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.retry import until_urls_complete
 from elicitkit.client.rounds import RoundsPolicy, drive_rounds
+
+if TYPE_CHECKING:
+    from elicitkit.client.handler import ElicitationHandler
 
 _ResultT = TypeVar("_ResultT")
 

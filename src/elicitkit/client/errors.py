@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from elicitkit.errors import ElicitationError
 
-class ElicitationError(Exception):
-    """Base class: a call could not go on because of an elicitation."""
+__all__ = [
+    "ElicitationCancelledError",
+    "ElicitationDeclinedError",
+    "ElicitationError",
+    "ElicitationLoopError",
+    "ElicitationProtocolError",
+    "ElicitationRateLimitedError",
+]
 
 
 class ElicitationDeclinedError(ElicitationError):

@@ -25,7 +25,8 @@ from mcp.client import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestParams, ElicitResult, ErrorData
 
-from elicitkit.client.handler import ElicitationHandler, ServerElicitations
+from elicitkit.client.connection import ServerElicitations
+from elicitkit.client.handler import ElicitationHandler
 from elicitkit.client.retry import until_urls_complete
 
 __all__ = ["ElicitationRefusedError", "FastMCPAnswers", "for_fastmcp", "for_sdk_session"]

@@ -1,45 +1,37 @@
-"""The client rules for `elicitation/create`, and the one place that hands questions to a UI.
+"""`ElicitationHandler`: the configuration a host writes once (modes, UI, limits, timeouts).
 
-`ElicitationHandler` is the configuration a host writes once (modes, UI, limits, timeouts).
-Each connection gets its own `ServerElicitations`, which answers one server's requests: it
-checks the mode (C-02, C-04) and the tie to a client request (C-03), applies the rate limit
-(C-31), fills defaults and validates answers (C-10..C-12), inspects URLs and opens them only
-after consent (C-22), and names the server asking (C-30).
+Each connection gets its own `ServerElicitations` (`elicitkit.client.connection`), the one
+owner of that connection's state, which the retry and rounds drivers receive.
 """
 
 from __future__ import annotations
 
-import logging
-import time
 import webbrowser
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
-import anyio.lowlevel
-from mcp.client import ClientRequestContext
-from mcp.client.session import IncomingMessage
 from mcp_types import (
-    INVALID_PARAMS,
     ElicitationCapability,
-    ElicitCompleteNotification,
-    ElicitRequestFormParams,
-    ElicitRequestParams,
-    ElicitRequestURLParams,
-    ElicitResult,
-    ErrorData,
     FormElicitationCapability,
     UrlElicitationCapability,
 )
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from elicitkit import schema, urls
-from elicitkit.client._association import RequestWatch
-from elicitkit.client.completions import Completions
-from elicitkit.client.errors import ElicitationRateLimitedError
-from elicitkit.client.limits import PromptGate, RateLimit, Sizes, cut
-from elicitkit.client.ui import Accept, Cancel, ElicitationUI, FormQuestion, Reply, UrlQuestion
+from elicitkit.client.connection import MAX_REFUSED_ANSWERS, Action, ServerElicitations
+from elicitkit.client.limits import RateLimit, Sizes
+from elicitkit.client.ui import ElicitationUI
+
+__all__ = [
+    "DEFAULT_INPUT_ROUNDS",
+    "MAX_REFUSED_ANSWERS",
+    "Action",
+    "ElicitationHandler",
+    "Mode",
+    "ServerElicitations",
+    "UrlOpener",
+    "open_in_system_browser",
+]
 
 if TYPE_CHECKING:
     from mcp.client import Transport
@@ -51,18 +43,9 @@ if TYPE_CHECKING:
 
     from elicitkit.client.eliciting import ElicitingClient
 
-logger = logging.getLogger("elicitkit.client")
 
 Mode = Literal["form", "url"]
-Action = Literal["accept", "decline", "cancel"]
 UrlOpener = Callable[[str], bool]
-
-_CANCEL = Cancel()
-_LOG_EVERY = 30.0
-
-MAX_REFUSED_ANSWERS = 5
-"""Answers in a row that may fail validation before the form is cancelled: a UI that keeps
-sending the same bad answer (a script, a broken widget) must not spin forever."""
 
 DEFAULT_INPUT_ROUNDS = 10_000
 """2026-07-28 rounds before giving up. The SDK polls a waiting server at most every 250 ms, so
@@ -142,178 +125,3 @@ class ElicitationHandler:
         return ElicitingClient(
             server, handler=self, mode=mode, message_handler=message_handler, **client_options
         )
-
-
-class ServerElicitations:
-    """Answers one server's elicitation requests and completion notices, under `handler`'s rules."""
-
-    def __init__(self, handler: ElicitationHandler, watch: RequestWatch | None = None) -> None:
-        self.handler = handler
-        self.completions = Completions()
-        self._watch = watch
-        self._server_name = handler.server_name
-        self._last_refusal_log = -_LOG_EVERY
-        self.gate = PromptGate(handler.rate_limit, self.server_name, self._notice)
-        """Every prompt of this server passes here, whatever path it comes by (C-31)."""
-
-    @property
-    def sizes(self) -> Sizes:
-        return self.handler.sizes
-
-    @property
-    def waiting(self) -> int:
-        """Prompts from this server shown or queued right now (at most `rate_limit.max_waiting`)."""
-        return self.gate.waiting
-
-    # -- who is asking (C-30)
-
-    def server_name(self, context: ClientRequestContext | None = None) -> str:
-        if self._server_name is None and context is not None:
-            info = context.session.server_info
-            if info is not None:
-                self._server_name = cut(info.title or info.name, self.sizes.title)
-        return self._server_name or "An MCP server"
-
-    def learn_server_name(self, name: str | None) -> None:
-        if self._server_name is None and name:
-            self._server_name = cut(name, self.sizes.title)
-
-    # -- the elicitation callback
-
-    async def __call__(
-        self, context: ClientRequestContext, params: ElicitRequestParams
-    ) -> ElicitResult | ErrorData:
-        refusal = self._refusal(context, params)
-        if refusal is not None:
-            # A flood of bad requests must not become a flood of log lines: one warning per 30 s.
-            now = time.monotonic()
-            loud = now - self._last_refusal_log >= _LOG_EVERY
-            self._last_refusal_log = now if loud else self._last_refusal_log
-            level = logging.WARNING if loud else logging.DEBUG
-            logger.log(level, "refused elicitation/create from %s: %s", self.server_name(context), refusal)
-            return ErrorData(code=INVALID_PARAMS, message=refusal)
-        server = self.server_name(context)
-        try:
-            with self.gate.prompt():
-                async with self.handler.ui_turn():
-                    if isinstance(params, ElicitRequestFormParams):
-                        return await self._ask_form(server, params)
-                    return await self._ask_url(server, params)
-        except ElicitationRateLimitedError:
-            return ElicitResult(action="cancel")
-
-    def _refusal(self, context: ClientRequestContext, params: ElicitRequestParams) -> str | None:
-        """Why this request gets -32602 (C-02, C-03, C-04), or None when it may reach the person."""
-        # C-04: a request without `mode` is a form request, even if it carries a `url`.
-        if isinstance(params, ElicitRequestURLParams) and "mode" not in params.model_fields_set:
-            return "A request without 'mode' is a form request and needs 'requestedSchema'."
-        if params.mode not in self.handler.modes:
-            return f"This client did not declare elicitation mode {params.mode!r}."
-        if isinstance(params, ElicitRequestFormParams):
-            too_big = self.sizes.schema_problem(params.requested_schema)
-            if too_big is not None:
-                return too_big
-            broken = [p for p in schema.validate(params.requested_schema, {}) if p.code == "invalid-schema"]
-            if broken:
-                return f"requestedSchema is outside the form-mode subset: {broken[0].message}"
-        elif len(params.url) > self.sizes.url:
-            return (
-                f"The URL is {len(params.url)} characters long; this client opens at most {self.sizes.url}."
-            )
-        on_wire = self._watch.arrived_on_wire(context.request_id) if self._watch is not None else None
-        modern = context.session.protocol_version in MODERN_PROTOCOL_VERSIONS
-        if on_wire is None and not modern and self._watch is not None:
-            return "elicitation/create is not associated with a client request in flight."
-        if on_wire is not None and (modern or not on_wire):
-            return "elicitation/create is not associated with a client request in flight."
-        if isinstance(params, ElicitRequestURLParams) and not modern and not params.elicitation_id:
-            return "A URL-mode request needs an 'elicitationId'."
-        return None
-
-    async def _ask_form(self, server: str, params: ElicitRequestFormParams) -> ElicitResult:
-        """C-10..C-12: start from the defaults, and never send an answer that fails validation."""
-        requested = params.requested_schema
-        message, shown = cut(params.message, self.sizes.message), self.sizes.shown_schema(requested)
-        initial: dict[str, Any] = schema.defaults(requested)
-        problems: list[schema.ValidationProblem] = []
-        for _ in range(MAX_REFUSED_ANSWERS + 1):
-            question = FormQuestion(server, message, shown, initial, tuple(problems))
-            reply = await self._ask(self.handler.ui.ask_form, question)
-            if not isinstance(reply, Accept):
-                return ElicitResult(action=reply.action)
-            content = dict(reply.content or {})
-            problems = schema.validate(requested, content)
-            if not problems:
-                return ElicitResult(action="accept", content=content)
-            initial = content
-            await anyio.lowlevel.checkpoint()
-        self._notice(
-            f"{server}'s form was cancelled: {MAX_REFUSED_ANSWERS + 1} answers in a row did not fit its "
-            "rules, so nothing was sent."
-        )
-        return ElicitResult(action="cancel")
-
-    async def _ask_url(self, server: str, params: ElicitRequestURLParams) -> ElicitResult:
-        """C-22: inspect, ask, and open in the system browser only after Accept; never for a blocked URL."""
-        action = await self._consent_and_open(server, params.message, params.url)
-        if action != "accept":
-            return ElicitResult(action=action)
-        if params.elicitation_id:
-            self.completions.expect(params.elicitation_id, params.message)
-        return ElicitResult(action="accept")
-
-    async def consent_and_open(self, message: str, url: str) -> Action:
-        """Ask consent to open `url` (through the gate, then the UI's turn) and open it on "accept".
-
-        Raises `ElicitationRateLimitedError` when the gate refuses: this prompt is the client's
-        own initiative (a -32042 list), so the call it serves ends rather than being answered.
-        """
-        with self.gate.prompt():
-            async with self.handler.ui_turn():
-                return await self._consent_and_open(self.server_name(), message, url)
-
-    async def _consent_and_open(self, server: str, message: str, url: str) -> Action:
-        report = urls.inspect(url, allow_http=self.handler.allow_http)
-        question = UrlQuestion(server, cut(message, self.sizes.message), report)
-        reply = await self._ask(self.handler.ui.ask_url_consent, question)
-        if report.verdict == "block":
-            # The person sees why (a phishing attempt should be visible), but nothing opens it.
-            reasons = "; ".join(w.message.rstrip(".") for w in report.warnings if w.severity == "block")
-            self._notice(f"{server} asked to open a URL that was blocked and not opened: {reasons}.")
-            return "cancel" if isinstance(reply, Cancel) else "decline"
-        if not isinstance(reply, Accept):
-            return reply.action
-        try:
-            opened = self.handler.open_url(url)
-        except Exception:
-            logger.exception("opening the URL failed")
-            opened = False
-        if not opened:
-            self._notice(f"No browser could be opened; open this URL yourself if you trust it: {url}")
-        return "accept"
-
-    async def _ask(self, ask: Callable[[Any], Any], question: Any) -> Reply:
-        """Call the UI; a UI that fails counts as the person dismissing the question."""
-        try:
-            reply: Reply = await ask(question)
-        except Exception:
-            logger.exception("the elicitation UI failed; answering 'cancel'")
-            return _CANCEL
-        return reply
-
-    def _notice(self, text: str) -> None:
-        try:
-            self.handler.ui.notice(text)
-        except Exception:
-            logger.exception("the elicitation UI failed to show a notice")
-
-    # -- the message handler (C-20)
-
-    async def on_message(self, message: IncomingMessage) -> None:
-        """Record completion notices for pending ids; ignore unknown and repeated ones (C-20)."""
-        if isinstance(message, ElicitCompleteNotification):
-            elicitation_id = message.params.elicitation_id
-            if self.completions.complete(elicitation_id):
-                self._notice(f"{self.server_name()}: an elicitation completed.")
-            else:
-                logger.info("ignored completion notice for unknown or completed id %r", elicitation_id)

@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestURLParams
 from pydantic import ValidationError
 
+from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.errors import (
     ElicitationCancelledError,
     ElicitationDeclinedError,
@@ -30,7 +31,6 @@ from elicitkit.client.errors import (
     ElicitationProtocolError,
     ElicitationRateLimitedError,
 )
-from elicitkit.client.handler import ServerElicitations
 from elicitkit.client.limits import Sizes, cut
 from elicitkit.client.ui import Waiting
 

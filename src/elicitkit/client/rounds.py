@@ -43,8 +43,8 @@ from mcp_types import (
     InputResponses,
 )
 
+from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.errors import ElicitationCancelledError, ElicitationLoopError
-from elicitkit.client.handler import ServerElicitations
 from elicitkit.client.ui import Waiting
 
 T = TypeVar("T")

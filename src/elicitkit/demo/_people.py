@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import hmac
 
+PERSON = "alice"
+"""The person the story follows; bob is the one who tries her link."""
+
 DEMO_PASSWORDS: dict[str, str] = {
     "alice": "alice-demo-password",
     "bob": "bob-demo-password",

@@ -1,82 +1,22 @@
-"""The demo's transcript: every message a person would see, written down as the story plays.
-
-`Transcript` prints the story's own lines (steps, tool calls, results, browser pages);
-`NarratedUI` wraps the UI that answers (the scripted one, when nobody is there) and writes
-down each question as the person would have seen it, and the answer given. Everything that
-came from a server is printed as inert text (`elicitkit.urls.reveal`), as a UI would.
-"""
+"""The demo's transcript: the narrated record of `elicitkit.client.terminal.narrated`, plus
+the pages the demo's scripted browser lands on."""
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Mapping
-from typing import Any, Literal
-
-from rich.console import Console
 from rich.text import Text
 
-from elicitkit.client.ui import Accept, Decline, ElicitationUI, FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.terminal.narrated import NarratedUI, describe_field
+from elicitkit.client.terminal.narrated import Transcript as _Transcript
 from elicitkit.demo.browser import Page, ScriptedBrowser
-from elicitkit.urls import UrlReport, reveal
+from elicitkit.urls import reveal
 
 __all__ = ["NarratedUI", "Transcript", "describe_field"]
 
 _INDENT = "    "
 
 
-class Transcript:
-    """Readable lines on a console: who says what, step by step."""
-
-    def __init__(self, console: Console | None = None) -> None:
-        self.console = console or Console(highlight=False, emoji=False, soft_wrap=True)
-        self.started = time.monotonic()
-
-    def line(self, text: str | Text = "", *, style: str = "") -> None:
-        self.console.print(text, style=style)
-
-    def heading(self, text: str) -> None:
-        self.console.print(Text(text, style="bold"))
-
-    def step(self, number: int, total: int, title: str, about: str) -> None:
-        elapsed = time.monotonic() - self.started
-        self.console.print()
-        self.console.print(
-            Text(f"[{number}/{total}] {title}", style="bold cyan"), Text(f"({elapsed:.1f} s)", style="dim")
-        )
-        self.console.print(Text(f"  {about}", style="dim"))
-
-    def say(self, who: str, text: str, *, style: str = "") -> None:
-        line = Text("  ")
-        line.append(reveal(who), style="bold")
-        line.append("  ")
-        line.append(reveal(text), style=style)
-        self.console.print(line)
-
-    def quote(self, text: str) -> None:
-        self.console.print(Text(f'{_INDENT}"{reveal(text)}"', style="italic"))
-
-    def rows(self, rows: list[tuple[str, str]]) -> None:
-        width = max((len(name) for name, _ in rows), default=0)
-        for name, value in rows:
-            self.console.print(Text(f"{_INDENT}{reveal(name).ljust(width)}  {reveal(value)}"))
-
-    def url(self, report: UrlReport) -> None:
-        """The URL in its parts, the domain highlighted, and an underline naming the site."""
-        text = Text(_INDENT)
-        marks = " " * len(_INDENT)
-        for part in report.parts or ():
-            shown = reveal(part.text)
-            highlighted = part.role in ("domain", "userinfo")
-            text.append(shown, style="bold reverse" if highlighted else "")
-            marks += ("^" if highlighted else " ") * len(shown)
-        if not report.parts:
-            text.append(reveal(report.url))
-        self.console.print(text)
-        warnings = "; ".join(w.message for w in report.warnings) or "no warnings"
-        self.console.print(
-            Text(f"{marks.rstrip()}  site: {reveal(report.domain_unicode or '?')} ({warnings})")
-        )
+class Transcript(_Transcript):
+    """Readable lines on a console: who says what, step by step, and the browser's pages."""
 
     def page(self, browser: ScriptedBrowser, page: Page) -> None:
         """A page the scripted browser landed on: its site, heading and first lines."""
@@ -95,147 +35,3 @@ class Transcript:
             # A line ending in ":" is always followed by its list, never left hanging.
             self.console.print(Text(f"{_INDENT}{_INDENT}{reveal(paragraph)}", style="dim"))
             shown += 0 if item else 1
-
-    def ok(self, text: str) -> None:
-        self.console.print(Text(f"  ✓ {text}", style="green"))
-
-    def fail(self, text: str) -> None:
-        self.console.print(Text(f"  ✗ {text}", style="bold red"))
-
-
-def describe_field(schema: Mapping[str, Any], required: bool) -> str:
-    """A field's kind in words: what a person is asked to give."""
-    kind = schema.get("type")
-    if "oneOf" in schema:
-        words = "one of: " + " | ".join(str(o.get("title", o.get("const"))) for o in schema["oneOf"])
-    elif "enum" in schema:
-        labels = _legacy_titles(schema)
-        words = "one of: " + " | ".join(labels.get(str(v), str(v)) for v in schema["enum"])
-    elif kind == "array":
-        items = schema.get("items", {})
-        choices = items.get("anyOf") or [{"const": v} for v in items.get("enum", [])]
-        words = "any of: " + ", ".join(str(c.get("title", c.get("const"))) for c in choices)
-    elif kind == "boolean":
-        words = "yes/no"
-    elif kind in ("integer", "number"):
-        low, high = schema.get("minimum"), schema.get("maximum")
-        words = kind + (f" from {low} to {high}" if low is not None and high is not None else "")
-    else:
-        words = str(schema.get("format", "text"))
-    if "default" in schema:
-        words += f", default {_show(schema['default'])}"
-    return words + (", required" if required else "")
-
-
-def _legacy_titles(schema: Mapping[str, Any]) -> dict[str, str]:
-    """Legacy `enumNames`: the title a person reads for each `enum` value (when one per value)."""
-    values, names = schema.get("enum"), schema.get("enumNames")
-    if not isinstance(values, list) or not isinstance(names, list) or len(names) != len(values):
-        return {}
-    return {str(v): str(n) for v, n in zip(values, names, strict=True)}
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or "(none)"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-def _answer(schema: Mapping[str, Any], value: Any) -> str:
-    """An answer as the person chose it: choices by their titles, text as typed."""
-    titles = {str(o.get("const")): str(o.get("title")) for o in schema.get("oneOf", [])}
-    titles |= {str(o.get("const")): str(o.get("title")) for o in schema.get("items", {}).get("anyOf", [])}
-    titles |= _legacy_titles(schema)
-    if isinstance(value, list):
-        return ", ".join(titles.get(str(v), str(v)) for v in value) or "(none)"
-    if isinstance(value, str):
-        return titles.get(value, value)
-    return _show(value)
-
-
-class NarratedUI:
-    """An `ElicitationUI` that writes each question and its answer into the transcript.
-
-    `inner` answers (a `ScriptedUI` when nobody is there); `person` names who answers and
-    `client` the client they answer through (default: "<person>'s client").
-    """
-
-    def __init__(
-        self, inner: ElicitationUI, transcript: Transcript, person: str, *, client: str | None = None
-    ) -> None:
-        self.inner = inner
-        self.transcript = transcript
-        self.person = person
-        self.client = client or f"{person}'s client"
-
-    async def ask_form(self, question: FormQuestion) -> Reply:
-        t = self.transcript
-        properties: Mapping[str, Any] = question.schema.get("properties", {})
-        required = set(question.schema.get("required", []))
-        titles = {name: str(prop.get("title", name)) for name, prop in properties.items()}
-        if question.problems:  # the same form again, the answers kept, the problems named
-            problems = "; ".join(problem.message for problem in question.problems)
-            t.say(self.client, f"does not send that: {problems}", style="yellow")
-            t.say(self.client, f"shows the form again, with {self.person}'s answers kept.")
-        else:
-            t.say(question.server, f"asks {self.person} to fill in a form:")
-            t.quote(question.message)
-            t.rows(
-                [(titles[name], describe_field(prop, name in required)) for name, prop in properties.items()]
-            )
-        reply = await self.inner.ask_form(question)
-        if isinstance(reply, Accept):
-            t.say(self.person, "reviews the answers and submits:")
-            content = reply.content or {}
-            t.rows(
-                [
-                    (titles[name], _answer(properties[name], content[name]))
-                    for name in properties
-                    if name in content
-                ]
-            )
-        else:
-            t.say(
-                self.person,
-                "declines: nothing is sent." if isinstance(reply, Decline) else "cancels: nothing is sent.",
-            )
-        return reply
-
-    async def ask_url_consent(self, question: UrlQuestion) -> Reply:
-        t = self.transcript
-        t.say(question.server, f"asks {self.person} to open a page in the browser:")
-        t.quote(question.message)
-        t.url(question.report)
-        reply = await self.inner.ask_url_consent(question)
-        if isinstance(reply, Accept) and question.report.verdict == "block":
-            t.say(self.person, "agrees, but the URL is blocked: the page is not opened.")
-        elif isinstance(reply, Accept):
-            t.say(self.person, "agrees to open the page.")
-        else:
-            t.say(self.person, f"does not agree ({reply.action}): the page is not opened.")
-        return reply
-
-    async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
-        count = len(waiting.pending)
-        what = "elicitation completes" if count == 1 else f"{count} elicitations complete"
-        if waiting.timed_out:
-            self.transcript.say(
-                self.client,
-                f"no completion came in time; asks {self.person} to retry or cancel.",
-            )
-        elif waiting.notes:  # a 2026-07-28 call: made again until the page is done
-            self.transcript.say(self.client, f"waits for the page. {waiting.notes[0]}")
-        else:
-            self.transcript.say(
-                self.client,
-                f"the call is held (error -32042) until the {what}; it will retry by itself.",
-            )
-        return await self.inner.wait(waiting)
-
-    def notice(self, text: str) -> None:
-        self.transcript.say("notice", text, style="green")
-        self.inner.notice(text)

@@ -16,7 +16,7 @@ from elicitkit.client.ui import Accept, UrlQuestion
 from elicitkit.demo._people import DEMO_PASSWORDS
 from elicitkit.demo._wire import WireLog
 from elicitkit.demo.mcp_server import key_fingerprint
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 
 if TYPE_CHECKING:
     from elicitkit.demo.story import Story

@@ -12,7 +12,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from elicitkit.extras import needs
-from elicitkit.server._oauth_errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
 from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcome
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus import Bus, LocalBus
@@ -35,25 +34,19 @@ from elicitkit.server.errors import (
     VaultDecryptError,
     VaultKeyError,
 )
-from elicitkit.server.identity import (
-    BrowserIdentity,
-    Caller,
-    HookIdentity,
-    LocalUserIdentity,
-    McpIdentity,
-    User,
-)
+from elicitkit.server.oauth.errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
 from elicitkit.server.secret import Secret, SecretValidator
 from elicitkit.server.store import MemoryStore, Record, State, Store
-from elicitkit.server.url_mode import RequestStateRejectedError, UrlMode, Wait
+from elicitkit.server.url_mode import FlowContext, RequestStateRejectedError, UrlMode, Wait
+from elicitkit.server.user import Caller, McpIdentity, User
 from elicitkit.server.vault import KeyRing, Vault
+from elicitkit.server.web.identity import BrowserIdentity, HookIdentity, LocalUserIdentity
 from elicitkit.server.web.login import OAuthLogin
 
 if TYPE_CHECKING:
-    from elicitkit.server._redis_bus import RedisBus
-    from elicitkit.server._redis_store import RedisStore
-    from elicitkit.server._sqlite_store import SQLiteStore
+    from elicitkit.server.bus import PostgresBus, RedisBus
     from elicitkit.server.oauth import OAuthConnection
+    from elicitkit.server.store import PostgresStore, RedisStore, SQLiteStore
     from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, TokenVerifierError
 
 __all__ = [
@@ -69,6 +62,7 @@ __all__ = [
     "Elicitation",
     "ElicitationError",
     "ElicitationTimeoutError",
+    "FlowContext",
     "FormOutcome",
     "HookIdentity",
     "IdentityRequiredError",
@@ -88,6 +82,8 @@ __all__ = [
     "OAuthLogin",
     "OAuthProviderError",
     "PendingLimitError",
+    "PostgresBus",
+    "PostgresStore",
     "Record",
     "RedisBus",
     "RedisStore",
@@ -114,9 +110,11 @@ __all__ = [
 
 #: Public names whose modules need an optional extra: imported on first use (see `elicitkit.extras`).
 _OPTIONAL = {
-    "RedisBus": ("elicitkit.server._redis_bus", "redis"),
-    "RedisStore": ("elicitkit.server._redis_store", "redis"),
-    "SQLiteStore": ("elicitkit.server._sqlite_store", "sqlite"),
+    "PostgresBus": ("elicitkit.server.bus", "postgres"),
+    "PostgresStore": ("elicitkit.server.store", "postgres"),
+    "RedisBus": ("elicitkit.server.bus", "redis"),
+    "RedisStore": ("elicitkit.server.store", "redis"),
+    "SQLiteStore": ("elicitkit.server.store", "sqlite"),
     "OAuthConnection": ("elicitkit.server.oauth", "oauth"),
     "IntrospectionVerifier": ("elicitkit.server.tokens", "tokens"),
     "JWTVerifier": ("elicitkit.server.tokens", "tokens"),

@@ -11,11 +11,18 @@ the portable anyio wait.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-__all__ = ["Finished"]
+if TYPE_CHECKING:
+    from mcp.server.session import ServerSession
+
+__all__ = ["Delivery", "Finished"]
+
+logger = logging.getLogger("elicitkit.server.url_mode")
 
 
 class Finished:
@@ -76,3 +83,28 @@ async def _no_wait() -> None:
 def _settle(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
+
+
+class Delivery:
+    """The completion listener of one elicitation. One per pending elicitation, so a slotted
+    object: a third of the memory of a closure over the same four values."""
+
+    __slots__ = ("finished", "held", "related_request_id", "session")
+
+    def __init__(
+        self, session: ServerSession, related_request_id: str | int | None, held: dict[str, Any]
+    ) -> None:
+        self.session = session
+        self.related_request_id = related_request_id
+        self.held = held
+        self.finished = Finished()
+
+    async def __call__(self, elicitation_id: str) -> None:
+        self.held.pop(elicitation_id, None)
+        try:
+            related = self.related_request_id
+            await self.session.send_elicit_complete(elicitation_id, related_request_id=related)
+        except Exception as exc:  # the session may be gone; the retry path still works
+            logger.info("completion notice not delivered: %s", type(exc).__name__)
+        finally:
+            self.finished.set()

@@ -20,7 +20,7 @@ a question must be safe to run again). Every answer is checked strictly before t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitRequestFormParams
@@ -32,7 +32,10 @@ from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcom
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server.errors import UrlModeError
 from elicitkit.server.secret import Secret, SecretValidator
-from elicitkit.server.url_mode import UrlMode, Wait, _require_mcp_server, sdk_context
+from elicitkit.server.url_mode import UrlMode, Wait, require_mcp_server, sdk_context
+
+if TYPE_CHECKING:
+    from elicitkit.server.oauth import OAuthConnection
 
 T = TypeVar("T")
 
@@ -50,7 +53,7 @@ class Elicitation:
     def __init__(
         self, server: MCPServer[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
     ) -> None:
-        _require_mcp_server(server, "Elicitation")
+        require_mcp_server(server, "Elicitation")
         self.server = server
         self.timeout = timeout
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
@@ -89,6 +92,24 @@ class Elicitation:
             validator=validator,
             wait=wait,
         )
+
+    def oauth(self, name: str, **options: Any) -> OAuthConnection:
+        """A URL-mode `OAuthConnection` (the user's account at a third party): `await conn.token(ctx)`.
+
+        `options` are `OAuthConnection`'s: `service`, `client_id`, the provider's `issuer` or
+        endpoints, `scopes`, ... (needs the `oauth` extra).
+
+        Raises:
+            UrlModeError: this `Elicitation` was created without `url_mode=`.
+        """
+        if self.url_mode is None:
+            raise UrlModeError(
+                "Third-party accounts are connected in URL mode, and this Elicitation has none: create "
+                "it with Elicitation(server, url_mode=UrlMode(...))."
+            )
+        from elicitkit.server.oauth import OAuthConnection
+
+        return OAuthConnection(self.url_mode, name, **options)
 
     def supports(self, ctx: Context[Any, Any], mode: Mode = "form") -> bool:
         """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""

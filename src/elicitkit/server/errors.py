@@ -16,14 +16,12 @@ from mcp_types import (
     UrlElicitationCapability,
 )
 
+from elicitkit.errors import ElicitationError as ElicitationError  # the one base, shared with the client
+
 if TYPE_CHECKING:
     from elicitkit.schema import LintFinding, ValidationProblem
 
 # --- Form mode and asking in general (issue 3) ----------------------------------------------
-
-
-class ElicitationError(Exception):
-    """Something stopped a question from being asked or answered; the message says what to do."""
 
 
 class NotInRequestError(ElicitationError, RuntimeError):

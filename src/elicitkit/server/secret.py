@@ -58,17 +58,17 @@ class Secret:
         self.description = description
         self.validator = validator
         self.wait = wait
-        url_mode.add(self)
+        self.context = url_mode.add(self)
 
     async def get(self, ctx: Context[Any, Any]) -> str:
         """The current user's value, asking for it in URL mode when there is none yet."""
-        caller = self.url_mode.identity.caller()
-        value = await self.url_mode.vault.get(caller.user, self.name)
+        caller = self.context.identity.caller()
+        value = await self.context.vault.get(caller.user, self.name)
         if value is not None:
             return value
         details = {"description": self.description} if self.description else {}
-        record = await self.url_mode.ask(ctx, self, self.message, details, wait=self.wait)
-        value = await self.url_mode.vault.get(record.user, self.name)
+        record = await self.context.ask(ctx, self, self.message, details, wait=self.wait)
+        value = await self.context.vault.get(record.user, self.name)
         if value is None:  # completed, but the value did not reach the vault
             raise UrlElicitationNotCompletedError(
                 "completed", "The secret was entered but could not be stored; ask the user to enter it again."
@@ -77,8 +77,8 @@ class Secret:
 
     async def forget(self, ctx: Context[Any, Any]) -> None:
         """Delete the current user's value (for example after the service rejected it)."""
-        caller = self.url_mode.identity.caller()
-        await self.url_mode.vault.delete(caller.user, self.name)
+        caller = self.context.identity.caller()
+        await self.context.vault.delete(caller.user, self.name)
 
     # -- Flow ----------------------------------------------------------------------------
 
@@ -98,4 +98,4 @@ class Secret:
     async def finish(self, record: Record, form: FormData) -> None:
         value = form.get("secret")
         assert isinstance(value, str)
-        await self.url_mode.vault.put(record.user, self.name, value)
+        await self.context.vault.put(record.user, self.name, value)

@@ -30,7 +30,7 @@ import httpx
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.shared.auth_utils import resource_url_from_server_url
 
-from elicitkit.server._oauth_metadata import discovery_urls, is_secure
+from elicitkit.server.oauth.metadata import discovery_urls, is_secure
 
 if TYPE_CHECKING:
     from joserfc.jwk import KeySet

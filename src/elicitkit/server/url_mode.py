@@ -33,8 +33,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from urllib.parse import urlsplit
 
@@ -46,13 +47,14 @@ from starlette.routing import Route
 from elicitkit.extras import needs
 from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
-from elicitkit.server._finished import Finished
+from elicitkit.server._finished import Delivery, Finished
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
 from elicitkit.server.bus import Bus, LocalBus, Unsubscribe
 from elicitkit.server.errors import PendingLimitError, UrlElicitationNotCompletedError, UrlModeError
-from elicitkit.server.identity import BrowserIdentity, Caller, LocalUserIdentity, McpIdentity
 from elicitkit.server.store import ACTIVE, Record, State, Store
+from elicitkit.server.user import Caller, McpIdentity
 from elicitkit.server.vault import KeyRing, Vault
+from elicitkit.server.web.identity import BrowserIdentity, LocalUserIdentity
 from elicitkit.server.web.login import OAuthLogin
 from elicitkit.server.web.site import Flow, Site
 
@@ -102,6 +104,24 @@ class RequestStateRejectedError(MCPError):
             message="requestState does not name a URL elicitation of this user; "
             "call the tool again without it.",
         )
+
+
+@dataclass(frozen=True)
+class FlowContext:
+    """The few things a URL-mode flow (`Secret`, `OAuthConnection`, your own) works with.
+
+    A flow gets this from `UrlMode.add` and uses nothing else of the `UrlMode`: `identity`
+    names the MCP user, `vault` keeps their values, `store` holds records and single-use
+    values, `site` renders pages and completes records (it is the one that announces a
+    completion), `browser` is who is in the browser, `ask` runs a URL-mode elicitation.
+    """
+
+    identity: McpIdentity
+    vault: Vault
+    store: Store
+    site: Site
+    browser: BrowserIdentity
+    ask: Callable[..., Awaitable[Record]]
 
 
 class UrlMode:
@@ -165,6 +185,8 @@ class UrlMode:
             flows=self.flows,
             public_url=public_url or "",
         )
+        self.context = FlowContext(self.identity, self.vault, self.store, self.site, browser, self.ask)
+        """What the flows of this URL mode receive (see `FlowContext`)."""
         self._last_sweep = 0.0
         self._installed: list[MCPServer[Any]] = []
         self._named = server_name is not None
@@ -173,16 +195,18 @@ class UrlMode:
 
     # -- setup -----------------------------------------------------------------------------
 
-    def add(self, flow: Flow) -> None:
+    def add(self, flow: Flow) -> FlowContext:
+        """Register `flow` (its pages answer under its name) and give it what it works with."""
         if flow.name in self.flows:
             raise UrlModeError(
                 f"A URL-mode flow named {flow.name!r} exists already; give each flow its own name."
             )
         self.flows[flow.name] = flow
+        return self.context
 
     def install(self, server: MCPServer[Any]) -> None:
         """Mount the pages on the server's own Starlette app and let tools ask in 2026-07-28 rounds."""
-        _require_mcp_server(server, "UrlMode.install")
+        require_mcp_server(server, "UrlMode.install")
         if any(server is done for done in self._installed):
             return
         self._installed.append(server)
@@ -331,7 +355,7 @@ class UrlMode:
 
         The listener (and so the session object it sends on) lives until the record finishes or,
         for -32042, until the link expires and a sweep releases it: never longer than `ttl`."""
-        deliver = _Deliver(session, related_request_id, self._held)
+        deliver = Delivery(session, related_request_id, self._held)
         return deliver.finished, self.bus.subscribe(record_id, deliver)
 
     async def _close(self, record: Record, state: State) -> NoReturn:
@@ -426,32 +450,8 @@ class UrlMode:
         return final
 
 
-class _Deliver:
-    """The completion listener of one elicitation. One per pending elicitation, so a slotted
-    object: a third of the memory of a closure over the same four values."""
-
-    __slots__ = ("finished", "held", "related_request_id", "session")
-
-    def __init__(
-        self, session: ServerSession, related_request_id: str | int | None, held: dict[str, Any]
-    ) -> None:
-        self.session = session
-        self.related_request_id = related_request_id
-        self.held = held
-        self.finished = Finished()
-
-    async def __call__(self, elicitation_id: str) -> None:
-        self.held.pop(elicitation_id, None)
-        try:
-            related = self.related_request_id
-            await self.session.send_elicit_complete(elicitation_id, related_request_id=related)
-        except Exception as exc:  # the session may be gone; the retry path still works
-            logger.info("completion notice not delivered: %s", type(exc).__name__)
-        finally:
-            self.finished.set()
-
-
-def _require_mcp_server(server: object, what: str) -> None:
+def require_mcp_server(server: object, what: str) -> None:
+    """Refuse, with a sentence, a server that is not the SDK's `MCPServer` (the seams we use)."""
     from mcp.server.mcpserver import MCPServer
 
     if not isinstance(server, MCPServer):
@@ -475,5 +475,5 @@ def _check_public_url(url: str) -> None:
 def _default_store() -> Store:
     """A `SQLiteStore` in the user's data directory; its library comes with `elicitkit[sqlite]`."""
     with needs("sqlite"):
-        from elicitkit.server._sqlite_store import SQLiteStore
+        from elicitkit.server.store import SQLiteStore
     return SQLiteStore()

@@ -22,8 +22,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from elicitkit.server.errors import VaultDecryptError, VaultKeyError
-from elicitkit.server.identity import User
-from elicitkit.server.store import Store
+from elicitkit.server.store import BlobStore
+from elicitkit.server.user import User
 
 __all__ = ["KEYS_ENV", "KeyRing", "Vault"]
 
@@ -144,7 +144,7 @@ def _blob_key(user: User, name: str) -> str:
 class Vault:
     """Named values per user, sealed with a `KeyRing` and kept in a `Store`."""
 
-    def __init__(self, keys: KeyRing, store: Store) -> None:
+    def __init__(self, keys: KeyRing, store: BlobStore) -> None:
         self.keys = keys
         self.store = store
 

@@ -9,19 +9,19 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
-from redis_server import RedisServer, TLSFiles
-from redis_topology import ClusterNodes, SentinelGroup
+from support.redis_server import RedisServer, TLSFiles
+from support.redis_topology import ClusterNodes, SentinelGroup
 
-from elicitkit.server._postgres_bus import PostgresBus
-from elicitkit.server._postgres_store import PostgresStore
-from elicitkit.server._redis_bus import RedisBus
-from elicitkit.server._redis_store import RedisStore
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import open_bus, open_store, redis_client
 from elicitkit.server.bus import LocalBus
+from elicitkit.server.bus._postgres import PostgresBus
+from elicitkit.server.bus._redis import RedisBus
 from elicitkit.server.errors import BackendURLError, StoreUnavailableError
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, MemoryStore, Record
+from elicitkit.server.store._postgres import PostgresStore
+from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -258,7 +258,7 @@ async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
 
 
 def test_a_missing_redis_server_fails_with_what_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    import redis_server
+    from support import redis_server
 
     monkeypatch.setattr(redis_server, "REDIS_SERVER", "/nonexistent/redis-server")
     with pytest.raises(RuntimeError, match="run scripts/setup"):
@@ -353,7 +353,7 @@ channels, sharded pub/sub, and reading the slot map."""
 async def test_a_least_privilege_acl_user_is_enough_on_a_cluster(redis_cluster: ClusterNodes) -> None:
     import asyncio
 
-    from redis_topology import ADMIN_PASSWORD
+    from support.redis_topology import ADMIN_PASSWORD
 
     for node in redis_cluster.nodes:  # ACLs are per node, not spread by the Cluster
         admin = Redis(host="127.0.0.1", port=node.port, password=ADMIN_PASSWORD)

@@ -10,15 +10,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
-from postgres_server import PostgresServer
-from redis_server import RedisServer
-from redis_topology import ClusterNodes, SentinelGroup
+from support.postgres_server import PostgresServer
+from support.redis_server import RedisServer
+from support.redis_topology import ClusterNodes, SentinelGroup
 
-from elicitkit.server._postgres_bus import PostgresBus
-from elicitkit.server._redis_bus import RedisBus
-from elicitkit.server._redis_store import CLUSTER_SLOTS, shard_channel
 from elicitkit.server.backends import open_bus
 from elicitkit.server.bus import Bus, LocalBus
+from elicitkit.server.bus._postgres import PostgresBus
+from elicitkit.server.bus._redis import RedisBus
+from elicitkit.server.store._redis import CLUSTER_SLOTS, shard_channel
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,13 +10,13 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from postgres_server import PostgresServer
-from redis_topology import SentinelGroup
+from support.postgres_server import PostgresServer
+from support.redis_topology import SentinelGroup
 
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record
+from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 

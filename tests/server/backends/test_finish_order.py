@@ -13,9 +13,9 @@ import re
 
 import httpx
 import pytest
-from redis_server import RedisServer
 from starlette.applications import Starlette
 from starlette.datastructures import FormData
+from support.redis_server import RedisServer
 
 from elicitkit.server import KeyRing, LocalUserIdentity, User
 from elicitkit.server.backends import open_bus, open_store

@@ -10,13 +10,13 @@ import time
 
 import asyncpg
 import pytest
-from postgres_server import PostgresServer
+from support.postgres_server import PostgresServer
 
-from elicitkit.server._postgres_store import SCHEMA_VERSION, PostgresStore
 from elicitkit.server.backends import open_store
 from elicitkit.server.errors import StoreUnavailableError
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record
+from elicitkit.server.store._postgres import SCHEMA_VERSION, PostgresStore
+from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 

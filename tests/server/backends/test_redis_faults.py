@@ -9,14 +9,14 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
-from redis_server import RedisServer
+from support.redis_server import RedisServer
 
-from elicitkit.server._redis_bus import RedisBus
-from elicitkit.server._redis_store import RedisStore
 from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server.bus._redis import RedisBus
 from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record
+from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 

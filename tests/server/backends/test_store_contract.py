@@ -11,16 +11,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from postgres_server import PostgresServer
-from redis_server import RedisServer
-from redis_topology import ClusterNodes, SentinelGroup
+from support.postgres_server import PostgresServer
+from support.redis_server import RedisServer
+from support.redis_topology import ClusterNodes, SentinelGroup
 
-from elicitkit.server._postgres_store import PostgresStore
-from elicitkit.server._redis_store import RedisStore
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import open_store
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
+from elicitkit.server.store._postgres import PostgresStore
+from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")

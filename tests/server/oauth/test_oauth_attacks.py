@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from oauth_harness import (
+from support.oauth_harness import (
     Agenda,
     Browser,
     Session,
@@ -33,7 +28,7 @@ from oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.identity import User
+from elicitkit.server.user import User
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(90)

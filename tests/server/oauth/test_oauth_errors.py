@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,10 +15,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from oauth_harness import (
+from support.oauth_harness import (
     Browser,
     agenda_with,
     at_provider,
@@ -35,11 +30,11 @@ from oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server._oauth_metadata import discover, discovery_urls
-from elicitkit.server.identity import User
 from elicitkit.server.oauth import OAuthConfigError, OAuthConnection, OAuthProviderError
+from elicitkit.server.oauth.metadata import discover, discovery_urls
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
 

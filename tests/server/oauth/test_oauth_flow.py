@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,10 +13,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from starlette.requests import Request
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from oauth_harness import (
+from support.oauth_harness import (
     Browser,
     agenda_running,
     agenda_with,
@@ -38,11 +33,12 @@ from oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.identity import HookIdentity, User
 from elicitkit.server.oauth import OAuthConfigError, OAuthConnection
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
+from elicitkit.server.web.identity import HookIdentity
 from elicitkit.server.web.login import OAuthLogin
 
 __all__ = ["auth", "provider"]

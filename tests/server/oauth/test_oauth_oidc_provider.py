@@ -9,24 +9,19 @@ from __future__ import annotations
 import base64
 import html
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from oauth_harness import Browser, auth, mcp_session, token, url_required
-from oidc_harness import CAL, KEY, SECRET, connect, consent_here, introspect, running, stored, use
+from support.oauth_harness import Browser, auth, mcp_session, token, url_required
+from support.oidc_harness import CAL, KEY, SECRET, connect, consent_here, introspect, running, stored, use
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server.identity import User
 from elicitkit.server.oauth import OAuthConfigError, OAuthConnection
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.login import OAuthLogin
 

@@ -8,7 +8,6 @@ replicas refreshing side by side would lose alice's connection and ask her to co
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -16,11 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[2]))
-
-from oauth_harness import (
+from support.oauth_harness import (
     Agenda,
     auth,
     build_agenda,
@@ -32,15 +27,15 @@ from oauth_harness import (
     stored,
     token,
 )
-from redis_server import RedisServer, redis_server
+from support.redis_server import RedisServer, redis_server
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server import oauth
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.backends import open_store
-from elicitkit.server.identity import User
+from elicitkit.server.oauth import connection as oauth
 from elicitkit.server.store import Store
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth", "provider", "redis_server"]
@@ -131,7 +126,7 @@ async def test_a_refresh_held_elsewhere_is_waited_for_then_refused_not_repeated(
         mcp_token = await token(auth, "alice")
         async with mcp_session(f"{a.base}/mcp", mcp_token) as alice:
             await connected_alice(a, auth, provider, alice)
-            key = b.calendar._refresh_key(User(auth.issuer, "alice"))
+            key = b.calendar._tokens.refresh_key(User(auth.issuer, "alice"))
             elsewhere = await b.url_mode.store.claim(key, ttl=60)  # replica B, mid-refresh
             assert elsewhere is not None
             provider.expire_access_tokens()

@@ -9,25 +9,20 @@ import asyncio
 import base64
 import hashlib
 import secrets
-import sys
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
-from oidc_peer import OidcPeer
 from pydantic import AnyHttpUrl
-from server_process import free_port
+from support.oidc_peer import OidcPeer
+from support.server_process import free_port
+from support.url_harness import mcp_session, serve
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "url"))
-
-from url_harness import mcp_session, serve
-
-from elicitkit.server.identity import McpIdentity
 from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, basic_credentials
+from elicitkit.server.user import McpIdentity
 
 pytestmark = pytest.mark.timeout(90)
 

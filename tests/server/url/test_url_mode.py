@@ -6,9 +6,9 @@ import pytest
 from mcp.server.mcpserver import Context
 
 from elicitkit.server.errors import UrlModeError
-from elicitkit.server.identity import McpIdentity
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
+from elicitkit.server.user import McpIdentity
 from elicitkit.server.vault import KeyRing
 
 
@@ -62,8 +62,9 @@ async def test_hook_identity_sends_strangers_to_the_apps_sign_in() -> None:
     import httpx
     from starlette.applications import Starlette
 
-    from elicitkit.server.identity import HookIdentity, User
     from elicitkit.server.store import Record
+    from elicitkit.server.user import User
+    from elicitkit.server.web.identity import HookIdentity
 
     alice = User("https://as.example", "alice")
 
@@ -103,9 +104,10 @@ async def test_pages_escape_what_they_show() -> None:
     import httpx
     from starlette.applications import Starlette
 
-    from elicitkit.server.identity import HookIdentity, User
     from elicitkit.server.secret import Secret
     from elicitkit.server.store import Record
+    from elicitkit.server.user import User
+    from elicitkit.server.web.identity import HookIdentity
 
     alice = User("https://as.example", "<b>alice</b>")
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from elicitkit.server._sqlite_store import SQLiteStore
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")
@@ -173,8 +173,8 @@ def test_a_crashed_process_with_an_open_store_still_exits(tmp_path: Path) -> Non
     on aiosqlite's worker thread; what it committed is still there."""
     crash = (
         "import asyncio, sys\n"
-        "from elicitkit.server._sqlite_store import SQLiteStore\n"
-        "from elicitkit.server.identity import User\n"
+        "from elicitkit.server.store._sqlite import SQLiteStore\n"
+        "from elicitkit.server.user import User\n"
         "from elicitkit.server.store import Record\n"
         "async def main():\n"
         "    store = SQLiteStore(sys.argv[1])\n"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from elicitkit.server._sqlite_store import SQLiteStore
 from elicitkit.server.errors import VaultDecryptError, VaultKeyError
-from elicitkit.server.identity import User
 from elicitkit.server.store import MemoryStore
+from elicitkit.server.store._sqlite import SQLiteStore
+from elicitkit.server.user import User
 from elicitkit.server.vault import KEYS_ENV, KeyRing, Vault
 
 ALICE = User("https://as.example", "alice")

@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute, Route
 
 from elicitkit.extras import needs
 from elicitkit.server.errors import VaultDecryptError
-from elicitkit.server.identity import User, user_from_token
+from elicitkit.server.user import User, user_from_token
 
 if TYPE_CHECKING:
     from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
@@ -127,13 +127,13 @@ class OAuthLogin:
             return site.refusal(
                 request, "Sign-in failed", "The sign-in did not succeed. Try again.", status_code=401
             )
-        from elicitkit.server.web.site import BrowserSession, _with_session
+        from elicitkit.server.web.site import BrowserSession, with_session
 
         fresh = BrowserSession.new(user)  # a new session id and CSRF token at sign-in (no fixation)
         return_to = data["return_to"]
         if not return_to.startswith("/elicit/") or "//" in return_to:
             return_to = "/elicit/"
-        return _with_session(site, RedirectResponse(return_to, status_code=303), fresh)
+        return with_session(site, RedirectResponse(return_to, status_code=303), fresh)
 
     async def _exchange(self, code: str, verifier: str) -> User | None:
         metadata = await self._discover()

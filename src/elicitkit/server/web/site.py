@@ -30,14 +30,14 @@ from starlette.routing import BaseRoute, Route
 
 from elicitkit.extras import needs
 from elicitkit.server.errors import BackendUnavailableError, VaultDecryptError
-from elicitkit.server.identity import User
 from elicitkit.server.store import ACTIVE, Record, holding
+from elicitkit.server.user import User
 
 if TYPE_CHECKING:
     from elicitkit.server.bus import Bus
-    from elicitkit.server.identity import BrowserIdentity
     from elicitkit.server.store import Store
     from elicitkit.server.vault import KeyRing
+    from elicitkit.server.web.identity import BrowserIdentity
 
 __all__ = [
     "COOKIE",
@@ -308,7 +308,7 @@ class Site:
             )
             flow = self.flows.get(opened.flow) if opened is not None else None
             if opened is not None and flow is not None:
-                return _with_session(self, self._page(opened, flow, session, person), session)
+                return with_session(self, self._page(opened, flow, session, person), session)
         found = await self._find(request)  # anything else: the record as it is decides the page
         if isinstance(found, Response):
             return found
@@ -320,7 +320,7 @@ class Site:
         else:
             await self.store.transition(record.id, from_states={"pending"}, to="opened", user=person)
             response = self._page(record, flow, session, person)
-        return _with_session(self, response, session)
+        return with_session(self, response, session)
 
     def _page(
         self, record: Record, flow: Flow, session: BrowserSession, person: User, *, error: str | None = None
@@ -381,7 +381,7 @@ class Site:
         if error is not None:
             return self._page(record, flow, session, person, error=error)
         if isinstance(flow, HandOffFlow):  # completes at its callback, not here
-            return _with_session(self, await flow.proceed(request, record, session), session)
+            return with_session(self, await flow.proceed(request, record, session), session)
         outcome = await self.complete(record.id, person, lambda current: flow.finish(current, form))
         if outcome == "busy":
             return self.refusal(
@@ -416,7 +416,8 @@ def harden(response: _R) -> _R:
     return response
 
 
-def _with_session(site: Site, response: Response, session: BrowserSession) -> Response:
+def with_session(site: Site, response: Response, session: BrowserSession) -> Response:
+    """Every page ends here: save a changed session cookie and add the hardening headers."""
     if session.dirty:
         site.save_session(response, session)
     return harden(response)

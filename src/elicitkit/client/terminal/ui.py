@@ -1,0 +1,349 @@
+"""A person at a terminal answers elicitations: forms with a review screen, URL consent, waiting.
+
+The UI shows and asks, nothing more: the handler decides what is valid to send and opens URLs.
+Everything the server sent (its name, message, titles, the URL) is drawn as inert text, so a
+crafted string cannot repaint the screen, and no URL is ever made clickable (C-24).
+
+Keys, on every screen: Ctrl-C cancels, Ctrl-D declines (not while waiting). In a form:
+Enter confirms a field; on the review screen Enter changes the selected answer or submits,
+`s` submits, `d` declines. Choices: arrows or digits move, Enter picks, `y`/`n` answer yes/no
+questions; Space ticks a multi-choice. URL consent: `o` opens, `d` declines. Waiting: `r`
+retries now, `c` cancels.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import sys
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from prompt_toolkit.application import run_in_terminal
+from prompt_toolkit.application.current import set_app
+from prompt_toolkit.formatted_text import ANSI, AnyFormattedText
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from elicitkit import schema as _schema
+from elicitkit.client._fields import (
+    Field,
+    check,
+    editable,
+    example,
+    form_fields,
+    parse,
+    problems_by_field,
+    safe,
+    show,
+)
+from elicitkit.client.terminal._screens import Cancelled, Declined, Screens
+from elicitkit.client.terminal._views import (
+    answers_table,
+    field_heading,
+    header,
+    review_row,
+    url_details,
+    waiting_panel,
+)
+from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, Reply, UrlQuestion, Waiting
+
+__all__ = ["NotATerminalError", "TerminalUI"]
+
+_TEXT_KEYS = " Enter: next   Ctrl-D: decline   Ctrl-C: cancel "
+_PICK_KEYS = " ↑↓/digits: move   Enter: choose   Ctrl-D: decline   Ctrl-C: cancel "
+_YES_NO_KEYS = " y: yes   n: no   ↑↓: move   Enter: choose   Ctrl-D: decline   Ctrl-C: cancel "
+_TICK_KEYS = " ↑↓: move   Space: tick   Enter: done   Ctrl-D: decline   Ctrl-C: cancel "
+_REVIEW_KEYS = " ↑↓: move   Enter: change/choose   s: submit   d: decline   Ctrl-C: cancel "
+_CONSENT_KEYS = " ↑↓: move   Enter: choose   o: open   d/Ctrl-D: decline   Ctrl-C: cancel "
+_BLOCKED_KEYS = " ↑↓: move   Enter: choose   d/Ctrl-D: decline   Ctrl-C: cancel "
+_WAIT_KEYS = " r: retry now   c/Ctrl-C: cancel "
+
+_SUBMIT, _DECLINE, _CANCEL = ("do", "submit"), ("do", "decline"), ("do", "cancel")
+
+
+class NotATerminalError(RuntimeError):
+    """TerminalUI was started where no person can type: stdin or stdout is not a terminal."""
+
+
+class TerminalUI:
+    """The `ElicitationUI` for a terminal, on prompt_toolkit (input) and rich (drawing).
+
+    It runs inside the caller's asyncio loop. `input`, `output` and `console` exist for tests
+    (prompt_toolkit pipe input, a rich console on a buffer); leave them out on a real terminal.
+    """
+
+    def __init__(
+        self,
+        *,
+        console: Console | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+    ) -> None:
+        if input is None:
+            for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
+                if stream is None or not stream.isatty():
+                    raise NotATerminalError(
+                        f"TerminalUI needs a person at a terminal, but {name} is not a TTY. "
+                        "Run it in an interactive terminal, or use the scripted or web UI."
+                    )
+        self.console = console or Console(highlight=False, emoji=False)
+        self._screens = Screens(input, output)
+        self._notices: set[asyncio.Future[None]] = set()
+
+    # -- forms ---------------------------------------------------------------------------
+
+    async def ask_form(self, question: FormQuestion) -> Reply:
+        """Walk the fields (or go straight to review when fixing refused answers), then review."""
+        fields = form_fields(question.schema)
+        answers: dict[str, Any] = {f.name: question.initial.get(f.name) for f in fields}
+        problems = problems_by_field(question.problems, [f.name for f in fields])
+        keys = "✱ required answer   Ctrl-D declines   Ctrl-C cancels"
+        self.console.print(header(question.server, "asks you to fill in a form", question.message, keys))
+        try:
+            if not problems:
+                for index, field in enumerate(fields, 1):
+                    answers[field.name] = await self._ask(
+                        field, answers[field.name], None, index, len(fields)
+                    )
+            content = await self._review(question, fields, answers, problems)
+        except Declined:
+            self.console.print(Text("✗ Declined. Nothing you typed is sent.", style="yellow"))
+            return Decline()
+        except Cancelled:
+            self.console.print(Text("✗ Cancelled. Nothing you typed is sent.", style="yellow"))
+            return Cancel()
+        self.console.print(Text("✓ Answers submitted:", style="green"), answers_table(fields, answers))
+        return Accept(content)
+
+    async def _review(
+        self,
+        question: FormQuestion,
+        fields: list[Field],
+        answers: dict[str, Any],
+        problems: dict[str | None, str],
+    ) -> dict[str, Any]:
+        """The review screen (C-10): every answer, any of them changeable, until submit."""
+        by_name = {f.name: f for f in fields}
+        selected = _first_problem(fields, problems)
+        width = min(max((len(f.title) for f in fields), default=0), 30)
+        while True:
+            rows: list[tuple[tuple[str, str], AnyFormattedText]] = [
+                (("field", f.name), review_row(f, answers[f.name], problems.get(f.name), width))
+                for f in fields
+            ]
+            rows += [
+                (_SUBMIT, [("class:prompt", "Submit answers")]),
+                (_DECLINE, "Decline"),
+                (_CANCEL, "Cancel"),
+            ]
+            heading = Text("Review your answers", style="bold")
+            if problems:
+                heading.append("  Some answers need fixing.", style="red")
+            if None in problems:
+                heading.append(f"\n⚠ {problems[None]}", style="red")
+            selected = await self._screens.one(
+                self._ansi(heading),
+                rows,
+                default=selected,
+                toolbar=_REVIEW_KEYS,
+                keys={"s": _SUBMIT, "d": _DECLINE},
+            )
+            if selected == _DECLINE:
+                raise Declined()
+            if selected == _CANCEL:
+                raise Cancelled()
+            if selected == _SUBMIT:
+                problems = _check_all(question.schema, fields, answers)
+                if not problems:
+                    return {k: v for k, v in answers.items() if v is not None}
+                selected = _first_problem(fields, problems)
+                continue
+            field = by_name[selected[1]]
+            answers[field.name] = await self._ask(field, answers[field.name], problems.pop(field.name, None))
+
+    async def _ask(
+        self, field: Field, value: Any, problem: str | None, index: int = 0, total: int = 0
+    ) -> Any:
+        """Ask one field with the widget for its kind; returns the new value (None: no answer)."""
+        heading = self._ansi(field_heading(field, problem, f"{index}/{total}" if index else "change"))
+        if field.kind in ("boolean", "choice"):
+            if field.kind == "boolean":
+                values: list[Any] = [True, False]
+                titles = ["Yes", "No"]
+            else:
+                values = [v for v, _ in field.options]
+                titles = [t for _, t in field.options]
+            if not field.required:
+                values.append(None)
+                titles.append("No answer")
+            keys = {"y": 0, "n": 1} if field.kind == "boolean" else {}
+            current = next((i for i, v in enumerate(values) if _same(v, value)), None)
+            picked = await self._screens.one(
+                heading,
+                list(enumerate(titles)),
+                default=current,
+                toolbar=_YES_NO_KEYS if keys else _PICK_KEYS,
+                keys=keys,
+            )
+            answer = values[picked]
+        elif field.kind == "multi":
+            options = [v for v, _ in field.options]
+            ticked = [
+                i
+                for i, v in enumerate(options)
+                if isinstance(value, list) and any(_same(v, x) for x in value)
+            ]
+
+            def chosen(indexes: list[int]) -> list[Any] | None:
+                # Nothing ticked on an optional field is no answer rather than an empty one.
+                return [options[i] for i in indexes] if indexes or field.required else None
+
+            indexes = await self._screens.many(
+                heading,
+                [(i, t) for i, (_, t) in enumerate(field.options)],
+                default=ticked,
+                check=lambda indexes: check(field, chosen(indexes)),
+                toolbar=_TICK_KEYS,
+            )
+            answer = chosen(indexes)
+        else:
+
+            def check_text(text: str) -> str | None:
+                try:
+                    typed = parse(field, text)
+                except ValueError as error:
+                    return str(error)
+                return check(field, typed) or _check_one(field, typed)
+
+            text = await self._screens.text(
+                heading,
+                default=editable(field, value),
+                check=check_text,
+                toolbar=_TEXT_KEYS,
+                placeholder=example(field),
+            )
+            answer = parse(field, text)
+        line = Text("  ")
+        line.append(field.title, style="dim")
+        line.append(": ")
+        line.append(show(field, answer))
+        self.console.print(line)
+        return answer
+
+    # -- URL consent ---------------------------------------------------------------------
+
+    async def ask_url_consent(self, question: UrlQuestion) -> Reply:
+        """The full URL with its domain highlighted, both forms of the host, every warning."""
+        report = question.report
+        self.console.print(header(question.server, "asks you to open a web page", question.message))
+        self.console.print(url_details(report, question.server))
+        blocked = report.verdict == "block"
+        options: list[tuple[str, AnyFormattedText]] = []
+        if not blocked:
+            options.append(("open", "Open it in my browser"))
+        options += [("decline", "Don't open it (decline)"), ("cancel", "Cancel")]
+        try:
+            choice = await self._screens.one(
+                self._ansi(Text("Open this page?", style="bold")),
+                options,
+                default="open" if report.verdict == "ok" else "decline",
+                toolbar=_BLOCKED_KEYS if blocked else _CONSENT_KEYS,
+                keys={"d": "decline"} if blocked else {"o": "open", "d": "decline"},
+            )
+        except Declined:
+            choice = "decline"
+        except Cancelled:
+            choice = "cancel"
+        if choice == "open":
+            self.console.print(Text("✓ You agreed; the page opens in your system browser.", style="green"))
+            return Accept()
+        if choice == "decline":
+            self.console.print(Text("✗ Not opened: you declined.", style="yellow"))
+            return Decline()
+        self.console.print(Text("✗ Not opened: cancelled.", style="yellow"))
+        return Cancel()
+
+    # -- waiting -------------------------------------------------------------------------
+
+    async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
+        """A live panel with the elapsed time; `r` and `c` work at any moment."""
+
+        def body() -> AnyFormattedText:
+            return self._ansi(waiting_panel(waiting))
+
+        keys: dict[str, Literal["retry", "cancel"]] = {"r": "retry", "c": "cancel"}
+        try:
+            choice = await self._screens.live(body, keys=keys, toolbar=_WAIT_KEYS)
+        except Cancelled:
+            choice = "cancel"
+        self.console.print(
+            Text("↻ Retrying the call.", style="green")
+            if choice == "retry"
+            else Text("✗ Stopped waiting: cancelled.", style="yellow")
+        )
+        return choice
+
+    def notice(self, text: str) -> None:
+        """A one-line notice; printed above the current screen if one is up, without disturbing it."""
+        line = Text("◆ ", style="cyan")
+        line.append(safe(text))
+        app = self._screens.current
+        if app is None or not app.is_running:
+            self.console.print(line)
+            return
+        with set_app(app):
+            future = asyncio.ensure_future(run_in_terminal(lambda: self.console.print(line)))
+        self._notices.add(future)
+        future.add_done_callback(self._notices.discard)
+
+    # -- drawing -------------------------------------------------------------------------
+
+    def _ansi(self, renderable: RenderableType) -> ANSI:
+        """Render with rich into text prompt_toolkit can show inside a screen."""
+        buffer = io.StringIO()
+        Console(
+            file=buffer,
+            force_terminal=True,
+            color_system=self.console.color_system,  # type: ignore[arg-type]
+            width=self.console.width,
+            highlight=False,
+            emoji=False,
+        ).print(renderable)
+        return ANSI(buffer.getvalue().rstrip("\n"))
+
+
+def _check_all(
+    schema: Mapping[str, Any], fields: list[Field], answers: dict[str, Any]
+) -> dict[str | None, str]:
+    """Everything to fix before the answer may leave the review screen (the handler checks again)."""
+    found: dict[str | None, str] = {}
+    for field in fields:
+        problem = check(field, answers[field.name])
+        if problem is not None:
+            found[field.name] = problem
+    if found:
+        return found
+    content = {k: v for k, v in answers.items() if v is not None}
+    return problems_by_field(_schema.validate(schema, content), [f.name for f in fields])
+
+
+def _check_one(field: Field, value: Any) -> str | None:
+    """The shared validator's word on one field, for whatever the widget's own checks miss."""
+    if value is None:
+        return None
+    alone = {"type": "object", "properties": {field.name: dict(field.schema)}}
+    for problem in _schema.validate(alone, {field.name: value}):
+        return safe(problem.message)
+    return None
+
+
+def _first_problem(fields: list[Field], problems: Mapping[str | None, str]) -> tuple[str, str]:
+    """Where the review screen's selection starts: the first answer to fix, else Submit."""
+    return next((("field", f.name) for f in fields if f.name in problems), _SUBMIT)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b

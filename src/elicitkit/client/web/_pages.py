@@ -1,0 +1,314 @@
+"""The web UI's HTTP side: a small Starlette app, behind a guard, showing the board's first question.
+
+The guard comes first for every request: the Host header must be exactly 127.0.0.1:port (a
+DNS-rebinding page cannot reach it under another name), the path must start with the secret
+token (anything else is a 404), and every response carries the anti-framing, no-referrer,
+no-store and Content-Security-Policy headers, with a fresh nonce for the page's one inline
+style and one inline script. Every POST carries the CSRF token; a cross-site one is refused.
+
+Pages are server-rendered (Jinja2, autoescaped). Everything a server sent is drawn as inert
+text with its hidden characters made visible, and no URL is ever a link (C-24). A POST
+answers and redirects (303) to the page for what comes next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+import urllib.parse
+from collections.abc import Mapping
+from typing import Any
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from elicitkit.client._fields import safe
+from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion
+from elicitkit.client.web._board import Board, Entry
+from elicitkit.urls import reveal
+
+_LONG_POLL = 25.0
+_MAX_BODY = 1 << 20
+_NONCE = "elicitkit.nonce"
+_FORM = "application/x-www-form-urlencoded"
+
+_templates = jinja2.Environment(
+    loader=jinja2.PackageLoader("elicitkit.client", "web_templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    auto_reload=False,  # templates ship with the package; no stat() per page
+)
+
+
+def build_app(board: Board, token: str, csrf: str, port: int) -> ASGIApp:
+    """The whole site: the pages under `/<token>/`, wrapped in the guard."""
+    pages = _Pages(board, f"/{token}", csrf)
+    site = Starlette(
+        routes=[
+            Mount(
+                f"/{token}",
+                routes=[
+                    Route("/", pages.show, methods=["GET"]),
+                    Route("/events", pages.events, methods=["GET"]),
+                    Route("/answer/{entry}", pages.answer, methods=["POST"]),
+                ],
+            )
+        ]
+    )
+    return _Guard(site, token, f"127.0.0.1:{port}")
+
+
+class _Guard:
+    """Host check, token check and the security headers, before anything else runs."""
+
+    def __init__(self, app: ASGIApp, token: str, host: str) -> None:
+        self.app = app
+        self.token = token.encode()
+        self.host = host
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return  # no lifespan, no websockets: only pages are served
+        nonce = secrets.token_urlsafe(16)
+        scope[_NONCE] = nonce
+        extra = _security_headers(nonce)
+
+        async def send_guarded(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        if Headers(scope=scope).get("host") != self.host:
+            refusal: Response = PlainTextResponse(f"This page answers only at http://{self.host}/.", 400)
+        elif not self._has_token(scope["path"]):
+            refusal = PlainTextResponse("Not Found", 404)
+        else:
+            await self.app(scope, receive, send_guarded)
+            return
+        await refusal(scope, receive, send_guarded)
+
+    def _has_token(self, path: str) -> bool:
+        first = path.lstrip("/").split("/", 1)[0]
+        return secrets.compare_digest(first.encode(), self.token)
+
+
+def _security_headers(nonce: str) -> list[tuple[bytes, bytes]]:
+    policy = (
+        f"default-src 'self'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
+        "img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+        "base-uri 'none'; object-src 'none'"
+    )
+    return [
+        (b"content-security-policy", policy.encode()),
+        (b"x-frame-options", b"DENY"),
+        (b"referrer-policy", b"no-referrer"),
+        (b"cache-control", b"no-store"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"cross-origin-opener-policy", b"same-origin"),
+        (b"cross-origin-resource-policy", b"same-origin"),
+    ]
+
+
+class _Pages:
+    """The three routes: the page for the current question, its long-poll, and its answers."""
+
+    def __init__(self, board: Board, base: str, csrf: str) -> None:
+        self.board = board
+        self.base = base
+        self.csrf = csrf
+
+    async def show(self, request: Request) -> Response:
+        self.board.seen()
+        entry = self.board.current
+        if entry is None:
+            return self._render(request, "idle.html", title="Nothing to answer")
+        question = entry.question
+        server = safe(question.server)
+        if isinstance(question, FormQuestion):
+            assert entry.draft is not None
+            return self._render(
+                request,
+                "review.html" if entry.draft.step == "review" else "form.html",
+                title=f"A form from {server}",
+                entry=entry,
+                server=server,
+                message=safe(question.message),
+                draft=entry.draft,
+            )
+        if isinstance(question, UrlQuestion):
+            report = question.report
+            drawn = "".join(part.text for part in report.parts)
+            return self._render(
+                request,
+                "consent.html",
+                title=f"Open a web page for {server}?",
+                entry=entry,
+                server=server,
+                message=safe(question.message),
+                report=report,
+                parts=[(reveal(part.text), part.role) for part in report.parts],
+                sent_as=reveal(report.url) if drawn != report.url else None,
+                domain=_forms(report.domain_unicode, report.domain),
+                host=_forms(report.host_unicode, report.host),
+                warnings=[(w.severity, reveal(w.message), w.code) for w in report.warnings],
+            )
+        elapsed = max(0.0, time.monotonic() - question.started)
+        return self._render(
+            request,
+            "waiting.html",
+            title=f"Waiting for {server}",
+            entry=entry,
+            server=server,
+            waiting=question,
+            pending=[(safe(i), safe(m)) for i, m in question.pending],
+            notes=[safe(n) for n in question.notes],
+            elapsed=f"{elapsed:.1f}",
+            clock=_clock(elapsed),
+        )
+
+    async def events(self, request: Request) -> Response:
+        """Long-poll: answer as soon as the board differs from the page's `since` version."""
+        self.board.seen()
+        try:
+            since = int(request.query_params.get("since", ""))
+        except ValueError:
+            since = -1
+        changed = asyncio.ensure_future(self.board.wait_change(since, _LONG_POLL))
+        gone = asyncio.ensure_future(_disconnected(request.receive))
+        try:
+            await asyncio.wait({changed, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            changed.cancel()
+            gone.cancel()
+        self.board.seen()
+        return JSONResponse(self.board.state())
+
+    async def answer(self, request: Request) -> Response:
+        self.board.seen()
+        if request.headers.get("content-type", "").split(";")[0].strip() != _FORM:
+            return PlainTextResponse("Answers are sent as a form post from this page.", 415)
+        posted = await _posted(request)
+        if posted is None:
+            return PlainTextResponse("The answer is too large to be a reply to this page.", 413)
+        token = posted.get("csrf", [""])[0]
+        fetch_site = request.headers.get("sec-fetch-site", "same-origin")
+        if not secrets.compare_digest(token.encode(), self.csrf.encode()) or fetch_site not in (
+            "same-origin",
+            "none",
+        ):
+            return PlainTextResponse(
+                "This answer did not come from this page (the form's security token is missing or wrong). "
+                "Reload the page and answer again.",
+                403,
+            )
+        entry = self.board.find(request.path_params["entry"])
+        action = posted.get("action", [""])[0]
+        if entry is None:
+            self.board.flash = "That question was already answered or withdrawn; here is what is open now."
+        elif isinstance(entry.question, FormQuestion):
+            self._answer_form(entry, action, posted)
+        elif isinstance(entry.question, UrlQuestion):
+            self._answer_consent(entry, action)
+        else:
+            self._answer_wait(entry, action)
+        return RedirectResponse(f"{self.base}/", status_code=303)
+
+    def _answer_form(self, entry: Entry, action: str, posted: Mapping[str, list[str]]) -> None:
+        draft, server = entry.draft, safe(entry.question.server)
+        assert draft is not None
+        if action == "decline":
+            self.board.answer(entry, Decline(), f"You declined the form; “{server}” is told you said no.")
+        elif action == "cancel":
+            self.board.answer(
+                entry, Cancel(), f"You dismissed the form; “{server}” is told it was cancelled."
+            )
+        elif action == "review":
+            draft.take(posted)
+            draft.step = "review" if draft.check() else "edit"
+        elif action == "submit" and draft.step == "review" and draft.check():
+            self.board.answer(entry, Accept(draft.content), f"✓ Your answers were sent to “{server}”.")
+        else:
+            draft.step = "edit"
+            index = action.removeprefix("edit:")
+            if index.isdigit() and int(index) < len(draft.fields):
+                draft.focus = draft.fields[int(index)].name
+
+    def _answer_consent(self, entry: Entry, action: str) -> None:
+        question = entry.question
+        assert isinstance(question, UrlQuestion)
+        if action == "open" and question.report.verdict != "block":
+            self.board.answer(entry, Accept(), "✓ You agreed: the page opens in your system browser.")
+        elif action == "open":
+            entry.problem = "This URL is blocked, so it cannot be opened. Decline or cancel."
+        elif action == "decline":
+            self.board.answer(entry, Decline(), "Not opened: you declined.")
+        elif action == "cancel":
+            self.board.answer(entry, Cancel(), "Not opened: cancelled.")
+
+    def _answer_wait(self, entry: Entry, action: str) -> None:
+        if action == "retry":
+            self.board.answer(entry, "retry", "↻ Retrying the call now.")
+        elif action == "cancel":
+            self.board.answer(entry, "cancel", "Stopped waiting: the call was cancelled.")
+
+    def _render(self, request: Request, template: str, **context: Any) -> Response:
+        board = self.board
+        current = board.current
+        flash, board.flash = board.flash, None
+        html = _templates.get_template(template).render(
+            nonce=request.scope[_NONCE],
+            base=self.base,
+            csrf=self.csrf,
+            version=board.version,
+            current=current.id if current else "",
+            queued=max(0, len(board.entries) - 1),
+            notices=board.recent_notices(),
+            flash=flash,
+            **context,
+        )
+        return HTMLResponse(html)
+
+
+async def _posted(request: Request) -> dict[str, list[str]] | None:
+    """The posted form fields, or None when the body is too large (or not a form's encoding)."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > _MAX_BODY:
+            return None
+    fields: dict[str, list[str]] = {}
+    text = body.decode("utf-8", errors="replace")
+    try:
+        pairs = urllib.parse.parse_qsl(text, keep_blank_values=True, max_num_fields=10_000)
+    except ValueError:
+        return None
+    for name, value in pairs:
+        fields.setdefault(name, []).append(value)
+    return fields
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _forms(unicode_name: str | None, ascii_name: str | None) -> tuple[str, str | None] | None:
+    """A name as it reads, and its punycode form when that differs; None when there is no name."""
+    if not ascii_name:
+        return None
+    readable = unicode_name or ascii_name
+    return reveal(readable), (ascii_name if ascii_name != readable else None)
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"

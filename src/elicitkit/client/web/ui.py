@@ -1,0 +1,203 @@
+"""A person answers elicitations in their own browser, on a page this client serves on 127.0.0.1.
+
+The server starts with the first question, on a free port, inside the caller's asyncio loop,
+and the page opens in the system browser. One tab serves every question, oldest first: an
+open page moves on by itself when a question arrives or is withdrawn, and the browser is only
+opened again when no page has been seen for a while (the person closed it).
+
+The page's path carries a secret token made for this process, so nothing else on the machine
+can find it or answer for the person; see `elicitkit.client.web._pages` for the rest of the
+page's defences. The UI shows and asks, nothing more: the handler decides what is valid to
+send and opens URLs the person agreed to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import secrets
+import socket
+import time
+import webbrowser
+from collections.abc import Callable, Iterator
+from types import TracebackType
+from typing import Any, Literal
+
+import uvicorn
+
+from elicitkit.client._fields import safe
+from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.web._board import Board, Question
+from elicitkit.client.web._pages import build_app
+
+__all__ = ["PageOpener", "WebUI"]
+
+logger = logging.getLogger(__name__)
+
+#: Shows the page at the URL it is given; may be async. Returning `False` means it could not.
+PageOpener = Callable[[str], object]
+
+_SEEN_WITHIN = 5.0  # a page seen this recently still has the tab open
+_OPENING_GRACE = 15.0  # time a freshly opened browser gets to load the page
+_STARTUP_TIMEOUT = 10.0
+
+
+async def _system_browser(url: str) -> bool:
+    return await asyncio.to_thread(webbrowser.open, url)
+
+
+class WebUI:
+    """The `ElicitationUI` in the system browser: forms with a review step, URL consent, waiting.
+
+    Use it as an async context manager, or call `aclose()` when done; the page server starts
+    by itself with the first question. `opener` shows the page (default: the system browser
+    through `webbrowser`); tests pass a browser automation's `page.goto`.
+    """
+
+    def __init__(self, *, opener: PageOpener | None = None) -> None:
+        self._opener = opener or _system_browser
+        self._token = secrets.token_urlsafe(32)
+        self._csrf = secrets.token_urlsafe(32)
+        self._board = Board()
+        self._server: uvicorn.Server | None = None
+        self._serving: asyncio.Task[None] | None = None
+        self._url: str | None = None
+        self._opened_at = -float("inf")
+        self._openings: set[asyncio.Task[None]] = set()
+        self._starting = asyncio.Lock()
+
+    @property
+    def url(self) -> str:
+        """The page's address, with its secret token; only this process should know it."""
+        if self._url is None:
+            raise RuntimeError(
+                "The web UI is not running yet; call `await ui.start()` or ask a question first."
+            )
+        return self._url
+
+    async def start(self) -> str:
+        """Start serving the page (once) and return its URL. Nothing opens in a browser yet."""
+        async with self._starting:
+            if self._url is None:
+                await self._serve()
+        return self.url
+
+    async def aclose(self) -> None:
+        """Dismiss open questions (each gets Cancel), tell the page, and stop the server."""
+        self._board.close()
+        for task in list(self._openings):
+            task.cancel()
+        server, serving = self._server, self._serving
+        self._server = self._serving = self._url = None
+        if server is None or serving is None:
+            return
+        server.should_exit = True
+        try:
+            await asyncio.wait_for(asyncio.shield(serving), timeout=3.0)
+        except TimeoutError:
+            server.force_exit = True
+            await serving
+
+    async def __aenter__(self) -> WebUI:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    # -- ElicitationUI ---------------------------------------------------------------------
+
+    async def ask_form(self, question: FormQuestion) -> Reply:
+        """Show the form; the person fills it, reviews, and submits, declines or cancels."""
+        reply: Reply = await self._ask(question)
+        return reply
+
+    async def ask_url_consent(self, question: UrlQuestion) -> Reply:
+        """Show the full URL, its domain highlighted, both forms of the host, and every warning."""
+        reply: Reply = await self._ask(question)
+        return reply
+
+    async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
+        """Show what the call waits for, with a ticking clock, until the person retries or cancels."""
+        choice: Literal["retry", "cancel"] = await self._ask(waiting)
+        return choice
+
+    def notice(self, text: str) -> None:
+        """Show a notice on the open page (and on the next one drawn)."""
+        self._board.notice(safe(text))
+
+    # -- the machinery ---------------------------------------------------------------------
+
+    async def _ask(self, question: Question) -> Any:
+        await self.start()
+        entry = self._board.add(question)
+        self._summon()
+        try:
+            return await entry.future
+        finally:
+            self._board.remove(entry)
+
+    def _summon(self) -> None:
+        """Open the page, unless a tab has it open already or is about to."""
+        recently = time.monotonic() - self._opened_at < _OPENING_GRACE
+        if self._board.watched(_SEEN_WITHIN) or self._openings or recently:
+            return
+        self._opened_at = time.monotonic()
+        task = asyncio.create_task(self._open(self.url))
+        self._openings.add(task)
+        task.add_done_callback(self._openings.discard)
+
+    async def _open(self, url: str) -> None:
+        try:
+            shown = self._opener(url)
+            if inspect.isawaitable(shown):
+                shown = await shown
+        except Exception:
+            logger.warning(
+                "Could not open the answer page in a browser; open %s yourself.", url, exc_info=True
+            )
+            return
+        if shown is False:
+            logger.warning("No browser could be opened; open %s yourself to answer.", url)
+
+    async def _serve(self) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        config = uvicorn.Config(
+            build_app(self._board, self._token, self._csrf, port),
+            log_config=None,  # the host application's logging stays as it was
+            access_log=False,  # an access log would write down the secret path
+            lifespan="off",
+            ws="none",
+            server_header=False,
+            date_header=False,
+            timeout_graceful_shutdown=2,
+        )
+        server = _Server(config)
+        serving = asyncio.create_task(server.serve(sockets=[listener]))
+        deadline = time.monotonic() + _STARTUP_TIMEOUT
+        while not server.started:
+            if serving.done() or time.monotonic() > deadline:
+                server.should_exit = True
+                listener.close()
+                why = serving.exception() if serving.done() else None
+                raise RuntimeError(
+                    "The web UI's page server did not start on 127.0.0.1"
+                    + (f" ({why})." if why else "; see the log for why.")
+                )
+            await asyncio.sleep(0.01)
+        self._board.closed = False
+        self._server, self._serving = server, serving
+        self._url = f"http://127.0.0.1:{port}/{self._token}/"
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: Ctrl-C belongs to the application the UI lives in."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield

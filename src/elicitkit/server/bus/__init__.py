@@ -1,0 +1,38 @@
+"""How a completion reaches the replica holding the call: the `Bus` protocol, `LocalBus` (one
+process), and the Redis and PostgreSQL buses beside them (imported on first use: each needs its extra)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from elicitkit.extras import needs
+from elicitkit.server.bus.base import Bus, Listener, Listeners, LocalBus, Unsubscribe, call_listener
+
+if TYPE_CHECKING:
+    from elicitkit.server.bus._postgres import PostgresBus
+    from elicitkit.server.bus._redis import RedisBus
+
+__all__ = [
+    "Bus",
+    "Listener",
+    "Listeners",
+    "LocalBus",
+    "PostgresBus",
+    "RedisBus",
+    "Unsubscribe",
+    "call_listener",
+]
+
+_OPTIONAL = {
+    "PostgresBus": ("elicitkit.server.bus._postgres", "postgres"),
+    "RedisBus": ("elicitkit.server.bus._redis", "redis"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _OPTIONAL:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, extra = _OPTIONAL[name]
+    with needs(extra):
+        return getattr(importlib.import_module(module), name)

@@ -1,0 +1,56 @@
+"""Which MCP clients a person approved for a connection: the confused-deputy defence.
+
+With one static client id at the provider, a per-user record of which MCP client the person
+approved, for which scopes, is written by the consent POST, shown on the consent page and
+checked before anyone is sent on, and before a stored token serves a request from any MCP
+client. It lives in the vault, sealed, under `oauth:<connection>:consent`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from elicitkit.server.user import User
+from elicitkit.server.vault import Vault
+
+__all__ = ["Consents"]
+
+
+class Consents:
+    """One connection's consent records, per user and MCP client."""
+
+    def __init__(self, vault: Vault, connection: str, scopes: Sequence[str]) -> None:
+        self.vault = vault
+        self.name = f"oauth:{connection}:consent"
+        self.scopes = list(scopes)
+
+    async def given(self, user: User) -> dict[str, dict[str, Any]]:
+        raw = await self.vault.get(user, self.name)
+        return {} if raw is None else dict(json.loads(raw))
+
+    async def covers(self, user: User, client_id: str) -> bool:
+        """Whether `user` approved `client_id` for every scope the connection asks for."""
+        given = (await self.given(user)).get(client_id)
+        return given is not None and set(self.scopes) <= set(given.get("scopes", ()))
+
+    async def remember(self, user: User, client_id: str) -> None:
+        consents = await self.given(user)
+        consents[client_id] = {"scopes": self.scopes, "at": time.time()}
+        await self.vault.put(user, self.name, json.dumps(consents))
+
+    async def forget(self, user: User) -> None:
+        await self.vault.delete(user, self.name)
+
+    async def when(self, user: User, client_id: str) -> str | None:
+        """When `user` last approved `client_id`, for the consent page."""
+        given = (await self.given(user)).get(client_id)
+        at = given.get("at") if given else None
+        return (
+            datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+            if isinstance(at, int | float)
+            else None
+        )

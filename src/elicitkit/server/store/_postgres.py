@@ -1,0 +1,411 @@
+"""A `Store` in PostgreSQL (asyncpg), shared by every replica of a server.
+
+Every state change is one conditional UPDATE, so two replicas racing on one record cannot both
+win. A change to a final state sends `NOTIFY` on the completions channel from the same
+statement: PostgreSQL delivers notifications only when their transaction commits, so the
+announcement can neither precede the durable write nor be lost between the write and a
+separate publish. Each write also records a random operation token, so a write retried after
+a lost reply is recognised instead of failing ("already exists") or applying twice.
+
+The schema is created, and migrated forward, on first use under an advisory lock, so replicas
+starting together do not race; see docs/deployment.md for the tables and the privileges needed.
+Sweeping works in small batches with `FOR UPDATE SKIP LOCKED`, so it never waits on (or makes
+wait) a record a browser is completing at that moment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+from urllib.parse import urlsplit
+
+from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server.store import TERMINAL, Record, State
+from elicitkit.server.user import User
+
+if TYPE_CHECKING:
+    import asyncpg
+    from asyncpg.pool import PoolConnectionProxy
+
+    Connection = asyncpg.Connection | PoolConnectionProxy
+
+__all__ = ["POSTGRES_CHANNEL", "SCHEMA_VERSION", "PostgresStore", "import_asyncpg"]
+
+POSTGRES_CHANNEL = "elicitkit_completed"
+"""The LISTEN/NOTIFY channel that carries "elicitation X reached a final state" (with the default
+table prefix; a store notifies on `<prefix>completed`)."""
+
+SCHEMA_VERSION = 2
+
+T = TypeVar("T")
+
+# Each migration takes the schema from version n-1 to n; `{p}` is the table prefix.
+_MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE IF NOT EXISTS {p}records (
+        id text PRIMARY KEY,
+        issuer text NOT NULL,
+        subject text NOT NULL,
+        client_id text NOT NULL,
+        flow text NOT NULL,
+        message text NOT NULL,
+        state text NOT NULL,
+        created_at double precision NOT NULL,
+        updated_at double precision NOT NULL,
+        expires_at double precision NOT NULL,
+        details jsonb NOT NULL,
+        op text NOT NULL DEFAULT ''
+    );
+    CREATE INDEX IF NOT EXISTS {p}records_active_expiry ON {p}records (expires_at)
+        WHERE state IN ('pending', 'opened');
+    CREATE INDEX IF NOT EXISTS {p}records_finished_at ON {p}records (updated_at)
+        WHERE state NOT IN ('pending', 'opened');
+    CREATE TABLE IF NOT EXISTS {p}blobs (key text PRIMARY KEY, data bytea NOT NULL);
+    CREATE TABLE IF NOT EXISTS {p}once (
+        key text PRIMARY KEY, data bytea NOT NULL, deadline double precision NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS {p}claims (
+        key text PRIMARY KEY, token text NOT NULL, deadline double precision NOT NULL
+    );
+    """,
+    # 2: `count_active` (the per-user cap on pending elicitations) reads one user's active rows.
+    """
+    CREATE INDEX IF NOT EXISTS {p}records_user_active ON {p}records (issuer, subject)
+        WHERE state IN ('pending', 'opened');
+    """,
+]
+
+_COLUMNS = (
+    "id, issuer, subject, client_id, flow, message, state, created_at, updated_at, expires_at, details::text"
+)
+
+# What NOTIFY carries (as `_postgres_bus.payload_for`): the id, or its SHA-256 if it is long, since
+# a payload over 8000 bytes would fail the whole statement.
+_PAYLOAD = (
+    "CASE WHEN octet_length(moved.id) <= 512 AND moved.id NOT LIKE 'sha256:%' THEN moved.id "
+    "ELSE 'sha256:' || encode(sha256(convert_to(moved.id, 'UTF8')), 'hex') END"
+)
+
+_SWEEP_BATCH = 500  # rows locked by one sweep statement: short transactions, no long lock holding
+_ACQUIRE_TIMEOUT = 10.0  # seconds a caller waits for a free pooled connection
+_RETRIES = 3  # a dropped connection is retried this many times, with backoff, before the error
+
+
+def import_asyncpg() -> Any:
+    """asyncpg, imported only when a PostgreSQL backend is used."""
+    try:
+        import asyncpg
+    except ImportError as exc:  # pragma: no cover - depends on the installed extras
+        raise ImportError(
+            "The PostgreSQL store needs asyncpg; install it with: pip install 'elicitkit[postgres]'"
+        ) from exc
+    return asyncpg
+
+
+def _record(row: Any) -> Record:
+    return Record(
+        id=row[0],
+        user=User(issuer=row[1], subject=row[2]),
+        client_id=row[3],
+        flow=row[4],
+        message=row[5],
+        state=cast(State, row[6]),
+        created_at=row[7],
+        updated_at=row[8],
+        expires_at=row[9],
+        details=json.loads(row[10]),
+    )
+
+
+class PostgresStore:
+    """A `Store` in PostgreSQL, for servers that run as several replicas.
+
+    `dsn` is a `postgresql://user:password@host:port/database` URL (asyncpg's forms, including
+    `?sslmode=verify-full&sslrootcert=...`); `pool_options` go to `asyncpg.create_pool`. The
+    pool opens on first use and creates or migrates the tables (named `<prefix>records`, ...).
+    With `announce` (the default) a transition to a final state notifies `<prefix>completed`
+    (`completions_channel`) in the same statement; a `PostgresBus` given this store then leaves
+    notifying to it. When PostgreSQL cannot be reached the operation raises
+    `StoreUnavailableError`, after a few retries with backoff.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        prefix: str = "elicitkit_",
+        announce: bool = True,
+        min_size: int = 1,
+        max_size: int = 10,
+        **pool_options: Any,
+    ) -> None:
+        if not prefix.replace("_", "").isalnum() or not prefix[0].isalpha():
+            raise ValueError(
+                "the table prefix must be letters, digits and underscores, starting with a letter"
+            )
+        self.dsn = dsn
+        self.prefix = prefix
+        self.completions_channel = f"{prefix}completed" if announce else None
+        self._pool_options: dict[str, Any] = {"min_size": min_size, "max_size": max_size, **pool_options}
+        self._pool: asyncpg.Pool | None = None
+        self._opening = asyncio.Lock()
+        self._asyncpg = import_asyncpg()
+        self._down: tuple[type[BaseException], ...] = (
+            self._asyncpg.PostgresConnectionError,
+            self._asyncpg.CannotConnectNowError,
+            self._asyncpg.InterfaceError,
+            self._asyncpg.AdminShutdownError,
+            self._asyncpg.exceptions.CrashShutdownError,
+            self._asyncpg.TooManyConnectionsError,
+            ConnectionError,
+            TimeoutError,
+            OSError,
+        )
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    async def pool(self) -> asyncpg.Pool:
+        """The connection pool, opened (and the schema made current) on first use."""
+        if self._pool is not None:
+            return self._pool
+        async with self._opening:
+            if self._pool is None:
+                pool = await self._asyncpg.create_pool(self.dsn, **self._pool_options)
+                try:
+                    async with pool.acquire() as conn:
+                        await migrate(conn, self.prefix)
+                except BaseException:
+                    await pool.close()
+                    raise
+                self._pool = pool
+        return self._pool
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Connection]:
+        pool = await self.pool()
+        async with pool.acquire(timeout=_ACQUIRE_TIMEOUT) as conn:  # a busy caller waits, not forever
+            yield conn
+
+    async def _run(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+        """Run `work` on a pooled connection; retry a dropped connection, then say what happened."""
+        pause = 0.1
+        for attempt in range(_RETRIES + 1):
+            try:
+                async with self._connection() as conn:
+                    return await work(conn)
+            except self._asyncpg.InvalidAuthorizationSpecificationError as exc:
+                raise StoreUnavailableError(
+                    f"PostgreSQL at {self._where()} refused the credentials ({exc}); check the user "
+                    "and password in the store URL."
+                ) from exc
+            except self._asyncpg.InsufficientPrivilegeError as exc:
+                raise StoreUnavailableError(
+                    f"The PostgreSQL user may not do what the store needs ({exc}); grant the privileges "
+                    "listed in docs/deployment.md."
+                ) from exc
+            except self._asyncpg.ReadOnlySQLTransactionError as exc:
+                raise StoreUnavailableError(
+                    f"PostgreSQL at {self._where()} is a read-only standby ({exc}); point the store URL "
+                    "at the primary (or add target_session_attrs=read-write)."
+                ) from exc
+            except self._down as exc:
+                if attempt == _RETRIES:
+                    raise StoreUnavailableError(
+                        f"The PostgreSQL store at {self._where()} is unavailable "
+                        f"({exc or type(exc).__name__}). Retry when PostgreSQL is back: this store "
+                        "reconnects by itself, and a retried change never applies twice."
+                    ) from exc
+                await asyncio.sleep(pause)
+                pause *= 2
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _where(self) -> str:
+        try:
+            parts = urlsplit(self.dsn)
+            return f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path or ''}"
+        except ValueError:
+            return "the configured address"
+
+    # -- records ---------------------------------------------------------------------------
+
+    async def create(self, record: Record) -> None:
+        op = secrets.token_hex(8)
+        sql = (
+            f"INSERT INTO {self.prefix}records (id, issuer, subject, client_id, flow, message, state, "  # noqa: S608
+            "created_at, updated_at, expires_at, details, op) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12) "
+            f"ON CONFLICT (id) DO UPDATE SET op = {self.prefix}records.op "
+            f"WHERE {self.prefix}records.op = EXCLUDED.op RETURNING id"
+        )
+        args = (
+            record.id,
+            record.user.issuer,
+            record.user.subject,
+            record.client_id,
+            record.flow,
+            record.message,
+            record.state,
+            record.created_at,
+            record.updated_at,
+            record.expires_at,
+            json.dumps(record.details),
+            op,
+        )
+        inserted = await self._run(lambda conn: conn.fetchval(sql, *args))
+        if inserted is None:  # another record has this id (not a retry of this very insert)
+            raise ValueError("record id already exists")
+
+    async def count_active(self, user: User) -> int:
+        sql = (
+            f"SELECT count(*) FROM {self.prefix}records WHERE issuer = $1 AND subject = $2 "  # noqa: S608
+            "AND state IN ('pending', 'opened') AND expires_at > $3"
+        )
+        count = await self._run(lambda conn: conn.fetchval(sql, user.issuer, user.subject, time.time()))
+        return int(count or 0)
+
+    async def get(self, record_id: str) -> Record | None:
+        sql = f"SELECT {_COLUMNS} FROM {self.prefix}records WHERE id = $1"  # noqa: S608
+        row = await self._run(lambda conn: conn.fetchrow(sql, record_id))
+        return None if row is None else _record(row).effective()
+
+    async def transition(
+        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+    ) -> Record | None:
+        states = list(from_states)
+        if not states:
+            return None
+        op, now = secrets.token_hex(8), time.time()
+        condition = (
+            "state = ANY($4::text[]) AND (NOT $8::boolean OR expires_at > $2) "
+            "AND (NOT $9::boolean OR (issuer = $5 AND subject = $6))"
+        )
+        # The same operation retried after a lost reply matches its own token and reads back.
+        update = (
+            f"UPDATE {self.prefix}records SET state = $1, updated_at = $2, op = $7 "  # noqa: S608
+            f"WHERE id = $3 AND (op = $7 OR ({condition})) RETURNING {_COLUMNS}"
+        )
+        if self.completions_channel and to in TERMINAL:
+            sql = f"WITH moved AS ({update}) SELECT moved.*, pg_notify($10, {_PAYLOAD}) FROM moved"  # noqa: S608
+            extra: tuple[Any, ...] = (self.completions_channel,)
+        else:
+            sql, extra = update, ()
+        args = (
+            to,
+            now,
+            record_id,
+            states,
+            user.issuer if user else "",
+            user.subject if user else "",
+            op,
+            to != "expired",
+            user is not None,
+            *extra,
+        )
+        row = await self._run(lambda conn: conn.fetchrow(sql, *args))
+        return None if row is None else _record(row)
+
+    async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        now = time.time() if now is None else now
+        p = self.prefix
+        expire = (
+            f"WITH due AS (SELECT id FROM {p}records WHERE state IN ('pending', 'opened') "  # noqa: S608
+            f"AND expires_at <= $1 ORDER BY expires_at LIMIT {_SWEEP_BATCH} FOR UPDATE SKIP LOCKED) "
+            f"UPDATE {p}records AS r SET state = 'expired', updated_at = $1, op = '' FROM due "
+            "WHERE r.id = due.id"
+        )
+        forget = (
+            f"WITH old AS (SELECT id FROM {p}records WHERE state NOT IN ('pending', 'opened') "  # noqa: S608
+            f"AND updated_at < $1 LIMIT {_SWEEP_BATCH} FOR UPDATE SKIP LOCKED) "
+            f"DELETE FROM {p}records AS r USING old WHERE r.id = old.id"
+        )
+        changed = 0
+        for sql, at in ((expire, now), (forget, now - keep_for)):
+            while True:
+                status = await self._run(lambda conn, sql=sql, at=at: conn.execute(sql, at))  # type: ignore[misc]
+                count = int(str(status).rsplit(" ", 1)[-1])
+                changed += count
+                if count < _SWEEP_BATCH:
+                    break
+        for table in ("once", "claims"):
+            sql = f"DELETE FROM {p}{table} WHERE deadline <= $1"  # noqa: S608
+            await self._run(lambda conn, sql=sql: conn.execute(sql, now))  # type: ignore[misc]
+        return changed
+
+    # -- blobs, single-use values, locks ---------------------------------------------------
+
+    async def put_blob(self, key: str, data: bytes) -> None:
+        sql = (
+            f"INSERT INTO {self.prefix}blobs (key, data) VALUES ($1, $2) "  # noqa: S608
+            "ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data"
+        )
+        await self._run(lambda conn: conn.execute(sql, key, bytes(data)))
+
+    async def get_blob(self, key: str) -> bytes | None:
+        sql = f"SELECT data FROM {self.prefix}blobs WHERE key = $1"  # noqa: S608
+        value = await self._run(lambda conn: conn.fetchval(sql, key))
+        return None if value is None else bytes(value)
+
+    async def delete_blob(self, key: str) -> None:
+        sql = f"DELETE FROM {self.prefix}blobs WHERE key = $1"  # noqa: S608
+        await self._run(lambda conn: conn.execute(sql, key))
+
+    async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        sql = (
+            f"INSERT INTO {self.prefix}once (key, data, deadline) VALUES ($1, $2, $3) "  # noqa: S608
+            "ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, deadline = EXCLUDED.deadline"
+        )
+        await self._run(lambda conn: conn.execute(sql, key, bytes(data), time.time() + ttl))
+
+    async def take_once(self, key: str) -> bytes | None:
+        sql = f"DELETE FROM {self.prefix}once WHERE key = $1 AND deadline > $2 RETURNING data"  # noqa: S608
+        value = await self._run(lambda conn: conn.fetchval(sql, key, time.time()))
+        return None if value is None else bytes(value)
+
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        # One statement: the row lock makes check-and-take atomic; a retry finds its own token.
+        token = secrets.token_hex(16)
+        now = time.time()
+        sql = (
+            f"INSERT INTO {self.prefix}claims (key, token, deadline) VALUES ($1, $2, $3) "  # noqa: S608
+            "ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, deadline = EXCLUDED.deadline "
+            f"WHERE {self.prefix}claims.deadline <= $4 OR {self.prefix}claims.token = EXCLUDED.token "
+            "RETURNING token"
+        )
+        won = await self._run(lambda conn: conn.fetchval(sql, key, token, now + ttl, now))
+        return token if won is not None else None
+
+    async def release(self, key: str, token: str) -> None:
+        sql = f"DELETE FROM {self.prefix}claims WHERE key = $1 AND token = $2"  # noqa: S608
+        await self._run(lambda conn: conn.execute(sql, key, token))
+
+    async def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+
+async def migrate(conn: asyncpg.Connection, prefix: str) -> int:
+    """Bring the tables to `SCHEMA_VERSION`, once, whichever replica gets there first.
+
+    The version lives in `<prefix>schema`; each step runs in one transaction with the advisory
+    lock held, so replicas starting together wait for each other instead of racing. Returns the
+    version found before migrating (0 for a new database)."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{prefix}schema")
+        await conn.execute(f"CREATE TABLE IF NOT EXISTS {prefix}schema (version integer NOT NULL)")
+        found = await conn.fetchval(f"SELECT max(version) FROM {prefix}schema")  # noqa: S608
+        found = int(found or 0)
+        if found > SCHEMA_VERSION:
+            raise StoreUnavailableError(
+                f"The PostgreSQL tables {prefix}* are at schema version {found}, newer than this "
+                f"elicitkit knows ({SCHEMA_VERSION}); upgrade elicitkit on every replica."
+            )
+        for version in range(found + 1, SCHEMA_VERSION + 1):
+            await conn.execute(_MIGRATIONS[version - 1].format(p=prefix))
+            await conn.execute(f"INSERT INTO {prefix}schema (version) VALUES ($1)", version)  # noqa: S608
+    return found

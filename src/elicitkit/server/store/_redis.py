@@ -1,0 +1,488 @@
+"""A `Store` in Redis, shared by every replica of a server.
+
+Each record is one hash; two sorted sets index it, the active ones by expiry and the finished
+ones by when they finished, so a sweep touches only what is due. Every state change is one Lua
+script (check the state, the expiry and the user, then write), so two replicas racing on one
+record cannot both win, exactly as with SQLite's conditional UPDATE. A change to a final state
+also publishes the record's id on the completions channel inside that same script, so the
+completion and its announcement cannot come apart: no replica can die between the two, and the
+notice leaves Redis the moment the write is durable. Keys also carry Redis TTLs,
+so an unswept store still forgets old records. See docs/deployment-redis.md for the key layout
+and the persistence settings under which nothing acknowledged is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import secrets
+import time
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from typing import Any, cast
+
+from redis import exceptions as redis_errors
+from redis.asyncio import Redis, RedisCluster
+
+from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server.store import ACTIVE, Record, State
+from elicitkit.server.user import User
+
+__all__ = ["CLUSTER_SLOTS", "COMPLETIONS_CHANNEL", "RedisStore", "shard_channel", "shard_channels"]
+
+COMPLETIONS_CHANNEL = "elicitkit:completed"
+"""The Redis channel that carries "elicitation X reached a final state" between replicas (with
+the default key prefix; a store publishes on `<prefix>completed`)."""
+
+# KEYS: record, active index, finished index, the user's active index (for count_active).
+# ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then field/value pairs.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'op') == ARGV[2] then return 1 end
+  return redis.error_reply('DUPLICATE record id already exists')
+end
+redis.call('HSET', KEYS[1], 'op', ARGV[2], unpack(ARGV, 7))
+if ARGV[6] == '1' then
+  redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+  redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
+  redis.call('PEXPIREAT', KEYS[4], ARGV[4])  -- keep_for past this record's expiry
+else
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+return 1
+"""
+
+# KEYS: record, active index, finished index.
+# ARGV: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active,
+#       completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
+#       the record's hash slot), from...
+_TRANSITION = """
+local rec = KEYS[1]
+local state = redis.call('HGET', rec, 'state')
+if not state then return false end
+if redis.call('HGET', rec, 'op') == ARGV[2] then return redis.call('HGETALL', rec) end
+local allowed = false
+for i = 13, #ARGV do
+  if ARGV[i] == state then allowed = true; break end
+end
+if not allowed then return false end
+if ARGV[5] == '1' and tonumber(redis.call('HGET', rec, 'expires_at')) <= tonumber(ARGV[4]) then
+  return false
+end
+if ARGV[6] == '1' and (redis.call('HGET', rec, 'issuer') ~= ARGV[7]
+    or redis.call('HGET', rec, 'subject') ~= ARGV[8]) then
+  return false
+end
+redis.call('HSET', rec, 'state', ARGV[3], 'updated_at', ARGV[4], 'op', ARGV[2])
+if ARGV[10] ~= '1' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+  redis.call('PEXPIRE', rec, ARGV[9])
+  if ARGV[11] ~= '' then redis.call(ARGV[12], ARGV[11], ARGV[1]) end
+end
+return redis.call('HGETALL', rec)
+"""
+
+# KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix, keep_ms.
+# Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
+_SWEEP = """
+local changed = 0
+local overdue = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, id in ipairs(overdue) do
+  local rec = ARGV[4] .. id
+  local state = redis.call('HGET', rec, 'state')
+  redis.call('ZREM', KEYS[1], id)
+  if state == 'pending' or state == 'opened' then
+    redis.call('HSET', rec, 'state', 'expired', 'updated_at', ARGV[1], 'op', '')
+    redis.call('ZADD', KEYS[2], ARGV[1], id)
+    redis.call('PEXPIRE', rec, ARGV[5])
+    changed = changed + 1
+  end
+end
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2], 'LIMIT', 0, ARGV[3])
+for _, id in ipairs(old) do
+  redis.call('ZREM', KEYS[2], id)
+  changed = changed + redis.call('DEL', ARGV[4] .. id)
+end
+return {changed, #overdue, #old}
+"""
+
+# KEYS: lock.  ARGV: holder token.  Deletes the lock only if this holder still has it.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+_SWEEP_BATCH = 500  # bounded work per script call, so a big sweep never stalls Redis for others
+
+CLUSTER_SLOTS = 16
+"""On Redis Cluster, records are spread over this many hash tags (`{elicitkit:0}` ...
+`{elicitkit:15}`), each with its own indexes and completions channel, so every script touches
+one slot and the load spreads over the primaries. Every replica must use the same number."""
+
+
+def shard_channels(channel: str) -> list[str]:
+    """On a Cluster, the sharded channels that stand for `channel` (`<prefix>completed`): one per
+    hash tag, `{<prefix><n>}:completed`, each in the slot of the records it announces."""
+    base = channel.removesuffix("completed")
+    return [f"{{{base}{n}}}:completed" for n in range(CLUSTER_SLOTS)]
+
+
+def shard_channel(channel: str, record_id: str) -> str:
+    """The one of `shard_channels(channel)` that announces `record_id`."""
+    return shard_channels(channel)[_bucket(record_id)]
+
+
+def cluster_gate(client: Redis | RedisCluster) -> AbstractAsyncContextManager[Any]:
+    """At most as many commands at once as a Cluster node's pool allows; no limit otherwise (the
+    single-server pool already makes callers wait)."""
+    if isinstance(client, RedisCluster):
+        return asyncio.Semaphore(
+            max(1, int(client.nodes_manager.connection_kwargs.get("max_connections", 100)))
+        )
+    return nullcontext()
+
+
+def _bucket(record_id: str) -> int:
+    return zlib.crc32(record_id.encode()) % CLUSTER_SLOTS
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _num(value: float) -> str:
+    return repr(float(value))  # exact round trip of the float, and readable by Lua's tonumber
+
+
+class RedisStore:
+    """A `Store` in Redis (redis-py asyncio), for servers that run as several replicas.
+
+    `client` is a `redis.asyncio.Redis` with `decode_responses=False` (a Sentinel-managed one
+    follows failovers) or a `redis.asyncio.RedisCluster`; `open_store("redis://...")`,
+    `"redis+sentinel://..."` or `"redis+cluster://..."` builds one with retries, backoff and
+    health checks. On a Cluster, keys carry hash tags so each operation touches one slot, and
+    completions go out with sharded pub/sub (`SPUBLISH`) on one channel per tag.
+    `prefix` namespaces every key; `keep_for` is how long a record's key lives past its expiry
+    or its final state even if no one sweeps. With `replicas_ack=n` every write is followed, on
+    its connection, by `WAIT n`: it is acknowledged only once n replicas have it, so a Sentinel
+    failover to one of them cannot lose it (else `StoreUnavailableError`; a retry is safe).
+    With `announce` (the default) a transition to a final state publishes the record's id on
+    `<prefix>completed` (`completions_channel`) in the same script; a `RedisBus` given this
+    store then leaves publishing to it.
+    When Redis cannot be reached the operation raises `StoreUnavailableError`.
+    """
+
+    def __init__(
+        self,
+        client: Redis | RedisCluster,
+        *,
+        prefix: str = "elicitkit:",
+        keep_for: float = 86400.0,
+        announce: bool = True,
+        owns_client: bool = True,
+        replicas_ack: int = 0,
+        ack_timeout: float = 5.0,
+    ) -> None:
+        if replicas_ack and isinstance(client, RedisCluster):
+            raise ValueError("replicas_ack is for a primary with replicas (Sentinel), not for a Cluster")
+        self.replicas_ack = replicas_ack
+        self.ack_timeout = ack_timeout
+        self.client = client
+        self.prefix = prefix
+        self.keep_for = keep_for
+        self.completions_channel = f"{prefix}completed" if announce else None
+        self._owns_client = owns_client
+        self.cluster = isinstance(client, RedisCluster)
+        self._gate = cluster_gate(client)
+        self._loading = asyncio.Lock()
+        self._scripts_loaded = False
+        self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
+        """Key prefixes, one per hash tag on a Cluster (the `prefix` alone otherwise)."""
+        self._create = client.register_script(_CREATE)
+        self._transition = client.register_script(_TRANSITION)
+        self._sweep = client.register_script(_SWEEP)
+        self._release = client.register_script(_RELEASE)
+
+    async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
+        """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
+        acknowledged only once that many replicas hold it."""
+        if not self.replicas_ack:
+            return await queue(self.client)
+        async with self.client.pipeline(transaction=False) as pipe:
+            await queue(pipe)
+            pipe.wait(self.replicas_ack, max(1, int(self.ack_timeout * 1000)))
+            result, acked = await pipe.execute()
+        if int(acked) < self.replicas_ack:
+            raise StoreUnavailableError(
+                f"Redis at {self._where()} applied a write that only {acked} of {self.replicas_ack} "
+                f"replica(s) confirmed within {self.ack_timeout:g}s, so a failover now could lose it; "
+                "retry (a retried change never applies twice) and check the replicas' health."
+            )
+        return result
+
+    async def _load_scripts(self) -> None:
+        """Learn the slot map and load the scripts on every primary once, before many tasks do it
+        at once (redis-py's Cluster client, first used by many tasks together, trips over itself)."""
+        async with self._loading:
+            if not self._scripts_loaded:
+                assert isinstance(self.client, RedisCluster)
+                await self.client.initialize()
+                for script in (self._create, self._transition, self._sweep, self._release):
+                    await self.client.script_load(script.script)
+                self._scripts_loaded = True
+
+    def _space(self, record_id: str) -> str:
+        return self.spaces[_bucket(record_id)] if self.cluster else self.prefix
+
+    def _keys(self, record_id: str) -> list[str]:
+        """The record's key and its space's two indexes: one hash slot on a Cluster."""
+        space = self._space(record_id)
+        return [f"{space}record:{record_id}", f"{space}records:active", f"{space}records:finished"]
+
+    def _record_key(self, record_id: str) -> str:
+        return f"{self._space(record_id)}record:{record_id}"
+
+    def channel_for(self, record_id: str) -> str:
+        """The channel a final state of `record_id` is announced on."""
+        channel = f"{self.prefix}completed"
+        return shard_channel(channel, record_id) if self.cluster else channel
+
+    @asynccontextmanager
+    async def _reachable(self) -> AsyncIterator[None]:
+        """Turn "Redis did not answer" (after redis-py's retries) into a sentence for the author.
+
+        On a Cluster it also waits for a free connection: redis-py's per-node pools fail at
+        their limit instead of waiting."""
+        try:
+            if self.cluster and not self._scripts_loaded:
+                await self._load_scripts()
+            async with self._gate:
+                yield
+        except (redis_errors.AuthenticationError, redis_errors.AuthorizationError) as exc:
+            raise StoreUnavailableError(
+                f"Redis at {self._where()} refused the credentials ({exc}); check the user and "
+                "password in the store URL (or password=)."
+            ) from exc
+        except redis_errors.OutOfMemoryError as exc:
+            raise StoreUnavailableError(
+                f"Redis at {self._where()} is full and refused the write ({exc}); give it more memory "
+                "(keep maxmemory-policy noeviction, see docs/deployment-redis.md)."
+            ) from exc
+        except redis_errors.ReadOnlyError as exc:
+            raise StoreUnavailableError(
+                f"Redis at {self._where()} is a read-only replica ({exc}); point the store URL at "
+                "the primary."
+            ) from exc
+        except redis_errors.NoPermissionError as exc:
+            raise StoreUnavailableError(
+                f"The Redis user may not run what the store needs ({exc}); grant the ACL rules in "
+                "docs/deployment-redis.md."
+            ) from exc
+        except (
+            redis_errors.ConnectionError,
+            redis_errors.TimeoutError,
+            redis_errors.RedisClusterException,  # e.g. "cannot be connected": no seed answered
+            OSError,
+        ) as exc:
+            raise StoreUnavailableError(
+                f"The Redis store at {self._where()} is unavailable ({exc}). Retry when Redis is "
+                "back: this store reconnects by itself, and a retried change never applies twice."
+            ) from exc
+
+    def _where(self) -> str:
+        if isinstance(self.client, RedisCluster):
+            seeds = list(self.client.nodes_manager.startup_nodes)[:3]
+            return "the Cluster at " + ",".join(seeds)
+        pool = self.client.connection_pool
+        service = getattr(pool, "service_name", None)
+        if service is not None:
+            return f"the Sentinel service {service!r}"
+        kwargs = pool.connection_kwargs
+        return f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
+
+    async def create(self, record: Record) -> None:
+        active = record.state in ACTIVE
+        fields: list[str] = []
+        for name, value in self._encode(record).items():
+            fields += [name, value]
+        args: list[str | int] = [
+            record.id,
+            secrets.token_hex(8),
+            int(self.keep_for * 1000),
+            int((record.expires_at + self.keep_for) * 1000),
+            _num(record.expires_at if active else record.updated_at),
+            "1" if active else "0",
+            *fields,
+        ]
+        keys = [*self._keys(record.id), self._user_key(record.user, record.id)]
+        async with self._reachable():
+            try:
+                await self._acked(lambda c: self._create(keys=keys, args=args, client=c))
+            except redis_errors.ResponseError as exc:
+                if "DUPLICATE" in str(exc):
+                    raise ValueError("record id already exists") from exc
+                raise
+
+    def _user_key(self, user: User, record_id: str) -> str:
+        """The user's index of active record ids (scored by expiry) in the record's key space
+        (its hash slot on a Cluster), written by the create script, pruned by `count_active`."""
+        who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+        return f"{self._space(record_id)}user-active:{who}"  # no personal data in key names
+
+    async def count_active(self, user: User) -> int:
+        who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+        count = 0
+        async with self._reachable():
+            now = _num(time.time())  # the commands the documented least-privilege ACL allows
+            for space in self.spaces:
+                mine = f"{space}user-active:{who}"
+                gone = cast(list[bytes], await self.client.zrangebyscore(mine, "-inf", now))
+                if gone:
+                    await self.client.zrem(mine, *gone)
+                ids = [
+                    _text(i)
+                    for i in cast(list[bytes], await self.client.zrangebyscore(mine, f"({now}", "+inf"))
+                ]
+                done = []
+                for record_id in ids:
+                    state = await self.client.hget(f"{space}record:{record_id}", "state")
+                    if state is None or _text(state) not in ACTIVE:
+                        done.append(record_id)
+                if done:
+                    await self.client.zrem(mine, *done)
+                count += len(ids) - len(done)
+        return count
+
+    async def get(self, record_id: str) -> Record | None:
+        async with self._reachable():
+            raw = await self.client.hgetall(self._record_key(record_id))
+        return None if not raw else self._decode(record_id, raw).effective()
+
+    async def transition(
+        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+    ) -> Record | None:
+        states = list(from_states)
+        if not states:
+            return None
+        args: list[str | int] = [
+            record_id,
+            secrets.token_hex(8),  # marks this call, so a retry after a lost reply is recognised
+            to,
+            _num(time.time()),
+            "0" if to == "expired" else "1",
+            "0" if user is None else "1",
+            "" if user is None else user.issuer,
+            "" if user is None else user.subject,
+            int(self.keep_for * 1000),
+            "1" if to in ACTIVE else "0",
+            self.channel_for(record_id) if self.completions_channel else "",
+            "SPUBLISH" if self.cluster else "PUBLISH",
+            *states,
+        ]
+        keys = self._keys(record_id)
+        async with self._reachable():
+            reply = await self._acked(lambda c: self._transition(keys=keys, args=args, client=c))
+        if not reply:
+            return None
+        flat = cast(list[bytes], reply)
+        return self._decode(record_id, dict(zip(flat[::2], flat[1::2], strict=True)))
+
+    async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        now = time.time() if now is None else now
+        changed = 0
+        for space in self.spaces:  # one script call per hash tag, each within one slot
+            args: list[str | int] = [
+                _num(now),
+                _num(now - keep_for),
+                _SWEEP_BATCH,
+                f"{space}record:",
+                int(self.keep_for * 1000),
+            ]
+            keys = [f"{space}records:active", f"{space}records:finished"]
+            async with self._reachable():
+                while True:
+                    reply = cast(list[int], await self._sweep(keys=keys, args=args))
+                    changed += int(reply[0])
+                    if reply[1] < _SWEEP_BATCH and reply[2] < _SWEEP_BATCH:
+                        break
+        return changed
+
+    async def put_blob(self, key: str, data: bytes) -> None:
+        async with self._reachable():
+            await self._acked(lambda c: c.set(f"{self.prefix}blob:{key}", bytes(data)))
+
+    async def get_blob(self, key: str) -> bytes | None:
+        async with self._reachable():
+            value = await self.client.get(f"{self.prefix}blob:{key}")
+        return None if value is None else cast(bytes, value)
+
+    async def delete_blob(self, key: str) -> None:
+        async with self._reachable():
+            await self._acked(lambda c: c.delete(f"{self.prefix}blob:{key}"))
+
+    async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        async with self._reachable():
+            await self._acked(
+                lambda c: c.set(f"{self.prefix}once:{key}", bytes(data), px=max(1, int(ttl * 1000)))
+            )
+
+    async def take_once(self, key: str) -> bytes | None:
+        async with self._reachable():
+            # atomic: one taker only
+            value = await self._acked(lambda c: c.getdel(f"{self.prefix}once:{key}"))
+        return None if value is None else cast(bytes, value)
+
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        token, lock = secrets.token_hex(16), f"{self.prefix}lock:{key}"
+        async with self._reachable():
+            if await self._acked(lambda c: c.set(lock, token, nx=True, px=max(1, int(ttl * 1000)))):
+                return token
+            # A retry after a lost reply finds its own SET done: the token tells it apart.
+            held = await self.client.get(lock)
+        return token if held is not None and _text(held) == token else None
+
+    async def release(self, key: str, token: str) -> None:
+        async with self._reachable():
+            await self._acked(
+                lambda c: self._release(keys=[f"{self.prefix}lock:{key}"], args=[token], client=c)
+            )
+
+    async def close(self) -> None:
+        if self._owns_client:
+            await self.client.aclose()
+
+    @staticmethod
+    def _encode(record: Record) -> dict[str, str]:
+        return {
+            "issuer": record.user.issuer,
+            "subject": record.user.subject,
+            "client_id": record.client_id,
+            "flow": record.flow,
+            "message": record.message,
+            "state": record.state,
+            "created_at": _num(record.created_at),
+            "updated_at": _num(record.updated_at),
+            "expires_at": _num(record.expires_at),
+            "details": json.dumps(record.details),
+        }
+
+    @staticmethod
+    def _decode(record_id: str, raw: dict[Any, Any]) -> Record:
+        data = {_text(k): _text(v) for k, v in raw.items()}
+        return Record(
+            id=record_id,
+            user=User(issuer=data["issuer"], subject=data["subject"]),
+            client_id=data["client_id"],
+            flow=data["flow"],
+            message=data["message"],
+            state=cast(State, data["state"]),
+            created_at=float(data["created_at"]),
+            updated_at=float(data["updated_at"]),
+            expires_at=float(data["expires_at"]),
+            details=json.loads(data["details"]),
+        )

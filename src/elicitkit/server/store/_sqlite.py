@@ -1,0 +1,280 @@
+"""The default `Store`: one SQLite file, WAL mode, readable by its owner only."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import aiosqlite
+import anyio
+import platformdirs
+
+from elicitkit.server.store import ACTIVE, TERMINAL, Record, State
+from elicitkit.server.user import User
+
+__all__ = ["SQLiteStore", "default_store_path"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id TEXT PRIMARY KEY,
+    issuer TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    flow TEXT NOT NULL,
+    message TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    details TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_state_expiry ON records (state, expires_at);
+CREATE INDEX IF NOT EXISTS records_user ON records (issuer, subject, state);
+CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS once (key TEXT PRIMARY KEY, data BLOB NOT NULL, deadline REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, token TEXT NOT NULL, deadline REAL NOT NULL);
+"""
+
+_COLUMNS = "id, issuer, subject, client_id, flow, message, state, created_at, updated_at, expires_at, details"
+
+
+def default_store_path() -> Path:
+    """Where the store lives when the author does not say: the user's data directory."""
+    return Path(platformdirs.user_data_dir("elicitkit", appauthor=False)) / "elicitkit.sqlite3"
+
+
+def _row_to_record(row: Any) -> Record:
+    return Record(
+        id=row[0],
+        user=User(issuer=row[1], subject=row[2]),
+        client_id=row[3],
+        flow=row[4],
+        message=row[5],
+        state=cast(State, row[6]),
+        created_at=row[7],
+        updated_at=row[8],
+        expires_at=row[9],
+        details=json.loads(row[10]),
+    )
+
+
+class SQLiteStore:
+    """A `Store` in a SQLite file (created with mode 0600, its folder 0700).
+
+    One connection per store, opened on first use, in autocommit mode. Every state change is one
+    conditional UPDATE, so concurrent completions cannot both win; and each operation runs alone
+    on the connection (its statement, fetched to the end and so committed, under one lock), so
+    one task's commit never lands in the middle of another task's statement.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_store_path()
+        self._db: aiosqlite.Connection | None = None
+        self._turn = anyio.Lock(fast_acquire=True)  # no extra trip round the event loop when free
+
+    @asynccontextmanager
+    async def _turn_on(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection (opened on first use), this operation's alone until the block ends."""
+        async with self._turn:
+            if self._db is None:
+                self._db = await self._open()
+            yield self._db
+
+    async def _open(self) -> aiosqlite.Connection:
+        path = self.path
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Create the file owner-only before SQLite touches it; its -wal/-shm files copy this mode.
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
+        # Autocommit: each statement is its own transaction, committed as it completes in the
+        # worker thread, so an operation is one thread hand-off instead of statement + commit.
+        connecting = aiosqlite.connect(path, isolation_level=None)
+        _let_exit_without_close(connecting)
+        db = await connecting
+        await db.execute("PRAGMA busy_timeout=5000")
+        await _switch_to_wal(db)
+        await db.execute("PRAGMA synchronous=NORMAL")
+        await db.executescript(_SCHEMA)
+        await db.commit()
+        for suffix in ("-wal", "-shm"):
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                os.chmod(side, 0o600)
+        return db
+
+    async def create(self, record: Record) -> None:
+        async with self._turn_on() as db:
+            await self._write(
+                db,
+                f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
+                (
+                    record.id,
+                    record.user.issuer,
+                    record.user.subject,
+                    record.client_id,
+                    record.flow,
+                    record.message,
+                    record.state,
+                    record.created_at,
+                    record.updated_at,
+                    record.expires_at,
+                    json.dumps(record.details),
+                ),
+            )
+
+    async def count_active(self, user: User) -> int:
+        async with self._turn_on() as db:
+            rows = await db.execute_fetchall(
+                "SELECT COUNT(*) FROM records WHERE issuer = ? AND subject = ? "
+                "AND state IN ('pending', 'opened') AND expires_at > ?",
+                (user.issuer, user.subject, time.time()),
+            )
+        return int(next(iter(rows))[0])
+
+    async def get(self, record_id: str) -> Record | None:
+        async with self._turn_on() as db:
+            rows = await db.execute_fetchall(
+                f"SELECT {_COLUMNS} FROM records WHERE id = ?",  # noqa: S608
+                (record_id,),
+            )
+        return _row_to_record(next(iter(rows))).effective() if rows else None
+
+    async def transition(
+        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+    ) -> Record | None:
+        states = list(from_states)
+        if not states:
+            return None
+        now = time.time()
+        sql = (
+            f"UPDATE records SET state = ?, updated_at = ? WHERE id = ? "  # noqa: S608
+            f"AND state IN ({', '.join('?' * len(states))})"
+        )
+        params: list[Any] = [to, now, record_id, *states]
+        if to != "expired":
+            sql += " AND expires_at > ?"
+            params.append(now)
+        if user is not None:
+            sql += " AND issuer = ? AND subject = ?"
+            params += [user.issuer, user.subject]
+        sql += f" RETURNING {_COLUMNS}"
+        async with self._turn_on() as db:
+            rows = await db.execute_fetchall(sql, params)
+        return _row_to_record(next(iter(rows))) if rows else None
+
+    async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        now = time.time() if now is None else now
+        active, terminal = sorted(ACTIVE), sorted(TERMINAL)
+        async with self._turn_on() as db:
+            async with db.execute(
+                "UPDATE records SET state = 'expired', updated_at = ? "
+                "WHERE state IN (?, ?) AND expires_at <= ?",
+                (now, *active, now),
+            ) as cur:
+                changed = cur.rowcount
+            async with db.execute(
+                "DELETE FROM records WHERE state IN (?, ?, ?, ?) AND updated_at < ?",
+                (*terminal, now - keep_for),
+            ) as cur:
+                changed += cur.rowcount
+            await self._write(db, "DELETE FROM once WHERE deadline <= ?", (now,))
+            await self._write(db, "DELETE FROM claims WHERE deadline <= ?", (now,))
+        return changed
+
+    async def put_blob(self, key: str, data: bytes) -> None:
+        async with self._turn_on() as db:
+            await self._write(
+                db, "INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)", (key, bytes(data))
+            )
+
+    async def get_blob(self, key: str) -> bytes | None:
+        async with self._turn_on() as db:
+            rows = await db.execute_fetchall("SELECT data FROM blobs WHERE key = ?", (key,))
+        return bytes(next(iter(rows))[0]) if rows else None
+
+    async def delete_blob(self, key: str) -> None:
+        async with self._turn_on() as db:
+            await self._write(db, "DELETE FROM blobs WHERE key = ?", (key,))
+
+    async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        async with self._turn_on() as db:
+            await self._write(
+                db,
+                "INSERT OR REPLACE INTO once (key, data, deadline) VALUES (?, ?, ?)",
+                (key, bytes(data), time.time() + ttl),
+            )
+
+    async def take_once(self, key: str) -> bytes | None:
+        async with self._turn_on() as db:
+            rows = await db.execute_fetchall(
+                "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, time.time())
+            )
+        return bytes(next(iter(rows))[0]) if rows else None
+
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        # One statement: the write lock SQLite takes for it makes check-and-take atomic across
+        # every process using the file; an expired claim is overwritten, a live one left alone.
+        token, now = secrets.token_hex(16), time.time()
+        async with self._turn_on() as db:
+            rows = await db.execute_fetchall(
+                "INSERT INTO claims (key, token, deadline) VALUES (?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET token = excluded.token, deadline = excluded.deadline "
+                "WHERE claims.deadline <= ? RETURNING token",
+                (key, token, now + ttl, now),
+            )
+        return token if rows else None
+
+    async def release(self, key: str, token: str) -> None:
+        async with self._turn_on() as db:
+            await self._write(db, "DELETE FROM claims WHERE key = ? AND token = ?", (key, token))
+
+    @staticmethod
+    async def _write(db: aiosqlite.Connection, sql: str, params: Any) -> None:
+        """One statement, committed as it completes (autocommit), in one thread hand-off; the
+        caller holds the turn."""
+        await db.execute_fetchall(sql, params)
+
+    async def close(self) -> None:
+        if self._db is not None:
+            db, self._db = self._db, None
+            await db.close()
+
+
+async def _switch_to_wal(db: aiosqlite.Connection, within: float = 5.0) -> None:
+    """Put the file in WAL mode, waiting while another worker opening it at the same moment does.
+
+    SQLite answers "database is locked" at once here, without its busy timeout, when several
+    processes open a new file together (several replicas or workers on one file).
+    """
+    deadline = time.monotonic() + within
+    pause = 0.01
+    while True:
+        try:
+            await db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                raise
+        await anyio.sleep(pause)
+        pause = min(pause * 2, 0.2)
+
+
+def _let_exit_without_close(connection: aiosqlite.Connection) -> None:
+    """Make aiosqlite's worker thread a daemon, before it starts.
+
+    It is not one by default, so a server that crashes without closing its store would hang at
+    exit, waiting for that thread, instead of dying and being restarted. Letting it go at exit
+    loses nothing committed: each commit is atomic. aiosqlite has no option for this; the test
+    `test_a_crashed_process_with_an_open_store_still_exits` pins it.
+    """
+    worker = getattr(connection, "_thread", None)
+    if isinstance(worker, threading.Thread) and not worker.is_alive():
+        worker.daemon = True

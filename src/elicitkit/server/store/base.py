@@ -1,0 +1,289 @@
+"""Elicitation records and their state machine.
+
+A URL-mode elicitation outlives the request that started it: the person finishes it in a
+browser, maybe after the server restarted. Its record is bound to the *user* (issuer and
+subject of the verified MCP token) and the client, never to a session id alone (S-30), and
+moves through its states only by conditional, atomic transitions, so two browsers racing on
+one record cannot both complete it.
+
+`Store` is the interface; `SQLiteStore` (the default, in `_sqlite_store`) and `MemoryStore`
+implement it. A Redis backend implements the same methods.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator, Collection
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import anyio
+
+from elicitkit.server.errors import BackendUnavailableError
+from elicitkit.server.user import User
+
+__all__ = ["ACTIVE", "TERMINAL", "MemoryStore", "Record", "State", "Store", "holding", "new_record_id"]
+
+logger = logging.getLogger(__name__)
+
+State = Literal["pending", "opened", "completed", "declined", "cancelled", "expired"]
+ACTIVE: frozenset[State] = frozenset({"pending", "opened"})
+TERMINAL: frozenset[State] = frozenset({"completed", "declined", "cancelled", "expired"})
+
+_ID_BYTES = 24  # 192 random bits, well above the 128 the house rules ask for
+
+
+def new_record_id() -> str:
+    """A fresh, unguessable record id (URL-safe, no personal data in it)."""
+    return secrets.token_urlsafe(_ID_BYTES)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One URL-mode elicitation: who it is for, what it asks, and where it stands."""
+
+    user: User
+    client_id: str
+    flow: str
+    message: str
+    expires_at: float
+    id: str = field(default_factory=new_record_id)
+    state: State = "pending"
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def new(
+        cls,
+        user: User,
+        client_id: str,
+        flow: str,
+        message: str,
+        *,
+        ttl: float,
+        details: dict[str, Any] | None = None,
+    ) -> Record:
+        now = time.time()
+        return cls(
+            user=user,
+            client_id=client_id,
+            flow=flow,
+            message=message,
+            expires_at=now + ttl,
+            created_at=now,
+            updated_at=now,
+            details=dict(details or {}),
+        )
+
+    def effective(self, now: float | None = None) -> Record:
+        """This record as it stands at `now`: an active record past its expiry reads as expired."""
+        now = time.time() if now is None else now
+        if self.state in ACTIVE and now >= self.expires_at:
+            return replace(self, state="expired")
+        return self
+
+
+@runtime_checkable
+class RecordStore(Protocol):
+    """The elicitation records and their state machine: what `UrlMode` and the pages need.
+
+    Every method is safe to call from many tasks (and, for shared backends, many
+    processes) at once; `transition` is the only way a record changes state.
+    """
+
+    async def create(self, record: Record) -> None:
+        """Insert a new record. Ids are random; a collision raises."""
+        ...
+
+    async def count_active(self, user: User) -> int:
+        """How many of `user`'s records are active and unexpired: what the per-user cap counts."""
+        ...
+
+    async def get(self, record_id: str) -> Record | None:
+        """The record as it stands now (expired if past its expiry), or None if unknown."""
+        ...
+
+    async def transition(
+        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+    ) -> Record | None:
+        """Move a record to `to` only if it is in one of `from_states`, not past its expiry (unless
+        `to` is "expired"), and bound to `user` when given. Atomic: returns the updated record,
+        or None when the condition did not hold and nothing changed."""
+        ...
+
+    async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        """Mark overdue active records expired and delete terminal records older than `keep_for`
+        seconds; returns how many records changed."""
+        ...
+
+
+@runtime_checkable
+class BlobStore(Protocol):
+    """Opaque, already encrypted blobs under a key: what the `Vault` needs."""
+
+    async def put_blob(self, key: str, data: bytes) -> None:
+        """Store an opaque (already encrypted) blob under `key`, replacing any earlier one."""
+        ...
+
+    async def get_blob(self, key: str) -> bytes | None: ...
+
+    async def delete_blob(self, key: str) -> None: ...
+
+
+@runtime_checkable
+class OnceStore(Protocol):
+    """Short-lived values read exactly once: what an OAuth `state` needs."""
+
+    async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        """Keep a short-lived value that `take_once` can read exactly once (OAuth `state`)."""
+        ...
+
+    async def take_once(self, key: str) -> bytes | None:
+        """Return and delete the value, or None if unknown, already taken or past its ttl."""
+        ...
+
+
+@runtime_checkable
+class LockStore(Protocol):
+    """Locks with a ttl shared by every process on the store: what `holding` needs."""
+
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        """Take the lock `key` for `ttl` seconds if no one holds it (or its holder's ttl ran out).
+
+        Returns a random holder token, or None when someone else holds it. Atomic across every
+        process sharing the store, so replicas can take turns (refreshing one user's OAuth
+        token); the ttl frees the lock of a holder that died."""
+        ...
+
+    async def release(self, key: str, token: str) -> None:
+        """Free `key` if `token` still holds it; a lock taken over after its ttl stays taken."""
+        ...
+
+
+@runtime_checkable
+class Store(RecordStore, BlobStore, OnceStore, LockStore, Protocol):
+    """Where records, sealed blobs, single-use values and locks live: one backend for all four,
+    each user of it typed with the part it needs."""
+
+    async def close(self) -> None: ...
+
+
+class MemoryStore:
+    """A `Store` in this process's memory: for tests and throwaway servers. Lost on restart."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, Record] = {}
+        self._blobs: dict[str, bytes] = {}
+        self._once: dict[str, tuple[bytes, float]] = {}
+        self._claims: dict[str, tuple[str, float]] = {}
+
+    async def create(self, record: Record) -> None:
+        if record.id in self._records:
+            raise ValueError("record id already exists")
+        self._records[record.id] = record
+
+    async def get(self, record_id: str) -> Record | None:
+        record = self._records.get(record_id)
+        return None if record is None else record.effective()
+
+    async def count_active(self, user: User) -> int:
+        now = time.time()
+        return sum(
+            1 for r in self._records.values() if r.user == user and r.state in ACTIVE and now < r.expires_at
+        )
+
+    async def transition(
+        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+    ) -> Record | None:
+        # No await between the check and the write: atomic within the event loop.
+        now = time.time()
+        record = self._records.get(record_id)
+        if record is None or record.state not in from_states:
+            return None
+        if user is not None and record.user != user:
+            return None
+        if to != "expired" and now >= record.expires_at:
+            return None
+        updated = replace(record, state=to, updated_at=now)
+        self._records[record_id] = updated
+        return updated
+
+    async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        now = time.time() if now is None else now
+        changed = 0
+        for rid, record in list(self._records.items()):
+            if record.state in ACTIVE and now >= record.expires_at:
+                self._records[rid] = replace(record, state="expired", updated_at=now)
+                changed += 1
+            elif record.state in TERMINAL and now - record.updated_at > keep_for:
+                del self._records[rid]
+                changed += 1
+        for key, (_, deadline) in list(self._once.items()):
+            if now >= deadline:
+                del self._once[key]
+        for key, (_, deadline) in list(self._claims.items()):
+            if now >= deadline:
+                del self._claims[key]
+        return changed
+
+    async def put_blob(self, key: str, data: bytes) -> None:
+        self._blobs[key] = bytes(data)
+
+    async def get_blob(self, key: str) -> bytes | None:
+        return self._blobs.get(key)
+
+    async def delete_blob(self, key: str) -> None:
+        self._blobs.pop(key, None)
+
+    async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        self._once[key] = (bytes(data), time.time() + ttl)
+
+    async def take_once(self, key: str) -> bytes | None:
+        item = self._once.pop(key, None)
+        if item is None or time.time() >= item[1]:
+            return None
+        return item[0]
+
+    async def claim(self, key: str, *, ttl: float) -> str | None:
+        now = time.time()  # no await between the check and the write, as in `transition`
+        held = self._claims.get(key)
+        if held is not None and now < held[1]:
+            return None
+        token = secrets.token_hex(16)
+        self._claims[key] = (token, now + ttl)
+        return token
+
+    async def release(self, key: str, token: str) -> None:
+        held = self._claims.get(key)
+        if held is not None and held[0] == token:
+            del self._claims[key]
+
+    async def close(self) -> None:
+        return None
+
+
+@asynccontextmanager
+async def holding(store: LockStore, key: str, *, ttl: float, wait: float = 0.0) -> AsyncIterator[bool]:
+    """Hold the store's lock `key` for the block: True, or False when another holder kept it
+    for `wait` seconds. Shared by every process on the store; `ttl` frees a dead holder's lock,
+    so it must outlast the block's worst case."""
+    deadline = time.monotonic() + wait
+    pause = 0.02
+    while (holder := await store.claim(key, ttl=ttl)) is None:
+        if time.monotonic() + pause > deadline:
+            yield False
+            return
+        await anyio.sleep(pause)
+        pause = min(pause * 2, 0.5)
+    try:
+        yield True
+    finally:
+        with anyio.CancelScope(shield=True):
+            try:
+                await store.release(key, holder)
+            except BackendUnavailableError as error:  # the ttl frees it; keep what happened inside
+                logger.warning("could not release the store lock %s: %s", key.split(":", 1)[0], error)

@@ -1,0 +1,483 @@
+"""What a person should know about a URL before deciding to open it (C-22, C-23).
+
+`inspect` is pure: it parses and judges, and never fetches anything (not the page, not
+DNS, not the public-suffix list: that data ships offline inside `publicsuffixlist`).
+
+A verdict is "block" when the URL cannot be trusted to go where it seems to (a scheme
+other than http(s), userinfo, hidden or reordering characters, an encoded IP, a host
+that imitates another), "warn" when it can but a person should look twice (punycode,
+raw IPs, odd ports, a domain pushed out of view), and "ok" otherwise.
+
+Userinfo is always blocked: nothing an MCP server asks a person to open needs a user
+name or password in the URL, and `https://good.com@evil.com` exists only to make the
+part before "@" look like the destination.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import json
+import re
+import socket
+import urllib.parse
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import idna
+from publicsuffixlist import PublicSuffixList
+
+from elicitkit.urls._characters import (
+    is_bidi,
+    is_control,
+    is_hidden,
+    is_invisible,
+    is_mixed,
+    looks_ascii,
+    scripts_of,
+)
+
+Verdict = Literal["ok", "warn", "block"]
+PartRole = Literal["scheme", "userinfo", "subdomain", "domain", "port", "path", "query", "fragment"]
+
+__all__ = ["PartRole", "UrlPart", "UrlReport", "UrlWarning", "Verdict", "inspect", "reveal"]
+
+
+@dataclass(frozen=True)
+class UrlWarning:
+    """One reason for caution, with a stable `code` and a sentence for a person."""
+
+    code: str
+    message: str
+    severity: Literal["warn", "block"]
+
+
+@dataclass(frozen=True)
+class UrlPart:
+    """A slice of the URL to draw; the part with role "domain" is the one to highlight.
+
+    The parts of a report join back to the URL as a browser reads it (less surrounding
+    spaces and control characters, less tabs and line breaks), so drawing them hides
+    nothing. Pass `text` through `reveal` before drawing it.
+    """
+
+    text: str
+    role: PartRole
+
+
+@dataclass(frozen=True)
+class UrlReport:
+    """The verdict on a URL, its registrable domain, the parts to draw, and the warnings.
+
+    `host` and `domain` are in ASCII (punycode) form, what the browser will really ask
+    for; `host_unicode` and `domain_unicode` are how they read. `domain` is None when no
+    registrable domain can be named (no host, an invalid host).
+    """
+
+    url: str
+    verdict: Verdict
+    host: str
+    domain: str | None
+    parts: tuple[UrlPart, ...]
+    warnings: tuple[UrlWarning, ...]
+    host_unicode: str = ""
+    domain_unicode: str | None = None
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The warning codes, in the order found."""
+        return tuple(w.code for w in self.warnings)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON-ready data."""
+        data = asdict(self)
+        data["parts"] = [asdict(p) for p in self.parts]
+        data["warnings"] = [asdict(w) for w in self.warnings]
+        return data
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """The report as JSON; non-ASCII is escaped so hidden characters stay visible."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=True)
+
+
+def inspect(url: str, *, allow_http: bool = False) -> UrlReport:
+    """Judge `url` without fetching it. Plain http passes only for loopback unless `allow_http`.
+
+    Never raises: anything that cannot be read as a URL is blocked.
+    """
+    try:
+        return _Inspection(url, allow_http).report()
+    except Exception:  # a safety net: a client must get a verdict, whatever it was sent
+        return _unreadable(url if isinstance(url, str) else "")
+
+
+def reveal(text: str) -> str:
+    """Escape control, invisible and bidi characters as `\\uXXXX`, so what is drawn is what is there."""
+    return "".join(f"\\u{ord(c):04x}" if is_hidden(c) else c for c in text)
+
+
+# --- public suffixes ---------------------------------------------------------------------
+
+
+@functools.cache
+def _psl() -> PublicSuffixList:
+    """The offline public-suffix list: the snapshot inside the package, no download, no disk cache.
+
+    Private suffixes count (github.io, ...): there each name has its own owner. A name under no
+    listed suffix has no registrable domain (no implicit "*" rule).
+    """
+    return PublicSuffixList(only_icann=False, accept_unknown=False)
+
+
+def _registrable(host: str) -> tuple[str, str] | None:
+    """The registrable domain of `host` and its public suffix, or None when it has none."""
+    domain = _psl().privatesuffix(host)
+    if not isinstance(domain, str):
+        return None
+    return domain, domain.partition(".")[2]
+
+
+_CLASSIC_TLDS = {"com", "net", "org", "edu", "gov", "mil", "int", "info", "biz"}
+_LONG_HOST = 60
+_DEEP_SUBDOMAIN = 4
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_C0_OR_SPACE = "".join(map(chr, range(0x21)))
+_DROPPED = str.maketrans("", "", "\t\n\r")
+_DOTS = re.compile("[.\u3002\uff0e\uff61]")
+_ASCII_LABEL = re.compile(r"[a-z0-9_-]{1,63}")
+_IPV4_LIKE = re.compile(r"[0-9a-fx.]+")
+_NUMBER = re.compile(r"[0-9]+|0x[0-9a-f]*")
+
+
+def _embedded_domain(labels: list[str]) -> str | None:
+    """A well-known domain spelled inside the subdomain, like microsoft.com in login.microsoft.com.evil.io."""
+    for end in range(2, len(labels) + 1):
+        found = _registrable(".".join(labels[:end]))
+        if found is not None and (found[1] in _CLASSIC_TLDS or "." in found[1]):
+            return found[0]
+    return None
+
+
+# --- the inspection ----------------------------------------------------------------------
+
+
+def _quote(text: str) -> str:
+    return f"'{reveal(text)}'"
+
+
+def _unreadable(url: str) -> UrlReport:
+    warning = UrlWarning("unparseable", "This cannot be read as a URL.", "block")
+    return UrlReport(url=url, verdict="block", host="", domain=None, parts=(), warnings=(warning,))
+
+
+class _Inspection:
+    """One URL on its way to a report; each check adds warnings, none raises on bad input."""
+
+    def __init__(self, url: str, allow_http: bool) -> None:
+        self.url = url
+        self.allow_http = allow_http
+        self.warnings: dict[str, UrlWarning] = {}
+        self.parts: list[UrlPart] = []
+        self.host = ""
+        self.host_unicode = ""
+        self.domain: str | None = None
+        self.domain_unicode: str | None = None
+        self.loopback = False
+
+    def warn(self, code: str, message: str) -> None:
+        self.warnings.setdefault(code, UrlWarning(code, message, "warn"))
+
+    def block(self, code: str, message: str) -> None:
+        self.warnings.setdefault(code, UrlWarning(code, message, "block"))
+
+    def report(self) -> UrlReport:
+        if not isinstance(self.url, str):
+            return _unreadable("")
+        self.check_characters(self.url)
+        text = self.url.strip(_C0_OR_SPACE).translate(_DROPPED)  # as browsers do; flagged above
+        if not text:
+            return _unreadable(self.url)
+        before_query, rest = _split_query(text)
+        read_as = before_query.replace("\\", "/") + rest  # as browsers read it; same offsets
+        try:
+            split = urllib.parse.urlsplit(read_as)
+        except ValueError:
+            return _unreadable(self.url)
+        self.read(text, read_as, split)
+        warnings = tuple(self.warnings.values())
+        severities = {w.severity for w in warnings}
+        verdict: Verdict = "block" if "block" in severities else "warn" if warnings else "ok"
+        return UrlReport(
+            url=self.url,
+            verdict=verdict,
+            host=self.host,
+            domain=self.domain,
+            parts=tuple(p for p in self.parts if p.text),
+            warnings=warnings,
+            host_unicode=self.host_unicode,
+            domain_unicode=self.domain_unicode,
+        )
+
+    def check_characters(self, text: str) -> None:
+        if any(map(is_control, text)):
+            self.block(
+                "control-character",
+                "The URL contains control characters or line breaks, which browsers drop or change.",
+            )
+        if any(map(is_bidi, text)):
+            self.block(
+                "bidi-control",
+                "The URL contains right-to-left or other direction controls, "
+                "which can make it read differently from what it is.",
+            )
+        if any(map(is_invisible, text)):
+            self.block("invisible-character", "The URL contains invisible characters.")
+        if any(c.isspace() for c in text if not is_control(c)):
+            self.warn("whitespace", "The URL contains spaces, which a browser will change.")
+
+    def read(self, text: str, read_as: str, split: urllib.parse.SplitResult) -> None:
+        """Draw `text` in parts, judging it by `read_as`, the same URL as a browser reads it."""
+        scheme = split.scheme
+        at = len(scheme) + 1 if scheme else 0
+        has_authority = read_as[at : at + 2] == "//"
+        at += 2 if has_authority else 0
+        self.parts.append(UrlPart(text[:at], "scheme"))
+        rest = text[at + len(split.netloc) :]
+        if "\\" in text[: len(text) - len(rest) + 1]:
+            self.block(
+                "backslash",
+                "The URL has a backslash in its host part, which browsers read as a slash, "
+                "so it may go somewhere other than it seems.",
+            )
+        before_fragment, hash_, fragment = rest.partition("#")
+        path, qmark, query = before_fragment.partition("?")
+
+        if not scheme:
+            self.block("missing-scheme", "The URL has no scheme; only https (and http) links can be opened.")
+        elif scheme not in _DEFAULT_PORTS:
+            self.block(
+                "scheme-not-allowed",
+                f"The scheme {_quote(scheme + ':')} is not allowed; "
+                "only https (and http) links can be opened.",
+            )
+        if split.netloc:
+            self.read_authority(split.netloc, scheme)
+        elif scheme in _DEFAULT_PORTS:
+            self.block("missing-host", "The URL names no host.")
+        if scheme == "http":
+            self.check_http()
+
+        self.parts += [
+            UrlPart(path, "path"),
+            UrlPart(qmark + query, "query"),
+            UrlPart(hash_ + fragment, "fragment"),
+        ]
+
+    def check_http(self) -> None:
+        if self.loopback:
+            return
+        message = "The link uses plain http, so the page and what you type into it are not encrypted."
+        if self.allow_http:
+            self.warn("insecure-http", message)
+        else:
+            self.block("insecure-http", message + " Only https is allowed except for this computer.")
+
+    def read_authority(self, netloc: str, scheme: str) -> None:
+        userinfo, at_sign, hostport = netloc.rpartition("@")
+        if hostport.startswith("["):
+            host, bracket, port = hostport.partition("]")
+            host += bracket
+        else:
+            host, colon, port = hostport.partition(":")
+            port = colon + port
+        if at_sign:
+            self.parts.append(UrlPart(userinfo + at_sign, "userinfo"))
+            self.block(
+                "userinfo",
+                f"The text before '@' ({_quote(userinfo)}) is a user name, not the site; "
+                f"the site is {_quote(host)}.",
+            )
+        self.read_host(host)
+        if port:
+            self.parts.append(UrlPart(port, "port"))
+            self.check_port(port, scheme)
+
+    def check_port(self, port: str, scheme: str) -> None:
+        digits = port[1:]
+        if not port.startswith(":") or (digits and not (digits.isascii() and digits.isdigit())):
+            self.block("invalid-port", f"The port {_quote(port)} is not a number.")
+        elif digits and int(digits) > 65535:
+            self.block("invalid-port", f"The port {_quote(digits)} is out of range.")
+        elif digits and int(digits) != _DEFAULT_PORTS.get(scheme) and not self.loopback:
+            self.warn("unusual-port", f"The link uses the unusual port {digits}.")
+
+    def read_host(self, raw: str) -> None:
+        if not raw:
+            self.block("missing-host", "The URL names no host.")
+            return
+        self.host = self.host_unicode = raw
+        if raw.startswith("["):
+            self.read_ipv6(raw)
+            return
+        host = raw
+        if "%" in host:
+            self.block(
+                "percent-encoded-host",
+                f"The host {_quote(raw)} is percent-encoded, which hides the name a browser will go to.",
+            )
+            host = urllib.parse.unquote(host)
+        try:
+            mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)
+        except (idna.IDNAError, UnicodeError, ValueError):
+            self.invalid_host(raw)
+            return
+        if mapped.endswith("."):
+            mapped = mapped[:-1]
+        labels = mapped.split(".")
+        if _NUMBER.fullmatch(labels[-1]):  # browsers then read the whole host as IPv4
+            self.read_ipv4(raw, mapped)
+            return
+        self.read_name(raw, labels)
+
+    def invalid_host(self, raw: str) -> None:
+        self.block("invalid-host", f"The host {_quote(raw)} is not a valid name.")
+        self.parts.append(UrlPart(raw, "domain"))
+
+    def read_ipv6(self, raw: str) -> None:
+        try:
+            address = ipaddress.IPv6Address(raw[1:-1]) if raw.endswith("]") and "%" not in raw else None
+        except ValueError:
+            address = None
+        if address is None:
+            self.invalid_host(raw)
+            return
+        self.parts.append(UrlPart(raw, "domain"))
+        self.host = self.host_unicode = self.domain = self.domain_unicode = str(address)
+        if address.ipv4_mapped is not None:
+            self.block(
+                "encoded-ip",
+                f"The host {_quote(raw)} is the IPv4 address {address.ipv4_mapped} written as IPv6.",
+            )
+        self.check_ip(address)
+
+    def read_ipv4(self, raw: str, mapped: str) -> None:
+        """Browsers read a host ending in a number as IPv4, in decimal, octal or hex, whole or in parts."""
+        try:
+            if not _IPV4_LIKE.fullmatch(mapped):
+                raise ValueError(mapped)
+            address = ipaddress.IPv4Address(socket.inet_aton(mapped))
+        except (OSError, ValueError):
+            self.invalid_host(raw)
+            return
+        self.parts.append(UrlPart(raw, "domain"))
+        self.host = self.host_unicode = self.domain = self.domain_unicode = str(address)
+        if str(address) != mapped:
+            self.block(
+                "encoded-ip", f"The host {_quote(raw)} is the IP address {address} written in disguise."
+            )
+        self.check_ip(address)
+
+    def check_ip(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> None:
+        self.loopback = address.is_loopback
+        if not self.loopback:
+            self.warn("ip-address", f"The host is the bare IP address {address}, with no name to check.")
+
+    def read_name(self, raw: str, labels: list[str]) -> None:
+        try:
+            ascii_labels, unicode_labels = map(list, zip(*map(_label_forms, labels), strict=True))
+        except (idna.IDNAError, UnicodeError, ValueError):
+            self.invalid_host(raw)
+            return
+        self.host = ".".join(ascii_labels)
+        self.host_unicode = ".".join(unicode_labels)
+        if len(self.host) > 253:
+            self.invalid_host(raw)
+            return
+        self.loopback = labels[-1] == "localhost"  # and its subdomains (RFC 6761)
+
+        found = _registrable(self.host)
+        size = len(found[0].split(".")) if found is not None else len(labels)
+        self.domain = ".".join(ascii_labels[-size:])
+        self.domain_unicode = ".".join(unicode_labels[-size:])
+        self.draw_name(raw, size, len(labels))
+
+        if any("xn--" in label for label in _DOTS.split(raw.lower())):
+            self.warn(
+                "punycode",
+                f"The host is written in punycode ({_quote(self.host)}), "
+                f"which reads as {_quote(self.host_unicode)}.",
+            )
+        if not raw.isascii():
+            self.warn(
+                "idn",
+                f"The host {_quote(raw)} uses international characters; "
+                f"its ASCII form is {_quote(self.host)}.",
+            )
+        self.check_labels(unicode_labels)
+        if found is None and not self.loopback:
+            self.warn(
+                "no-registrable-domain",
+                f"The host {_quote(self.host_unicode)} is not under a known public suffix, "
+                "so there is no registered domain to check.",
+            )
+        self.check_depth(unicode_labels[:-size])
+
+    def draw_name(self, raw: str, size: int, count: int) -> None:
+        """Split the host as written into subdomain and domain, so the domain can be highlighted."""
+        raw_labels = _DOTS.split(raw)
+        if len(raw_labels) > 1 and not raw_labels[-1]:
+            raw_labels.pop()  # a trailing dot
+        if len(raw_labels) != count or size >= count:
+            self.parts.append(UrlPart(raw, "domain"))
+            return
+        cut = sum(len(label) + 1 for label in raw_labels[: count - size])
+        self.parts += [UrlPart(raw[:cut], "subdomain"), UrlPart(raw[cut:], "domain")]
+
+    def check_labels(self, labels: list[str]) -> None:
+        """Mixed alphabets and look-alike letters. A name wholly in the alphabet of its
+        top-level domain (Cyrillic under .рф) is what it seems, unless that alphabet is Latin."""
+        home = scripts_of(labels[-1])
+        for label in labels:
+            scripts = scripts_of(label)
+            if is_mixed(scripts):
+                self.block(
+                    "mixed-scripts", f"The host part {_quote(label)} mixes letters from different alphabets."
+                )
+            imitated = looks_ascii(label)
+            if imitated is not None and (scripts != home or "LATIN" in scripts):
+                self.block(
+                    "confusable",
+                    f"The host part {_quote(label)} imitates {_quote(imitated)} with look-alike letters.",
+                )
+
+    def check_depth(self, subdomain: list[str]) -> None:
+        embedded = _embedded_domain(subdomain)
+        if embedded is not None:
+            self.warn(
+                "domain-in-subdomain",
+                f"The host begins with {_quote(embedded)}, "
+                f"but the site is {_quote(self.domain_unicode or '')}.",
+            )
+        if len(self.host_unicode) > _LONG_HOST or len(subdomain) >= _DEEP_SUBDOMAIN:
+            self.warn(
+                "long-host",
+                "The host is long or deeply nested, so the real domain, "
+                f"{_quote(self.domain_unicode or '')}, may be cut off on screen.",
+            )
+
+
+def _split_query(text: str) -> tuple[str, str]:
+    """The URL up to its query or fragment, and the rest."""
+    end = min((i for i in (text.find("?"), text.find("#")) if i >= 0), default=len(text))
+    return text[:end], text[end:]
+
+
+def _label_forms(label: str) -> tuple[str, str]:
+    """The ASCII and Unicode forms of one mapped label; plain ASCII may use "_", as browsers allow."""
+    if label.startswith("xn--"):
+        return label, idna.ulabel(label)  # decoding validates it
+    if label.isascii():
+        if not _ASCII_LABEL.fullmatch(label):
+            raise ValueError(label)
+        return label, label
+    return idna.alabel(label).decode("ascii"), label

@@ -1,0 +1,91 @@
+"""Which characters hide, reorder or imitate others: the judgements `inspect` makes per character."""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = [
+    "is_bidi",
+    "is_control",
+    "is_hidden",
+    "is_invisible",
+    "is_mixed",
+    "looks_ascii",
+    "script_of",
+    "scripts_of",
+]
+
+# --- character classes -------------------------------------------------------------------
+
+_BIDI_CLASSES = {"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}
+_BIDI_MARKS = {"\u200e", "\u200f", "\u061c"}
+# Letters and marks that draw as nothing, beyond the format (Cf) category.
+_BLANK = {"\u034f", "\u115f", "\u1160", "\u17b4", "\u17b5", "\u180b", "\u180c", "\u180d", "\u180e"}
+_BLANK |= {"\u2800", "\u3164", "\uffa0"}
+
+
+def is_bidi(c: str) -> bool:
+    return c in _BIDI_MARKS or unicodedata.bidirectional(c) in _BIDI_CLASSES
+
+
+def is_control(c: str) -> bool:
+    return unicodedata.category(c) in {"Cc", "Cs", "Zl", "Zp"}
+
+
+def is_invisible(c: str) -> bool:
+    return (
+        c in _BLANK
+        or "\ufe00" <= c <= "\ufe0f"
+        or "\U000e0100" <= c <= "\U000e01ef"
+        or (unicodedata.category(c) == "Cf" and not is_bidi(c))
+    )
+
+
+def is_hidden(c: str) -> bool:
+    if c.isascii():
+        return not c.isprintable()
+    return is_control(c) or is_bidi(c) or is_invisible(c) or unicodedata.category(c) in {"Zs", "Co", "Cn"}
+
+
+# --- scripts and look-alikes -------------------------------------------------------------
+
+# Names of letters begin with their script, near enough for this purpose.
+_SCRIPT_ALIASES = {"CJK": "HAN", "IDEOGRAPHIC": "HAN", "KATAKANA-HIRAGANA": "KATAKANA"}
+# Script mixes that real names use (UTS 39, "highly restrictive").
+_SCRIPT_MIXES = (
+    {"LATIN", "HAN", "HIRAGANA", "KATAKANA"},
+    {"LATIN", "HAN", "BOPOMOFO"},
+    {"LATIN", "HAN", "HANGUL"},
+)
+# Letters that read as a plain ASCII letter.
+_LOOKALIKES = str.maketrans(
+    {
+        **dict(zip("аесорхуіјѕԁԛԝһӏүԍ", "aecopxyijsdqwhlyg", strict=True)),  # Cyrillic
+        **dict(zip("οαινκρυχϲ", "oaivkpuxc", strict=True)),  # Greek
+        **dict(zip("օոսհցզ", "onuhgq", strict=True)),  # noqa: RUF001 Armenian
+        **dict(zip("ɑɡıȷɩǀ", "agijil", strict=True)),  # Latin imitating Latin
+    }
+)
+
+
+def script_of(c: str) -> str | None:
+    if c.isascii():
+        return "LATIN" if c.isalpha() else None
+    if unicodedata.category(c)[0] not in "LN":
+        return None  # marks and punctuation take the script of their neighbours
+    word = unicodedata.name(c, "UNKNOWN").split(" ", 1)[0]
+    return _SCRIPT_ALIASES.get(word, word)
+
+
+def scripts_of(label: str) -> set[str]:
+    return {s for s in map(script_of, label) if s}
+
+
+def is_mixed(scripts: set[str]) -> bool:
+    return len(scripts) > 1 and not any(scripts <= mix for mix in _SCRIPT_MIXES)
+
+
+def looks_ascii(label: str) -> str | None:
+    """The ASCII label that `label` imitates, if it imitates one."""
+    skeleton = label.translate(_LOOKALIKES)
+    return skeleton if skeleton != label and skeleton.isascii() else None
