@@ -7,10 +7,12 @@ without them raises `MissingExtraError`, which says which one to install.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
-__all__ = ["MissingExtraError", "needs"]
+__all__ = ["MissingExtraError", "lazy_names", "needs"]
 
 
 class MissingExtraError(ModuleNotFoundError):
@@ -35,3 +37,25 @@ def needs(extra: str) -> Iterator[None]:
             f"not installed; install it with: pip install 'elicitkit[{extra}]'",
             name=missing,
         ) from None
+
+
+def lazy_names(
+    package: str, optional: Mapping[str, tuple[str, str]]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's `__getattr__` and `__dir__` for public names kept behind an extra.
+
+    `optional` maps each name to (the module that defines it, its extra); the module is imported
+    on first use, under `needs(extra)`.
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name not in optional:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        module, extra = optional[name]
+        with needs(extra):
+            return getattr(importlib.import_module(module), name)
+
+    def __dir__() -> list[str]:
+        return sorted({*vars(importlib.import_module(package)), *optional})
+
+    return __getattr__, __dir__

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from elicitkit.client._association import Watch, WatchedTransport
 from elicitkit.client.completions import Completions
@@ -39,7 +38,7 @@ from elicitkit.client.ui import (
     UrlQuestion,
     Waiting,
 )
-from elicitkit.extras import needs
+from elicitkit.extras import lazy_names
 
 if TYPE_CHECKING:
     from elicitkit.client.terminal import NotATerminalError, TerminalUI
@@ -94,13 +93,4 @@ _OPTIONAL = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _OPTIONAL:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, extra = _OPTIONAL[name]
-    with needs(extra):
-        return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_OPTIONAL})
+__getattr__, __dir__ = lazy_names(__name__, _OPTIONAL)

@@ -8,10 +8,9 @@ backends, chosen by URL with `open_store` / `open_bus`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from elicitkit.extras import needs
+from elicitkit.extras import lazy_names
 from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcome
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus import Bus, LocalBus
@@ -122,13 +121,4 @@ _OPTIONAL = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _OPTIONAL:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, extra = _OPTIONAL[name]
-    with needs(extra):
-        return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_OPTIONAL})
+__getattr__, __dir__ = lazy_names(__name__, _OPTIONAL)

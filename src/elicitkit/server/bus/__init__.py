@@ -3,10 +3,9 @@ process), and the Redis and PostgreSQL buses beside them (imported on first use:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from elicitkit.extras import needs
+from elicitkit.extras import lazy_names
 from elicitkit.server.bus.base import Bus, Listener, Listeners, LocalBus, Unsubscribe, call_listener
 
 if TYPE_CHECKING:
@@ -30,9 +29,4 @@ _OPTIONAL = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _OPTIONAL:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, extra = _OPTIONAL[name]
-    with needs(extra):
-        return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_names(__name__, _OPTIONAL)

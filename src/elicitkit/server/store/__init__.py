@@ -3,10 +3,9 @@ and PostgreSQL backends beside them (imported on first use: each needs its extra
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from elicitkit.extras import needs
+from elicitkit.extras import lazy_names
 from elicitkit.server.store.base import (
     ACTIVE,
     TERMINAL,
@@ -70,9 +69,4 @@ _OPTIONAL = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _OPTIONAL:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, extra = _OPTIONAL[name]
-    with needs(extra):
-        return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_names(__name__, _OPTIONAL)
