@@ -154,21 +154,21 @@ def build_app(public_url: str, store_url: str) -> Any:
 
         return JSONResponse({}, status_code=202, background=BackgroundTask(later))
 
-    @server.custom_route("/bench/finish/{record_id}", methods=["POST"])
+    @server.custom_route("/bench/finish/{elicitation_id}", methods=["POST"])
     async def finish(request: Request) -> Response:
-        record_id = request.path_params["record_id"]
+        elicitation_id = request.path_params["elicitation_id"]
 
         async def later() -> None:
             await anyio.sleep(float(request.query_params.get("after", "0")))
             # What the page's submit does once the form checked out: claim, then announce.
             started = time.monotonic()
-            record = await store.transition(record_id, from_states=ACTIVE, to="completed", user=user)
+            record = await store.transition(elicitation_id, from_states=ACTIVE, to="completed", user=user)
             assert record is not None, "the benchmark finished a record that was not active"
             claimed = time.monotonic()
             # Noted before announcing: a store that notifies at commit (PostgreSQL) may have
             # delivered the notice, and the client may ask for these, before announce returns.
-            times[record_id] = {"started": started, "claimed": claimed}
-            await url_mode.site.announce(record_id)
+            times[elicitation_id] = {"started": started, "claimed": claimed}
+            await url_mode.site.announce(elicitation_id)
 
         return JSONResponse({}, status_code=202, background=BackgroundTask(later))
 
@@ -183,9 +183,9 @@ def build_app(public_url: str, store_url: str) -> Any:
             await anyio.sleep(0.01)
         return JSONResponse(times.pop(key))
 
-    @server.custom_route("/bench/delivered/{record_id}", methods=["GET"])
+    @server.custom_route("/bench/delivered/{elicitation_id}", methods=["GET"])
     async def delivered(request: Request) -> Response:
-        return JSONResponse({"delivered": bus.delivered.pop(request.path_params["record_id"], None)})
+        return JSONResponse({"delivered": bus.delivered.pop(request.path_params["elicitation_id"], None)})
 
     @server.custom_route("/bench/pending", methods=["POST"])
     async def pending(request: Request) -> Response:

@@ -68,7 +68,7 @@ async def _measure(url: str, rounds: int, per_round: int, concurrency: int) -> d
         ids = ids[warmup:]
         landing_rates, bare_rates, ratios = [], [], []
         for i in range(rounds):
-            landing = [f"/elicit/{record_id}" for record_id in ids[i * per_round : (i + 1) * per_round]]
+            landing = [f"/elicit/{eid}" for eid in ids[i * per_round : (i + 1) * per_round]]
             if i % 2 == 0:
                 ours = await _rate(http, landing, concurrency, "Benchmark API key")
                 base = await _rate(http, bare, concurrency, "Bare page")

@@ -87,8 +87,8 @@ async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str,
 
     warm: list[str] = []
     await pending(WARMUP, warm)  # warm up, then finish them all
-    for record_id in warm:
-        await url_mode.bus.publish(record_id)
+    for elicitation_id in warm:
+        await url_mode.bus.publish(elicitation_id)
     await asyncio.gather(*parked)
     parked.clear()
     del warm

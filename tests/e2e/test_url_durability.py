@@ -68,7 +68,7 @@ async def test_sigkill_after_record_created_then_complete_and_retry(
         alice = await session.enter_async_context(mcp_session(f"{base}/mcp", alice_token))
         with pytest.raises(MCPError) as raised:
             await alice.client.call_tool("forecast", {"city": "Paris"})
-        url, record_id = url_required(raised.value)
+        url, elicitation_id = url_required(raised.value)
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=10)
     finally:
@@ -79,7 +79,7 @@ async def test_sigkill_after_record_created_then_complete_and_retry(
     assert first.returncode == -signal.SIGKILL
 
     reader = SQLiteStore(db)
-    record = await reader.get(record_id)
+    record = await reader.get(elicitation_id)
     assert record is not None and record.state == "pending" and record.user.subject == "alice"
     await reader.close()
 
@@ -97,6 +97,6 @@ async def test_sigkill_after_record_created_then_complete_and_retry(
         except subprocess.TimeoutExpired:
             second.kill()
     reader = SQLiteStore(db)
-    final = await reader.get(record_id)
+    final = await reader.get(elicitation_id)
     assert final is not None and final.state == "completed"
     await reader.close()

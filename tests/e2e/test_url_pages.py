@@ -26,23 +26,23 @@ async def test_bob_cannot_use_alices_link_and_alice_still_can(auth: DemoAuthServ
     ):
         with pytest.raises(MCPError) as raised:
             await alice.client.call_tool("forecast", {"city": "Paris"})
-        url, record_id = url_required(raised.value)
+        url, elicitation_id = url_required(raised.value)
         store, vault = weather.url_mode.store, weather.url_mode.vault
-        before = await store.get(record_id)
+        before = await store.get(elicitation_id)
         assert before is not None and before.state == "pending"
 
         async with Browser(auth, "bob") as bob:
             refused = await bob.open(url)
             assert refused.status_code == 403
             assert "not for you" in refused.text and 'type="password"' not in refused.text
-            assert await store.get(record_id) == before  # nothing changed, not even "opened"
+            assert await store.get(elicitation_id) == before  # nothing changed, not even "opened"
             # bob forges a POST with his own valid session and CSRF token: still refused
             csrf = _session_csrf(weather, bob)
             forged = await bob.http.post(url, data={"csrf": csrf, "secret": "wk-bobs-trap", "action": "save"})
             assert forged.status_code == 403 and "not for you" in forged.text
             declined = await bob.http.post(url, data={"csrf": csrf, "action": "decline"})
             assert declined.status_code == 403
-        assert await store.get(record_id) == before
+        assert await store.get(elicitation_id) == before
         for person in ("alice", "bob"):
             assert await vault.get(User(auth.issuer, person), "weather-api-key") is None
         assert alice.notices == []
@@ -74,7 +74,7 @@ async def test_bad_ids_get_refusal_pages(auth: DemoAuthServer, tmp_path: Path) -
     ):
         with pytest.raises(MCPError) as raised:
             await alice.client.call_tool("forecast", {"city": "Paris"})
-        url, record_id = url_required(raised.value)
+        url, elicitation_id = url_required(raised.value)
         async with Browser(auth, "alice") as browser:
             edited = url[:-1] + ("A" if url[-1] != "A" else "B")
             for bad in (edited, url[:-5], f"{base}/elicit/{'x' * 43}"):
@@ -85,7 +85,7 @@ async def test_bad_ids_get_refusal_pages(auth: DemoAuthServer, tmp_path: Path) -
             await asyncio.sleep(2.2)
             expired = await browser.open(url)
             assert expired.status_code == 410 and "expired" in expired.text
-            record = await weather.url_mode.store.get(record_id)
+            record = await weather.url_mode.store.get(elicitation_id)
             assert record is not None and record.state == "expired"
 
 
@@ -96,7 +96,7 @@ async def test_second_completion_is_refused(auth: DemoAuthServer, tmp_path: Path
     ):
         with pytest.raises(MCPError) as raised:
             await alice.client.call_tool("forecast", {"city": "Paris"})
-        url, _record_id = url_required(raised.value)
+        url, _elicitation_id = url_required(raised.value)
         async with Browser(auth, "alice") as browser:
             page = await browser.open(url)
             first = await browser.submit(page, secret=SECRET, action="save")
@@ -116,7 +116,7 @@ async def test_csrf_headers_cookies_and_validator(auth: DemoAuthServer, tmp_path
     ):
         with pytest.raises(MCPError) as raised:
             await alice.client.call_tool("forecast", {"city": "Paris"})
-        url, record_id = url_required(raised.value)
+        url, elicitation_id = url_required(raised.value)
         async with Browser(auth, "alice") as browser:
             page = await browser.open(url)
             assert page.status_code == 200
@@ -146,7 +146,7 @@ async def test_csrf_headers_cookies_and_validator(auth: DemoAuthServer, tmp_path
             wrong = await browser.http.post(url, data={"csrf": "x" + hidden["csrf"], "secret": SECRET})
             assert wrong.status_code == 403
             assert missing.headers["x-frame-options"] == "DENY"
-            record = await weather.url_mode.store.get(record_id)
+            record = await weather.url_mode.store.get(elicitation_id)
             assert record is not None and record.state == "opened"
 
             refused = await browser.submit(page, secret="not-a-weather-key", action="save")
@@ -158,13 +158,13 @@ async def test_csrf_headers_cookies_and_validator(auth: DemoAuthServer, tmp_path
 
             declined = await browser.submit(page, action="decline")
             assert declined.status_code == 200 and "declined" in declined.text.lower()
-        record = await weather.url_mode.store.get(record_id)
+        record = await weather.url_mode.store.get(elicitation_id)
         assert record is not None and record.state == "declined"
         assert await weather.url_mode.vault.get(User(auth.issuer, "alice"), "weather-api-key") is None
         await asyncio.wait_for(alice.notice_arrived.wait(), 15)
         with pytest.raises(MCPError) as again:  # a fresh elicitation is listed again
             await alice.client.call_tool("forecast", {"city": "Paris"})
-        assert url_required(again.value)[1] != record_id
+        assert url_required(again.value)[1] != elicitation_id
 
 
 async def test_login_state_is_random_single_use_and_bound_to_the_browser(

@@ -153,8 +153,8 @@ async def test_2026_input_request_round_trip(auth: DemoAuthServer, tmp_path: Pat
             assert request.params.mode == "url" and request.params.elicitation_id is None  # type: ignore[union-attr]
             url = request.params.url  # type: ignore[union-attr]
             assert url.startswith(f"{base}/elicit/")
-            record_id = url.rsplit("/", 1)[1]
-            assert record_id not in first.request_state  # sealed by the SDK, not readable
+            elicitation_id = url.rsplit("/", 1)[1]
+            assert elicitation_id not in first.request_state  # sealed by the SDK, not readable
             accepted = {key: ElicitResult(action="accept")}
 
             # retry before the page is done: "still waiting" (state only), never the URL again

@@ -63,12 +63,12 @@ async def test_cross_site_posts_are_refused_and_change_nothing() -> None:
         cookie = page.headers["set-cookie"].split(";", 1)[0]
         csrf = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
         form = {"csrf": csrf, "secret": "s3cret-value", "action": "save"}
-        record_id = url.rsplit("/", 1)[1]
+        elicitation_id = url.rsplit("/", 1)[1]
         for headers in CROSS_SITE:
             refused = await browser.post(url, data=form, headers={"cookie": cookie, **headers})
             assert refused.status_code == 403, headers
             assert "from another site" in refused.text
-            record = await store.get(record_id)
+            record = await store.get(elicitation_id)
             assert record is not None and record.state == "opened", headers
         assert not call.done()
         done = await browser.post(

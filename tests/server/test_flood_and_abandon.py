@@ -150,9 +150,9 @@ async def test_per_user_cap_says_what_to_do() -> None:
         assert "already have 3 open requests" in text and "Finish or decline one" in text
         assert url_mode.held == 3  # the refused call registered nothing
         # declining one frees its place
-        record_id = next(iter(url_mode._held))
+        elicitation_id = next(iter(url_mode._held))
         user = McpIdentity.single_user_local().local_user
-        await url_mode.store.transition(record_id, from_states={"pending"}, to="declined", user=user)
+        await url_mode.store.transition(elicitation_id, from_states={"pending"}, to="declined", user=user)
         with pytest.raises(MCPError):
             await client.call_tool("ask_held", {})
     assert str(PendingLimitError(3, 900)).endswith("(at most 15 minutes), then try again.")

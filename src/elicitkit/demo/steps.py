@@ -184,11 +184,11 @@ async def phishing_refused(story: Story) -> None:
         story.tell("You did not open the link, so there is nothing for bob to open.")
         return
     story.held, story.held_url = call, url
-    record_id = url.rsplit("/", 1)[-1]
-    before = await story.stage.store.get(record_id)
+    elicitation_id = url.rsplit("/", 1)[-1]
+    before = await story.stage.store.get(elicitation_id)
     story.transcript.say("bob", "gets the link from alice (or steals it) and opens it, signed in as bob.")
     page = await story.browser("bob").open(url)
-    after = await story.stage.store.get(record_id)
+    after = await story.stage.store.get(elicitation_id)
     story.expect(
         page.status == 403 and "not for you" in page.heading,
         f"bob was not refused: HTTP {page.status}, {page.heading!r}",

@@ -263,10 +263,10 @@ class UrlMode:
         """Expire overdue records and drop old finished ones, and release what waited for them
         here (also runs now and then by itself, when a new elicitation starts)."""
         self._last_sweep = now = time.time()
-        for record_id, (expires_at, unsubscribe) in list(self._held.items()):
+        for elicitation_id, (expires_at, unsubscribe) in list(self._held.items()):
             if expires_at <= now:
                 unsubscribe()
-                del self._held[record_id]
+                del self._held[elicitation_id]
         return await self.store.sweep()
 
     @property
@@ -349,14 +349,14 @@ class UrlMode:
         return record
 
     def _notify_on_finish(
-        self, record_id: str, session: ServerSession, *, related_request_id: str | int | None
+        self, elicitation_id: str, session: ServerSession, *, related_request_id: str | int | None
     ) -> tuple[Finished, Unsubscribe]:
         """Send the completion notice to this session, and no other, when the record finishes (S-23).
 
         The listener (and so the session object it sends on) lives until the record finishes or,
         for -32042, until the link expires and a sweep releases it: never longer than `ttl`."""
         deliver = Delivery(session, related_request_id, self._held)
-        return deliver.finished, self.bus.subscribe(record_id, deliver)
+        return deliver.finished, self.bus.subscribe(elicitation_id, deliver)
 
     async def _close(self, record: Record, state: State) -> NoReturn:
         await self.store.transition(record.id, from_states=ACTIVE, to=state, user=record.user)

@@ -189,12 +189,12 @@ def test_a_crashed_process_with_an_open_store_still_exits(tmp_path: Path) -> Non
         [sys.executable, "-c", crash, str(path)], capture_output=True, text=True, timeout=30, check=False
     )
     assert ran.returncode == 1 and "the server crashed" in ran.stderr
-    record_id = ran.stdout.strip()
+    elicitation_id = ran.stdout.strip()
 
     async def committed() -> Record | None:
         store = SQLiteStore(path)
         try:
-            return await store.get(record_id)
+            return await store.get(elicitation_id)
         finally:
             await store.close()
 

@@ -18,6 +18,7 @@ from elicitkit.server.store.base import (
     State,
     Store,
     holding,
+    new_elicitation_id,
     new_record_id,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "cluster_gate",
     "holding",
     "import_asyncpg",
+    "new_elicitation_id",
     "new_record_id",
     "shard_channel",
     "shard_channels",

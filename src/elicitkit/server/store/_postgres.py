@@ -268,13 +268,13 @@ class PostgresStore:
         count = await self._run(lambda conn: conn.fetchval(sql, user.issuer, user.subject, time.time()))
         return int(count or 0)
 
-    async def get(self, record_id: str) -> Record | None:
+    async def get(self, elicitation_id: str) -> Record | None:
         sql = f"SELECT {_COLUMNS} FROM {self.prefix}records WHERE id = $1"  # noqa: S608
-        row = await self._run(lambda conn: conn.fetchrow(sql, record_id))
+        row = await self._run(lambda conn: conn.fetchrow(sql, elicitation_id))
         return None if row is None else _record(row).effective()
 
     async def transition(
-        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+        self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
         states = list(from_states)
         if not states:
@@ -297,7 +297,7 @@ class PostgresStore:
         args = (
             to,
             now,
-            record_id,
+            elicitation_id,
             states,
             user.issuer if user else "",
             user.subject if user else "",

@@ -132,9 +132,9 @@ def shard_channels(channel: str) -> list[str]:
     return [f"{{{base}{n}}}:completed" for n in range(CLUSTER_SLOTS)]
 
 
-def shard_channel(channel: str, record_id: str) -> str:
-    """The one of `shard_channels(channel)` that announces `record_id`."""
-    return shard_channels(channel)[_bucket(record_id)]
+def shard_channel(channel: str, elicitation_id: str) -> str:
+    """The one of `shard_channels(channel)` that announces `elicitation_id`."""
+    return shard_channels(channel)[_bucket(elicitation_id)]
 
 
 def cluster_gate(client: Redis | RedisCluster) -> AbstractAsyncContextManager[Any]:
@@ -147,8 +147,8 @@ def cluster_gate(client: Redis | RedisCluster) -> AbstractAsyncContextManager[An
     return nullcontext()
 
 
-def _bucket(record_id: str) -> int:
-    return zlib.crc32(record_id.encode()) % CLUSTER_SLOTS
+def _bucket(elicitation_id: str) -> int:
+    return zlib.crc32(elicitation_id.encode()) % CLUSTER_SLOTS
 
 
 def _text(value: bytes | str) -> str:
@@ -236,21 +236,21 @@ class RedisStore:
                     await self.client.script_load(script.script)
                 self._scripts_loaded = True
 
-    def _space(self, record_id: str) -> str:
-        return self.spaces[_bucket(record_id)] if self.cluster else self.prefix
+    def _space(self, elicitation_id: str) -> str:
+        return self.spaces[_bucket(elicitation_id)] if self.cluster else self.prefix
 
-    def _keys(self, record_id: str) -> list[str]:
+    def _keys(self, elicitation_id: str) -> list[str]:
         """The record's key and its space's two indexes: one hash slot on a Cluster."""
-        space = self._space(record_id)
-        return [f"{space}record:{record_id}", f"{space}records:active", f"{space}records:finished"]
+        space = self._space(elicitation_id)
+        return [f"{space}record:{elicitation_id}", f"{space}records:active", f"{space}records:finished"]
 
-    def _record_key(self, record_id: str) -> str:
-        return f"{self._space(record_id)}record:{record_id}"
+    def _record_key(self, elicitation_id: str) -> str:
+        return f"{self._space(elicitation_id)}record:{elicitation_id}"
 
-    def channel_for(self, record_id: str) -> str:
-        """The channel a final state of `record_id` is announced on."""
+    def channel_for(self, elicitation_id: str) -> str:
+        """The channel a final state of `elicitation_id` is announced on."""
         channel = f"{self.prefix}completed"
-        return shard_channel(channel, record_id) if self.cluster else channel
+        return shard_channel(channel, elicitation_id) if self.cluster else channel
 
     @asynccontextmanager
     async def _reachable(self) -> AsyncIterator[None]:
@@ -328,11 +328,11 @@ class RedisStore:
                     raise ValueError("record id already exists") from exc
                 raise
 
-    def _user_key(self, user: User, record_id: str) -> str:
+    def _user_key(self, user: User, elicitation_id: str) -> str:
         """The user's index of active record ids (scored by expiry) in the record's key space
         (its hash slot on a Cluster), written by the create script, pruned by `count_active`."""
         who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
-        return f"{self._space(record_id)}user-active:{who}"  # no personal data in key names
+        return f"{self._space(elicitation_id)}user-active:{who}"  # no personal data in key names
 
     async def count_active(self, user: User) -> int:
         who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
@@ -349,28 +349,28 @@ class RedisStore:
                     for i in cast(list[bytes], await self.client.zrangebyscore(mine, f"({now}", "+inf"))
                 ]
                 done = []
-                for record_id in ids:
-                    state = await self.client.hget(f"{space}record:{record_id}", "state")
+                for elicitation_id in ids:
+                    state = await self.client.hget(f"{space}record:{elicitation_id}", "state")
                     if state is None or _text(state) not in ACTIVE:
-                        done.append(record_id)
+                        done.append(elicitation_id)
                 if done:
                     await self.client.zrem(mine, *done)
                 count += len(ids) - len(done)
         return count
 
-    async def get(self, record_id: str) -> Record | None:
+    async def get(self, elicitation_id: str) -> Record | None:
         async with self._reachable():
-            raw = await self.client.hgetall(self._record_key(record_id))
-        return None if not raw else self._decode(record_id, raw).effective()
+            raw = await self.client.hgetall(self._record_key(elicitation_id))
+        return None if not raw else self._decode(elicitation_id, raw).effective()
 
     async def transition(
-        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+        self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
         states = list(from_states)
         if not states:
             return None
         args: list[str | int] = [
-            record_id,
+            elicitation_id,
             secrets.token_hex(8),  # marks this call, so a retry after a lost reply is recognised
             to,
             _num(time.time()),
@@ -380,17 +380,17 @@ class RedisStore:
             "" if user is None else user.subject,
             int(self.keep_for * 1000),
             "1" if to in ACTIVE else "0",
-            self.channel_for(record_id) if self.completions_channel else "",
+            self.channel_for(elicitation_id) if self.completions_channel else "",
             "SPUBLISH" if self.cluster else "PUBLISH",
             *states,
         ]
-        keys = self._keys(record_id)
+        keys = self._keys(elicitation_id)
         async with self._reachable():
             reply = await self._acked(lambda c: self._transition(keys=keys, args=args, client=c))
         if not reply:
             return None
         flat = cast(list[bytes], reply)
-        return self._decode(record_id, dict(zip(flat[::2], flat[1::2], strict=True)))
+        return self._decode(elicitation_id, dict(zip(flat[::2], flat[1::2], strict=True)))
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now
@@ -472,10 +472,10 @@ class RedisStore:
         }
 
     @staticmethod
-    def _decode(record_id: str, raw: dict[Any, Any]) -> Record:
+    def _decode(elicitation_id: str, raw: dict[Any, Any]) -> Record:
         data = {_text(k): _text(v) for k, v in raw.items()}
         return Record(
-            id=record_id,
+            id=elicitation_id,
             user=User(issuer=data["issuer"], subject=data["subject"]),
             client_id=data["client_id"],
             flow=data["flow"],

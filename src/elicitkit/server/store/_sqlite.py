@@ -139,16 +139,16 @@ class SQLiteStore:
             )
         return int(next(iter(rows))[0])
 
-    async def get(self, record_id: str) -> Record | None:
+    async def get(self, elicitation_id: str) -> Record | None:
         async with self._turn_on() as db:
             rows = await db.execute_fetchall(
                 f"SELECT {_COLUMNS} FROM records WHERE id = ?",  # noqa: S608
-                (record_id,),
+                (elicitation_id,),
             )
         return _row_to_record(next(iter(rows))).effective() if rows else None
 
     async def transition(
-        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+        self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
         states = list(from_states)
         if not states:
@@ -158,7 +158,7 @@ class SQLiteStore:
             f"UPDATE records SET state = ?, updated_at = ? WHERE id = ? "  # noqa: S608
             f"AND state IN ({', '.join('?' * len(states))})"
         )
-        params: list[Any] = [to, now, record_id, *states]
+        params: list[Any] = [to, now, elicitation_id, *states]
         if to != "expired":
             sql += " AND expires_at > ?"
             params.append(now)

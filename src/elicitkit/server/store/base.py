@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+import warnings
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
@@ -25,7 +26,7 @@ import anyio
 from elicitkit.server.errors import BackendUnavailableError
 from elicitkit.server.user import User
 
-__all__ = ["ACTIVE", "TERMINAL", "MemoryStore", "Record", "State", "Store", "holding", "new_record_id"]
+__all__ = ["ACTIVE", "TERMINAL", "MemoryStore", "Record", "State", "Store", "holding", "new_elicitation_id"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,9 +37,19 @@ TERMINAL: frozenset[State] = frozenset({"completed", "declined", "cancelled", "e
 _ID_BYTES = 24  # 192 random bits, well above the 128 the house rules ask for
 
 
-def new_record_id() -> str:
+def new_elicitation_id() -> str:
     """A fresh, unguessable record id (URL-safe, no personal data in it)."""
     return secrets.token_urlsafe(_ID_BYTES)
+
+
+def new_record_id() -> str:
+    """Deprecated: the id is called `elicitation_id` everywhere now; use `new_elicitation_id`."""
+    warnings.warn(
+        "elicitkit.server.store.new_record_id is deprecated; use new_elicitation_id",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return new_elicitation_id()
 
 
 @dataclass(frozen=True)
@@ -50,7 +61,7 @@ class Record:
     flow: str
     message: str
     expires_at: float
-    id: str = field(default_factory=new_record_id)
+    id: str = field(default_factory=new_elicitation_id)
     state: State = "pending"
     created_at: float = field(default_factory=time.time)
     updated_at: float = field(default_factory=time.time)
@@ -103,12 +114,12 @@ class RecordStore(Protocol):
         """How many of `user`'s records are active and unexpired: what the per-user cap counts."""
         ...
 
-    async def get(self, record_id: str) -> Record | None:
+    async def get(self, elicitation_id: str) -> Record | None:
         """The record as it stands now (expired if past its expiry), or None if unknown."""
         ...
 
     async def transition(
-        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+        self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
         """Move a record to `to` only if it is in one of `from_states`, not past its expiry (unless
         `to` is "expired"), and bound to `user` when given. Atomic: returns the updated record,
@@ -186,8 +197,8 @@ class MemoryStore:
             raise ValueError("record id already exists")
         self._records[record.id] = record
 
-    async def get(self, record_id: str) -> Record | None:
-        record = self._records.get(record_id)
+    async def get(self, elicitation_id: str) -> Record | None:
+        record = self._records.get(elicitation_id)
         return None if record is None else record.effective()
 
     async def count_active(self, user: User) -> int:
@@ -197,11 +208,11 @@ class MemoryStore:
         )
 
     async def transition(
-        self, record_id: str, *, from_states: Collection[State], to: State, user: User | None = None
+        self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
         # No await between the check and the write: atomic within the event loop.
         now = time.time()
-        record = self._records.get(record_id)
+        record = self._records.get(elicitation_id)
         if record is None or record.state not in from_states:
             return None
         if user is not None and record.user != user:
@@ -209,7 +220,7 @@ class MemoryStore:
         if to != "expired" and now >= record.expires_at:
             return None
         updated = replace(record, state=to, updated_at=now)
-        self._records[record_id] = updated
+        self._records[elicitation_id] = updated
         return updated
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:

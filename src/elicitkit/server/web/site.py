@@ -59,7 +59,7 @@ _FINISH_HOLD = 60.0
 COOKIE = "__Host-elicitkit"
 _SESSION_AAD = b"elicitkit/browser-session/v1"
 _SESSION_TTL = 12 * 3600
-_RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
+_ELICITATION_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _HERE = Path(__file__).parent
 
 SECURITY_HEADERS: Mapping[str, str] = {
@@ -163,15 +163,15 @@ class Site:
         own: list[BaseRoute] = [
             Route(f"{PREFIX}/static/style.css", self._style, methods=["GET"]),
             *self.browser.routes(self),
-            Route(f"{PREFIX}/{{record_id}}", self._landing, methods=["GET"]),
-            Route(f"{PREFIX}/{{record_id}}", self._submit, methods=["POST"]),
+            Route(f"{PREFIX}/{{elicitation_id}}", self._landing, methods=["GET"]),
+            Route(f"{PREFIX}/{{elicitation_id}}", self._submit, methods=["POST"]),
             Route(f"{PREFIX}/callback/{{flow}}", self._flow_callback, methods=["GET"]),
         ]
         return own
 
-    def url_for(self, record_id: str) -> str:
+    def url_for(self, elicitation_id: str) -> str:
         """The URL a client shows: the public base and the record id, nothing else (S-21)."""
-        return f"{self.public_url}{PREFIX}/{record_id}"
+        return f"{self.public_url}{PREFIX}/{elicitation_id}"
 
     # -- sessions ------------------------------------------------------------------------
 
@@ -203,19 +203,19 @@ class Site:
             samesite="lax",
         )
 
-    async def announce(self, record_id: str) -> None:
-        """Publish that `record_id` finished; an outage must not turn a saved answer into an error.
+    async def announce(self, elicitation_id: str) -> None:
+        """Publish that `elicitation_id` finished; an outage must not turn a saved answer into an error.
 
         The record is already final in the store, and a bus that reconnects re-checks the store
         for what its sessions wait on, so the person still sees "Saved" and the notice follows.
         """
         try:
-            await self.bus.publish(record_id)
+            await self.bus.publish(elicitation_id)
         except BackendUnavailableError as exc:
             logger.warning("completion saved but not announced yet (%s); it is delivered on reconnect", exc)
 
     async def complete(
-        self, record_id: str, person: User, keep: Callable[[Record], Awaitable[None]]
+        self, elicitation_id: str, person: User, keep: Callable[[Record], Awaitable[None]]
     ) -> Literal["completed", "busy", "closed"]:
         """`keep` what the person gave, then mark the record completed and announce it.
 
@@ -224,15 +224,15 @@ class Site:
         the store lets one page at a time do it ("busy" for the others); "closed": the record
         was no longer active, and nothing was kept.
         """
-        async with holding(self.store, f"finish:{record_id}", ttl=_FINISH_HOLD) as held:
+        async with holding(self.store, f"finish:{elicitation_id}", ttl=_FINISH_HOLD) as held:
             if not held:
                 return "busy"
-            current = await self.store.get(record_id)
+            current = await self.store.get(elicitation_id)
             if current is None or current.state not in ACTIVE:
                 return "closed"
             await keep(current)
-            await self.store.transition(record_id, from_states=ACTIVE, to="completed", user=person)
-        await self.announce(record_id)
+            await self.store.transition(elicitation_id, from_states=ACTIVE, to="completed", user=person)
+        await self.announce(elicitation_id)
         return "completed"
 
     def cross_site(self, request: Request) -> bool:
@@ -266,8 +266,8 @@ class Site:
         return harden(FileResponse(_HERE / "static" / "style.css", media_type="text/css"))
 
     async def _find(self, request: Request) -> tuple[Record, Flow] | Response:
-        record_id = request.path_params["record_id"]
-        record = await self.store.get(record_id) if _RECORD_ID.match(record_id) else None
+        elicitation_id = request.path_params["elicitation_id"]
+        record = await self.store.get(elicitation_id) if _ELICITATION_ID.match(elicitation_id) else None
         flow = self.flows.get(record.flow) if record is not None else None
         if record is None or flow is None:
             return self.refusal(
@@ -299,12 +299,12 @@ class Site:
         session = self.load_session(request) or BrowserSession.new()
         person = (
             await self.browser.identify(request, session)
-            if _RECORD_ID.match(request.path_params["record_id"])
+            if _ELICITATION_ID.match(request.path_params["elicitation_id"])
             else None
         )
         if person is not None:  # the first visit of the right person: one store round trip
             opened = await self.store.transition(
-                request.path_params["record_id"], from_states={"pending"}, to="opened", user=person
+                request.path_params["elicitation_id"], from_states={"pending"}, to="opened", user=person
             )
             flow = self.flows.get(opened.flow) if opened is not None else None
             if opened is not None and flow is not None:
