@@ -51,7 +51,7 @@ from support.server_process import free_port, stop, wait_until_serving
 
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus import Bus, Listener, Unsubscribe
-from elicitkit.server.secret import Secret
+from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.store import ACTIVE, Record
 from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.user import McpIdentity
@@ -105,9 +105,8 @@ def build_app(public_url: str, store_url: str) -> Any:
         identity=identity,
         wait="live",
     )
-    url_mode.install(server)
-    api_key = Secret(
-        url_mode,
+    elicit = Elicitation(server, url_mode=url_mode)
+    api_key = elicit.secret(
         "bench-api-key",
         title="Benchmark API key",
         message=FLOW_MESSAGE,

@@ -202,3 +202,31 @@ def test_renamed_modules_keep_a_deprecated_alias(old: str, new: str) -> None:
     with pytest.warns(DeprecationWarning, match=new.rsplit(".", 1)[-1]):
         user = alias.User
     assert user is importlib.import_module(new).User
+
+
+def test_renamed_names_keep_a_deprecated_alias() -> None:
+    from elicitkit.server.store import new_elicitation_id, new_record_id
+
+    with pytest.warns(DeprecationWarning, match="new_elicitation_id"):
+        old = new_record_id()
+    assert len(old) == len(new_elicitation_id())
+
+
+def test_url_mode_is_wired_one_way_and_install_still_works_with_a_warning() -> None:
+    from mcp.server.mcpserver import MCPServer
+
+    from elicitkit.server import Elicitation, KeyRing, McpIdentity, MemoryStore, UrlMode
+
+    def url_mode() -> UrlMode:
+        keys = KeyRing.from_string(KeyRing.generate())
+        return UrlMode(identity=McpIdentity.single_user_local(), keys=keys, store=MemoryStore())
+
+    wired = MCPServer("one-way")
+    Elicitation(wired, url_mode=url_mode())
+    paths = {getattr(route, "path", "") for route in wired.streamable_http_app().routes}
+    assert any(path.startswith("/elicit/") for path in paths)
+
+    old = MCPServer("old-way")
+    with pytest.warns(DeprecationWarning, match=r"Elicitation\(server, url_mode=url_mode\)"):
+        url_mode().install(old)
+    assert {getattr(route, "path", "") for route in old.streamable_http_app().routes} == paths

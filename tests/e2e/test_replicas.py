@@ -45,7 +45,7 @@ from support.url_harness import (  # type: ignore[import-not-found]
 )
 
 from elicitkit.server.backends import open_bus, open_store
-from elicitkit.server.secret import Secret
+from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.vault import KEYS_ENV, KeyRing
 from elicitkit.server.web.login import OAuthLogin
@@ -81,9 +81,8 @@ def build_replica(*, public_url: str, issuer: str, verifier: Any, store_url: str
         bus=open_bus(store_url, store=store),
         wait=wait,  # type: ignore[arg-type]
     )
-    url_mode.install(server)
-    api_key = Secret(
-        url_mode,
+    elicit = Elicitation(server, url_mode=url_mode)
+    api_key = elicit.secret(
         "weather-api-key",
         title="Weather API key",
         message="The forecast tool needs your weather.example API key.",

@@ -20,8 +20,7 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
-from elicitkit.server.oauth import OAuthConnection
-from elicitkit.server.secret import Secret
+from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.vault import KeyRing
@@ -136,16 +135,14 @@ async def briefing_running(
             store=MemoryStore(),
             **url_options,
         )
-        url_mode.install(server)
-        api_key = Secret(
-            url_mode,
+        elicit = Elicitation(server, url_mode=url_mode)
+        api_key = elicit.secret(
             "weather-api-key",
             title="Weather API key",
             message="The forecast tool needs your weather.example API key.",
             validator=validate_weather_key,
         )
-        calendar = OAuthConnection(
-            url_mode,
+        calendar = elicit.oauth(
             "calendar",
             service="Demo Calendar",
             client_id=provider.client_id,

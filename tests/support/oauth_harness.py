@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
+from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.oauth import OAuthConnection
 from elicitkit.server.store import MemoryStore, Store
 from elicitkit.server.store._sqlite import SQLiteStore
@@ -74,7 +75,7 @@ def build_agenda(
         store=store,
         wait=wait,
     )
-    url_mode.install(server)
+    elicit = Elicitation(server, url_mode=url_mode)
     endpoints: dict[str, Any] = (
         {"issuer": provider.issuer}
         if discovery
@@ -84,8 +85,7 @@ def build_agenda(
             "revocation_endpoint": provider.revocation_endpoint,
         }
     )
-    calendar = OAuthConnection(
-        url_mode,
+    calendar = elicit.oauth(
         "calendar",
         service="Demo Calendar",
         client_id=provider.client_id,

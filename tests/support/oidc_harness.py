@@ -20,6 +20,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 
 from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.oauth import OAuthConnection
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
@@ -117,10 +118,9 @@ async def running(auth: DemoAuthServer) -> AsyncIterator[Running]:
                 store=MemoryStore(),
                 wait="error",
             )
-            url_mode.install(server)
+            elicit = Elicitation(server, url_mode=url_mode)
             connections = {
-                name: OAuthConnection(
-                    url_mode,
+                name: elicit.oauth(
                     name,
                     service="Peer Calendar",
                     client_id=f"agenda-{name}",

@@ -36,6 +36,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitCompleteNotification, ElicitRequestURLParams, ElicitResult
 from starlette.types import ASGIApp
 
+from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.secret import Secret
 from elicitkit.server.store import Store
 from elicitkit.server.store._sqlite import SQLiteStore
@@ -99,9 +100,8 @@ def build_weather(
         ttl=ttl,
         identity=identity,
     )
-    url_mode.install(server)
-    api_key = Secret(
-        url_mode,
+    elicit = Elicitation(server, url_mode=url_mode)
+    api_key = elicit.secret(
         "weather-api-key",
         title="Weather API key",
         message="The forecast tool needs your weather.example API key.",

@@ -36,7 +36,6 @@ from elicitkit.server import (
     KeyRing,
     OAuthConnection,
     OAuthLogin,
-    Secret,
     Store,
     UrlMode,
 )
@@ -114,7 +113,6 @@ class DemoMcpServer(LocalServer):
                 required_scopes=["mcp"],
             ),
         )
-        elicit = Elicitation(server)
         url_mode = UrlMode(
             browser=OAuthLogin(self.auth.issuer, scopes=["openid"]),
             public_url=url,
@@ -122,17 +120,15 @@ class DemoMcpServer(LocalServer):
             store=self.store,
             server_name=SERVER_NAME,
         )
-        url_mode.install(server)
+        elicit = Elicitation(server, url_mode=url_mode)  # forms, and URL mode's pages on this server
         self.url_mode = url_mode
-        weather_key = Secret(
-            url_mode,
+        weather_key = elicit.secret(
             "demo-weather-api-key",
             title="Demo Weather API key",
             message="The weather tool needs your Demo Weather API key. Type it on the page, not in the chat.",
             description="Any text will do in the demo, for example demo-weather-123.",
         )
-        messenger_token = Secret(
-            url_mode,
+        messenger_token = elicit.secret(
             "demo-messenger-token",
             title="Demo Messenger token",
             message="Sending messages needs your Demo Messenger token. Enter it on the page.",
@@ -140,8 +136,7 @@ class DemoMcpServer(LocalServer):
             wait="error",  # this one is held with -32042; the client retries once it is done
         )
         calendar = self.calendar
-        connection = OAuthConnection(
-            url_mode,
+        connection = elicit.oauth(
             "calendar",
             service=calendar.service_name,
             client_id=calendar.client_id,

@@ -11,6 +11,13 @@
             case Declined() | Cancelled():
                 return "Nothing booked"
 
+With `url_mode=UrlMode(...)` the same object mounts URL mode's pages on the server and makes
+its flows, for what must not pass through the client (the one way to wire URL mode):
+
+    elicit = Elicitation(server, url_mode=UrlMode(browser=OAuthLogin(issuer)))
+    api_key = elicit.secret("weather-api-key", title="Weather API key", message="...")
+    calendar = elicit.oauth("calendar", service="Calendar", issuer=..., client_id=...)
+
 The same tool works on both protocol revisions: on 2025-11-25 the question is a live
 `elicitation/create` tied to the tool call; on 2026-07-28 it is returned in an
 `InputRequiredResult` and the tool runs again, from the top, with the answer (so code before
@@ -47,7 +54,8 @@ class Elicitation:
     """Asks questions on behalf of the tools, prompts and resources of one `MCPServer`.
 
     Creating it installs a small middleware on `server` that carries questions and answers
-    across 2026-07-28 rounds; `timeout` is the default for every question (None: no limit).
+    across 2026-07-28 rounds, and mounts `url_mode`'s pages when one is given; `timeout` is the
+    default for every question (None: no limit).
     """
 
     def __init__(
@@ -61,7 +69,7 @@ class Elicitation:
         self.url_mode = url_mode
         """URL mode for this server's tools (pages, store, vault); None until one is given."""
         if url_mode is not None:
-            url_mode.install(server)
+            url_mode._mount(server)  # pyright: ignore[reportPrivateUsage]  # one way to wire it
 
     def secret(
         self,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -205,8 +206,18 @@ class UrlMode:
         return self.context
 
     def install(self, server: MCPServer[Any]) -> None:
-        """Mount the pages on the server's own Starlette app and let tools ask in 2026-07-28 rounds."""
+        """Deprecated: `Elicitation(server, url_mode=url_mode)` is the one way to wire URL mode."""
         require_mcp_server(server, "UrlMode.install")
+        warnings.warn(
+            "UrlMode.install(server) is deprecated; create Elicitation(server, url_mode=url_mode), "
+            "which mounts the pages and offers elicit.secret(...) and elicit.oauth(...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        self._mount(server)
+
+    def _mount(self, server: MCPServer[Any]) -> None:
+        """Mount the pages on the server's own Starlette app; `Elicitation(server, url_mode=)` calls it."""
         if any(server is done for done in self._installed):
             return
         self._installed.append(server)

@@ -33,6 +33,7 @@ from support.oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
+from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.oauth import OAuthConfigError, OAuthConnection
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
@@ -237,7 +238,7 @@ async def test_the_mcp_servers_own_authorization_server_is_refused(auth: DemoAut
         store=MemoryStore(),
         wait="error",
     )
-    url_mode.install(server)
+    Elicitation(server, url_mode=url_mode)
     with pytest.raises(OAuthConfigError, match="S-32"):  # explicit endpoints: refused at once
         OAuthConnection(
             url_mode,
