@@ -35,9 +35,8 @@ class CheckSession:
         self.seen = seen
         self.timeout = timeout
         self.wire = Wire(connection, seen)
-        self.wire.standalone_ids = target.standalone_ids
         self.client = Client(
-            self.wire.transport(target.transport()),
+            self.wire.transport(target.transport(self.wire)),
             mode=mode,
             elicitation_callback=self._answer,
             input_required_max_rounds=6,
