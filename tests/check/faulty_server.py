@@ -35,6 +35,7 @@ from elicitkit.schema import validate
 RULE = sys.argv[1] if len(sys.argv) > 1 else "good"
 PORT = int(sys.argv[2]) if len(sys.argv) > 2 else None
 owners: dict[str, str] = {}
+asked_in: dict[str, Any] = {}  # elicitation id -> the session it was sent to
 server = MCPServer(f"faulty-{RULE}")
 sessions: list[Any] = []
 
@@ -100,6 +101,7 @@ async def connect(ctx: Context) -> str:
         url = f"http://127.0.0.1:{PORT}/page/{elicitation_id}"
         request = ctx.request_context.request
         owners[elicitation_id] = request.headers.get("authorization", "") if request is not None else ""
+        asked_in[elicitation_id] = ctx.session
     if RULE == "S-20":  # the same id for two different elicitations
         url += f"?attempt={uuid.uuid4().hex}"
     if RULE == "S-21":
@@ -124,11 +126,21 @@ async def page(request: Request) -> Response:
     """The page a URL opens: only for the user who was asked (unless S-34), hardened (unless S-35).
 
     A browser without a bearer header stands for the signed-in owner; one with another user's
-    token is that other user.
+    token is that other user. "S-34-consume" refuses the other user but throws the owner's
+    elicitation away; "S-34-cancel" refuses them but tells the owner's client it is over.
     """
-    owner = owners.get(request.path_params["elicitation_id"])
+    elicitation_id = request.path_params["elicitation_id"]
+    owner = owners.get(elicitation_id)
     sent = request.headers.get("authorization")
-    if owner is None or (sent is not None and sent != owner and RULE != "S-34"):
+    stranger = owner is not None and sent is not None and sent != owner
+    if stranger and RULE == "S-34-consume":
+        owners.pop(elicitation_id)
+    if stranger and RULE == "S-34-cancel":
+        notice = ElicitCompleteNotification(
+            params=ElicitCompleteNotificationParams(elicitation_id=elicitation_id)
+        )
+        await asked_in[elicitation_id].send_notification(notice)
+    if owner is None or (stranger and RULE != "S-34"):
         return HTMLResponse("<h1>Not yours</h1>", status_code=403)
     response = HTMLResponse("<h1>Connect your account</h1><form method=post><button>Connect</button></form>")
     if RULE == "S-35":

@@ -56,18 +56,28 @@ async def test_the_broken_rule_fails_and_nothing_else(rule: str) -> None:
     seen = verdicts(report)
     failed = sorted(r for r, v in seen.items() if v == "fail")
     assert failed == [rule[:4]], {f.id: f.evidence for f in report.findings.all() if f.verdict == "fail"}
+    if rule == "S-02-stream":  # told apart by the client's StandaloneStreamTap, not by a call being open
+        assert "standalone GET stream" in {f.id: f.evidence for f in report.findings.all()}["S-02"]
 
 
-@pytest.mark.parametrize("rule", ["S-34", "S-35", "good"])
+@pytest.mark.parametrize("rule", ["S-34", "S-34-consume", "S-34-cancel", "S-35", "good"])
 async def test_the_pages_a_url_opens_in_chromium(rule: str) -> None:
     with faulty(rule) as url:
         options = Options(timeout=5, other_token="bob-token", browser=True, tools={"connect": None})
         report = await run(Target(url=url, token="alice-token"), options)
     seen = verdicts(report)
+    evidence = {f.id: f.evidence for f in report.findings.all()}
     failed = sorted(r for r, v in seen.items() if v == "fail")
-    assert failed == ([] if rule == "good" else [rule]), report.findings.all()
+    assert failed == ([] if rule == "good" else [rule[:4]]), report.findings.all()
     if rule == "good":
         assert seen["S-34"] == seen["S-35"] == "pass", report.findings.all()
+        assert "stayed pending" in evidence["S-34"] and "still gets the page (HTTP 200)" in evidence["S-34"]
+    if rule == "S-34":  # the other user is let in
+        assert "was served the first user's page" in evidence["S-34"]
+    if rule == "S-34-consume":  # refused, but the first user's elicitation is gone with it
+        assert "refused at" in evidence["S-34"] and "consumed or cancelled" in evidence["S-34"]
+    if rule == "S-34-cancel":  # refused, but the first user's client is told it is over
+        assert "notifications/elicitation/complete" in evidence["S-34"] and "ended" in evidence["S-34"]
 
 
 async def test_the_well_behaved_twin_passes_every_rule_it_shows() -> None:

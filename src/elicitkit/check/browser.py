@@ -10,16 +10,14 @@ to a sign-in page is reported as not observed, since the checker cannot sign in 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import urllib.parse
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from elicitkit.check.observed import Observations
-
-if TYPE_CHECKING:
-    from elicitkit.check.runner import Options
-    from elicitkit.check.target import Target
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -32,10 +30,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-async def visit(
-    seen: Observations, target: Target, options: Options, progress: Callable[[str], None]
-) -> None:
-    """Load each distinct URL the server asked to open, once per identity, and record findings."""
+Users = Callable[[Any], Awaitable[None]]
+
+
+async def visit(seen: Observations, progress: Callable[[str], None], users: Users | None = None) -> None:
+    """Load each distinct URL the server asked to open (S-35), then hand the browser to `users` (S-34)."""
     if importlib.util.find_spec("playwright") is None:
         seen.browser.append(
             ("S-35", "not-observed", "--browser needs the playwright package (pip install playwright)")
@@ -49,26 +48,84 @@ async def visit(
     if not urls:
         return
     try:
-        await _visit(urls, seen, target, options, progress)
+        async with chromium() as browser:
+            for url in urls:
+                progress(f"browser: {url}")
+                await _pages(browser, url, seen)
+            if users is not None:
+                await users(browser)
     except Exception as error:  # the browser is an extra: its failure is a note in the report
         seen.browser.append(("S-35", "not-observed", f"the browser could not run: {error}"))
 
 
-async def _visit(
-    urls: list[str], seen: Observations, target: Target, options: Options, progress: Callable[[str], None]
-) -> None:
+@contextlib.asynccontextmanager
+async def chromium() -> AsyncIterator[Any]:
+    """Headless Debian Chromium through playwright, closed on the way out."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as driver:
         browser = await driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            for url in urls:
-                progress(f"browser: {url}")
-                await _pages(browser, url, seen)
-                if options.other_token and target.token:
-                    await _other_user(browser, url, options.other_token, seen)
+            yield browser
         finally:
             await browser.close()
+
+
+@dataclass
+class Visit:
+    """One person's browser at one URL: the HTTP status and where it ended up."""
+
+    url: str
+    status: int = 0
+    landed: str = ""
+    error: str = ""
+
+    @property
+    def refused(self) -> bool:
+        return not self.error and self.status >= 400
+
+    @property
+    def served(self) -> bool:
+        """The page at that very URL was shown (not a refusal, not a detour to sign in)."""
+        return not self.error and self.status < 400 and self.landed.split("#")[0] == self.url.split("#")[0]
+
+    def said(self) -> str:
+        if self.error:
+            return f"did not load: {self.error}"
+        if self.refused:
+            return f"was refused (HTTP {self.status})"
+        if self.served:
+            return f"was served the page (HTTP {self.status})"
+        return f"was sent to sign in ({self.landed})"
+
+
+async def open_as(browser: Any, url: str, token: str) -> Visit:
+    """Open `url` in a fresh browser whose requests to the URL's own origin carry `token` as a bearer.
+
+    The token goes to that origin only: a redirect to a sign-in page elsewhere never sees it.
+    """
+    origin = _origin(url)
+    context = await browser.new_context()
+
+    async def bearer(route: Any) -> None:
+        if _origin(route.request.url) != origin:
+            await route.continue_()
+            return
+        headers = {**route.request.headers, "authorization": f"Bearer {token}"}
+        await route.continue_(headers=headers)
+
+    visit = Visit(url)
+    try:
+        await context.route("**/*", bearer)
+        page = await context.new_page()
+        response = await page.goto(url, wait_until="load", timeout=15_000)
+        visit.status = response.status if response is not None else 0
+        visit.landed = page.url
+    except Exception as error:  # a page that does not load is a note, not a crash
+        visit.error = str(error).splitlines()[0] if str(error) else type(error).__name__
+    finally:
+        await context.close()
+    return visit
 
 
 async def _pages(browser: Any, url: str, seen: Observations) -> None:
@@ -132,36 +189,3 @@ def _cookie(header: str, where: str, seen: Observations) -> None:
 def _origin(url: str) -> tuple[str, str, int | None]:
     split = urllib.parse.urlsplit(url)
     return split.scheme, split.hostname or "", split.port
-
-
-async def _other_user(browser: Any, url: str, token: str, seen: Observations) -> None:
-    context = await browser.new_context(extra_http_headers={"Authorization": f"Bearer {token}"})
-    page = await context.new_page()
-    try:
-        response = await page.goto(url, wait_until="load", timeout=15_000)
-    except Exception as error:  # a page that does not load is a note, not a crash
-        seen.browser.append(("S-34", "not-observed", f"{url} did not load for the other user: {error}"))
-        await context.close()
-        return
-    status = response.status if response is not None else 0
-    if status >= 400:
-        seen.browser.append(
-            ("S-34", "pass", f"the other user's browser was refused at {url} (HTTP {status})")
-        )
-    elif page.url.split("#")[0] == url.split("#")[0]:
-        seen.browser.append(
-            (
-                "S-34",
-                "fail",
-                f"the other user's browser was served the first user's page {url} (HTTP {status})",
-            )
-        )
-    else:
-        seen.browser.append(
-            (
-                "S-34",
-                "not-observed",
-                f"the other user was sent to sign in ({page.url}); the checker cannot sign in there",
-            )
-        )
-    await context.close()

@@ -67,6 +67,8 @@ class _Run:
         self.options = options
         self.progress = progress
         self.seen = Observations()
+        self.versions: list[str] = []
+        self.tools: list[Tool] = []
 
     def connection(self, revision: str, declared: frozenset[str]) -> Connection:
         connection = Connection(len(self.seen.connections) + 1, revision, declared)
@@ -161,6 +163,24 @@ class _Run:
                 await first.call(name, args)
             await anyio.sleep(0.5)
 
+    async def users(self, browser: Any) -> None:
+        """S-34 on live URLs: each tool that asked in URL mode, called again as the first user."""
+        from elicitkit.check.users import check_users
+
+        if not (self.options.other_token and self.target.token):
+            return
+        by_name = {t.name: t for t in self.tools}
+        names = dict.fromkeys(a.tool for a in self.seen.asked if a.mode == "url" and a.tool in by_name)
+        revision = LEGACY if LEGACY in self.versions else MODERN
+        await check_users(
+            browser,
+            [(name, self._arguments(by_name[name])) for name in names if name is not None],
+            lambda: self.session(revision, DECLARATIONS[0]),
+            (self.target.token, self.options.other_token),
+            self.seen,
+            self.progress,
+        )
+
     async def guarded(self, stage: Awaitable[None], what: str) -> None:
         """Run one stage; a server that dies or hangs up ends that stage with a note, not the run."""
         try:
@@ -185,6 +205,7 @@ async def run(target: Target, options: Options | None = None, *, progress: Progr
         if missing:
             raise TargetError(f"{target.name} lists no tool named {', '.join(missing)}.")
         tools = [t for t in tools if t.name in options.tools]
+    state.versions, state.tools = versions, tools
     legacy = any(v != MODERN for v in versions)
     if legacy:
         await state.guarded(state.calls(LEGACY, tools), f"the {LEGACY} calls")
@@ -195,7 +216,7 @@ async def run(target: Target, options: Options | None = None, *, progress: Progr
     if options.browser:
         from elicitkit.check.browser import visit
 
-        await visit(state.seen, target, options, state.progress)
+        await visit(state.seen, state.progress, state.users)
     secrets = [s for s in (target.token, options.other_token) if s]
     return Report(target.name, versions, judge(state.seen, secrets=secrets), state.seen)
 

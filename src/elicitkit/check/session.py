@@ -35,9 +35,8 @@ class CheckSession:
         self.seen = seen
         self.timeout = timeout
         self.wire = Wire(connection, seen)
-        self.wire.standalone_ids = target.standalone_ids
         self.client = Client(
-            self.wire.transport(target.transport()),
+            self.wire.transport(target.transport(self.wire)),
             mode=mode,
             elicitation_callback=self._answer,
             input_required_max_rounds=6,
@@ -69,8 +68,10 @@ class CheckSession:
         arguments: dict[str, Any],
         strategy: str = "valid",
         invalid: tuple[dict[str, Any], list[str]] | None = None,
+        call: Call | None = None,
     ) -> Call:
-        call = Call(self.connection, tool, strategy)
+        """Call `tool`, answering on the plan; `call`, when given, is the record to fill as it goes."""
+        call = call or Call(self.connection, tool, strategy)
         if invalid is not None:
             call.invalid, call.problems = invalid
         self.seen.calls.append(call)

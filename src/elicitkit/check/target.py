@@ -1,7 +1,7 @@
 """`Target`: the server under check, an `http(s)://` MCP endpoint or a stdio command.
 
-`transport()` gives a fresh SDK transport for one connection. Over HTTP it also watches the
-standalone GET stream's bytes before the SDK parses them, and notes the ids of the
+`transport(watch)` gives a fresh SDK transport for one connection. Over HTTP the client's
+`StandaloneStreamTap` reads along the standalone GET stream and tells `watch` the ids of the
 `elicitation/create` requests that came that way (S-02: a server must ask on the stream of
 the request it is handling, never on the standalone one).
 """
@@ -9,17 +9,18 @@ the request it is handling, never on the standalone one).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import shlex
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import httpx2
 from mcp.client import Transport
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+
+from elicitkit.client import StandaloneStreamTap, StandaloneWatch
 
 
 class TargetError(Exception):
@@ -34,7 +35,6 @@ class Target:
     command: Sequence[str] = ()
     #: sent as `Authorization: Bearer ...` on HTTP targets
     token: str | None = None
-    standalone_ids: set[Any] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.url is None and not self.command:
@@ -53,15 +53,16 @@ class Target:
         return self.url is not None
 
     def with_token(self, token: str | None) -> Target:
-        return Target(self.url, self.command, token, self.standalone_ids)
+        return Target(self.url, self.command, token)
 
-    def transport(self) -> Transport:
+    def transport(self, watch: StandaloneWatch) -> Transport:
+        """A new transport; over HTTP, `watch` hears of each request on the standalone stream."""
         if self.url is not None:
             headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
             client = httpx2.AsyncClient(
                 headers=headers,
                 timeout=httpx2.Timeout(30.0, read=300.0),
-                transport=_WatchedHttp(self.standalone_ids),
+                event_hooks={"response": [StandaloneStreamTap(watch)]},
             )
             return streamable_http_client(self.url, http_client=client)
         command, *args = self.command
@@ -73,49 +74,3 @@ class Target:
 def _devnull() -> Any:
     """Where a stdio server's stderr goes: one handle for the whole run, not one per connection."""
     return open(os.devnull, "w")  # shared by every stdio connection until the run ends
-
-
-class _WatchedHttp(httpx2.AsyncBaseTransport):
-    """The default transport, reading along the standalone GET stream for `elicitation/create`."""
-
-    def __init__(self, ids: set[Any]) -> None:
-        self._inner = httpx2.AsyncHTTPTransport()
-        self._ids = ids
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self._inner.handle_async_request(request)
-        kind = response.headers.get("content-type", "")
-        if request.method == "GET" and kind.startswith("text/event-stream"):
-            response.stream = _Scanned(response.stream, self._ids)
-        return response
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-class _Scanned(httpx2.AsyncByteStream):
-    def __init__(self, inner: Any, ids: set[Any]) -> None:
-        self._inner = inner
-        self._ids = ids
-        self._buffer = b""
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
-            self._read(chunk)
-            yield chunk
-
-    def _read(self, chunk: bytes) -> None:
-        self._buffer = (self._buffer + chunk)[-1_000_000:]
-        *lines, self._buffer = self._buffer.split(b"\n")
-        for line in lines:
-            if not line.startswith(b"data:") or b"elicitation/create" not in line:
-                continue
-            try:
-                message = json.loads(line[5:])
-            except ValueError:
-                continue
-            if isinstance(message, dict) and message.get("method") == "elicitation/create":
-                self._ids.add(message.get("id"))
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()

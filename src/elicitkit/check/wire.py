@@ -1,21 +1,22 @@
-"""`Wire`: a client transport that declares the modes the checker chooses and records the server.
+"""`Wire`: the watch that declares the modes the checker chooses and records the server.
 
 The checker is a raw client: it must declare exactly the capabilities it is testing (the SDK
 declares both modes whenever an elicitation callback is set), and it must see what the server
-sent before the SDK parses it (a request without `message` never reaches a callback). So it
-sits between the SDK's session and its transport, rewrites `capabilities.elicitation` on the
-way out (the initialize request, and the per-request `_meta` of 2026-07-28), and turns every
-elicitation, -32042 and completion notice on the way in into an observation.
+sent before the SDK parses it (a request without `message` never reaches a callback). So it is
+a `Watch` on the client's public `WatchedTransport`, between the SDK's session and its
+transport: it rewrites `capabilities.elicitation` on the way out (the initialize request, and
+the per-request `_meta` of 2026-07-28), and turns every elicitation, -32042 and completion
+notice on the way in into an observation. Over HTTP the client's `StandaloneStreamTap` tells
+it which requests came on the standalone GET stream.
 """
 
 from __future__ import annotations
 
 import copy
-from types import TracebackType
+from collections import OrderedDict
 from typing import Any
 
 from mcp.client import Transport
-from mcp.client._transport import ReadStream, WriteStream  # the SDK exports them here (__all__)
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     CLIENT_CAPABILITIES_META_KEY,
@@ -24,9 +25,11 @@ from mcp_types import (
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
+    RequestId,
 )
 
 from elicitkit.check.observed import Asked, Call, Connection, Notice, Observations
+from elicitkit.client import WatchedTransport
 
 #: The client requests a server may ask inside (REQUIREMENTS S-02).
 ASSOCIABLE = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -37,6 +40,10 @@ def declared_capability(declared: frozenset[str]) -> dict[str, Any] | None:
     return {mode: {} for mode in sorted(declared)} or None
 
 
+#: how many standalone-stream ids one connection remembers until their requests are read
+_MAX_STANDALONE = 1024
+
+
 class Wire:
     """The record of one connection's traffic; `transport(inner)` puts it on a transport."""
 
@@ -45,24 +52,30 @@ class Wire:
         self.seen = seen
         self.call: Call | None = None
         self.known_ids: set[str] = set()
-        #: request ids the HTTP layer saw on the standalone GET stream (`Target.standalone_ids`)
-        self.standalone_ids: set[Any] = set()
+        #: request ids the HTTP layer saw on the standalone GET stream, not yet read here
+        self._standalone: OrderedDict[RequestId, None] = OrderedDict()
         self._open: dict[Any, str] = {}
 
-    def transport(self, inner: Transport) -> _WiredTransport:
-        return _WiredTransport(inner, self)
+    def transport(self, inner: Transport) -> WatchedTransport:
+        return WatchedTransport(inner, self)
+
+    def arrived_standalone(self, request_id: RequestId) -> None:
+        """`StandaloneStreamTap` saw an `elicitation/create` with this id on the GET stream."""
+        self._standalone[request_id] = None
+        while len(self._standalone) > _MAX_STANDALONE:
+            self._standalone.popitem(last=False)
 
     # -- outgoing -------------------------------------------------------------------------------
 
-    def outgoing(self, item: SessionMessage) -> SessionMessage:
+    def sent(self, item: SessionMessage) -> SessionMessage | None:
         message = item.message
         if not isinstance(message, JSONRPCRequest):
-            return item
+            return None
         if message.method in ASSOCIABLE:
             self._open[message.id] = message.method
         params = copy.deepcopy(message.params) if message.params else None
         if params is None:
-            return item
+            return None
         wanted = declared_capability(self.connection.declared)
         touched = False
         caps = params.get("capabilities")
@@ -74,17 +87,17 @@ class Wire:
             _set(meta[CLIENT_CAPABILITIES_META_KEY], wanted)
             touched = True
         if not touched:
-            return item
+            return None
         return SessionMessage(message.model_copy(update={"params": params}), item.metadata)
 
     # -- incoming -------------------------------------------------------------------------------
 
-    def incoming(self, item: SessionMessage | Exception) -> None:
+    def received(self, item: SessionMessage | Exception) -> None:
         if isinstance(item, Exception):
             return
         message = item.message
         if isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
-            standalone = message.id in self.standalone_ids
+            standalone = self._standalone.pop(message.id, False) is None
             self._ask(
                 "request", dict(message.params or {}), in_flight=bool(self._open), standalone=standalone
             )
@@ -134,74 +147,3 @@ def _set(capabilities: dict[str, Any], wanted: dict[str, Any] | None) -> None:
         capabilities.pop("elicitation", None)
     else:
         capabilities["elicitation"] = wanted
-
-
-class _Read:
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], wire: Wire) -> None:
-        self._inner = inner
-        self._wire = wire
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self._inner, "last_context", None)
-
-    async def receive(self) -> SessionMessage | Exception:
-        item = await self._inner.receive()
-        self._wire.incoming(item)
-        return item
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> _Read:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        item = await self._inner.__anext__()
-        self._wire.incoming(item)
-        return item
-
-    async def __aenter__(self) -> _Read:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
-
-
-class _Write:
-    def __init__(self, inner: WriteStream[SessionMessage], wire: Wire) -> None:
-        self._inner = inner
-        self._wire = wire
-
-    async def send(self, item: SessionMessage, /) -> None:
-        await self._inner.send(self._wire.outgoing(item))
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Write:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
-
-
-class _WiredTransport:
-    def __init__(self, inner: Transport, wire: Wire) -> None:
-        self._inner = inner
-        self._wire = wire
-
-    async def __aenter__(self) -> tuple[_Read, _Write]:
-        read, write = await self._inner.__aenter__()
-        return _Read(read, self._wire), _Write(write, self._wire)
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)

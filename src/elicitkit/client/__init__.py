@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from elicitkit.client._association import Watch, WatchedTransport
+from elicitkit.client._association import StandaloneStreamTap, StandaloneWatch, Watch, WatchedTransport
 from elicitkit.client.completions import Completions
 from elicitkit.client.eliciting import ElicitingClient
 from elicitkit.client.errors import (
@@ -71,6 +71,8 @@ __all__ = [
     "ScriptedUI",
     "ServerElicitations",
     "Sizes",
+    "StandaloneStreamTap",
+    "StandaloneWatch",
     "TerminalUI",
     "UrlOpener",
     "UrlQuestion",

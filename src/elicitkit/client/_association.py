@@ -12,6 +12,8 @@ before anything can tell them apart (`StreamableHTTPTransport.handle_get_stream`
 same read stream, untagged; see docs/upstream.md), so `StandaloneStreamTap`, an httpx response
 hook on the client elicitkit builds for a URL, reads the GET stream's events as they pass and
 tells the watch which `elicitation/create` ids came that way. tests/client/test_hostile.py pins it.
+`WatchedTransport`, `Watch` and the tap are public from `elicitkit.client` (`elicitkit check`
+uses them).
 
 It changes one thing, a gap in mcp 2.3.0: at 2026-07-28 a result without `resultType` MUST be
 taken as "complete", but the SDK rejects it and the call crashes. A response to a request this
@@ -46,9 +48,13 @@ _MAX_VERDICTS = 1024
 
 
 class Watch(Protocol):
-    """What `WatchedTransport` feeds: every message sent, and every one received."""
+    """What `WatchedTransport` feeds: every message sent, and every one received.
 
-    def sent(self, item: SessionMessage) -> None: ...
+    `sent` may return a message to send in place of the one given (a raw client declaring
+    other capabilities than the SDK's, say); None sends it unchanged.
+    """
+
+    def sent(self, item: SessionMessage) -> SessionMessage | None: ...
 
     def received(self, item: SessionMessage | Exception) -> None: ...
 
@@ -148,8 +154,8 @@ class _WatchedWrite:
         self._watch = watch
 
     async def send(self, item: SessionMessage, /) -> None:
-        self._watch.sent(item)
-        await self._inner.send(item)
+        replaced = self._watch.sent(item)
+        await self._inner.send(item if replaced is None else replaced)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -184,15 +190,22 @@ class WatchedTransport:
 _MAX_EVENT = 1 << 20  # the SDK's own cap on one SSE event
 
 
+class StandaloneWatch(Protocol):
+    """What `StandaloneStreamTap` tells: the id of each `elicitation/create` on the GET stream."""
+
+    def arrived_standalone(self, request_id: RequestId) -> None: ...
+
+
 class StandaloneStreamTap:
     """An httpx response hook: notes each `elicitation/create` read off the standalone GET stream.
 
     It parses the event stream's `data:` lines as the bytes pass (the SDK parses them again just
     after) and changes nothing. A compressed stream cannot be read here and is left untapped:
-    then the check falls back to "was any call open".
+    then the check falls back to "was any call open". Put it on the `httpx2.AsyncClient` given
+    to `streamable_http_client`: `client.event_hooks["response"].append(StandaloneStreamTap(w))`.
     """
 
-    def __init__(self, watch: RequestWatch) -> None:
+    def __init__(self, watch: StandaloneWatch) -> None:
         self._watch = watch
 
     async def __call__(self, response: httpx2.Response) -> None:
@@ -204,7 +217,7 @@ class StandaloneStreamTap:
 
 
 class _TappedStream(httpx2.AsyncByteStream):
-    def __init__(self, inner: httpx2.AsyncByteStream, watch: RequestWatch) -> None:
+    def __init__(self, inner: httpx2.AsyncByteStream, watch: StandaloneWatch) -> None:
         self._inner = inner
         self._watch = watch
         self._line = b""
