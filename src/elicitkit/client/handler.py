@@ -105,7 +105,7 @@ class ElicitationHandler:
             url=UrlElicitationCapability() if "url" in self.modes else None,
         )
 
-    if not TYPE_CHECKING:  # at run time only: a type checker keeps rejecting the handler as a callback
+    if not TYPE_CHECKING:  # run time only: mypy keeps rejecting the handler where the SDK types a callback
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             raise TypeError(
