@@ -5,8 +5,9 @@ questions (forms on the terminal, URL consent before any browser opens).
     python agent_google_adk.py http://127.0.0.1:8000/mcp
 
 The model is a scripted `BaseLlm` that books a table, then asks for the forecast (no network,
-no API key); put `"gemini-..."` in its place. google-adk is not in elicitkit's `dev` extra (its
-opentelemetry pin excludes FastMCP 4.2), so this example is not run by the test suite.
+no API key); put `"gemini-..."` in its place. google-adk cannot share elicitkit's `dev` venv (its
+opentelemetry pin excludes FastMCP 4.2): tests/frameworks/test_google_adk.py runs this example
+in `.venv-adk`, which scripts/setup makes.
 """
 
 from __future__ import annotations

@@ -6,8 +6,7 @@ person (forms on the terminal, URL consent before any browser opens) and returns
     python agent_openai_agents.py http://127.0.0.1:8000/mcp
 
 The model is a scripted `Model` that calls `book` once (no network, no API key); put a real
-model in its place. openai-agents is not in elicitkit's `dev` extra, so the test suite does not
-run this example.
+model in its place. tests/frameworks/test_openai_agents.py runs this example.
 """
 
 from __future__ import annotations

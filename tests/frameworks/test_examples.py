@@ -63,3 +63,19 @@ async def test_fastmcp_client_example(mode: str, wait: Any) -> None:
     form, *consents = ui.shown  # 2026-07-28 ("auto") asks the URL again each round until done
     assert isinstance(form, FormQuestion) and consents
     assert all(isinstance(c, UrlQuestion) and c.report.url == person.opened[0] for c in consents)
+
+
+async def test_pydantic_ai_undeclared_mode_reaches_the_server_as_an_error() -> None:
+    # pydantic-ai's session (the SDK's) declares url anyway; the form-only handler refuses the
+    # URL request with an error, which the tool sees and pydantic-ai hands the model as a retry
+    person = Person()
+    ui = ScriptedUI(Accept(BOOKING), otherwise=Accept())
+    handler = ElicitationHandler(ui, modes=("form",), open_url=person.open)
+    async with fastmcp_example() as served:
+        result = await build_agent(served.mcp, handler).run("Book a table, then the weather in Oslo.")
+        states = {r.state for r in served.store._records.values()}
+    booked, forecast = result.output.split(" / ")
+    assert booked == "Booked a table for 4 on 2026-12-24."
+    assert forecast == "This client did not declare elicitation mode 'url'."
+    assert [type(q) for q in ui.shown] == [FormQuestion] and person.opened == []
+    assert "completed" not in states

@@ -62,3 +62,21 @@ async def test_langchain_decline_stays_a_decline() -> None:
     ):
         booked = await (await tools(adapter))["book"].ainvoke({})
     assert "Nothing booked: the person chose decline." in str(booked)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_langchain_undeclared_mode_reaches_the_server_as_an_error(mode: str) -> None:
+    person = Person()
+    ui = ScriptedUI(otherwise=Accept())
+    answers = for_fastmcp(ElicitationHandler(ui, modes=("form",), open_url=person.open))
+    async with fastmcp_example() as served:
+        client = fastmcp.Client(served.mcp, mode=mode, **answers.client_options())
+        async with mcp_adapter(client) as adapter:
+            try:
+                forecast: Any = await (await tools(adapter))["forecast"].ainvoke({"city": "Oslo"})
+            except Exception as exc:  # the tool raises the server's error, or returns it
+                forecast = exc
+        states = {r.state for r in served.store._records.values()}
+    assert "did not declare elicitation mode 'url'" in str(forecast), forecast
+    assert "Sunny" not in str(forecast) and ui.shown == [] and person.opened == []
+    assert "completed" not in states

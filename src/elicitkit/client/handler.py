@@ -105,6 +105,16 @@ class ElicitationHandler:
             url=UrlElicitationCapability() if "url" in self.modes else None,
         )
 
+    if not TYPE_CHECKING:  # run time only: mypy keeps rejecting the handler where the SDK types a callback
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            raise TypeError(
+                "An ElicitationHandler is the configuration, not the callback: give fastmcp.Client "
+                "**for_fastmcp(handler).client_options(), an SDK session or google-adk "
+                "for_sdk_session(handler) (both in elicitkit.client.frameworks), or connect with "
+                "handler.connect(url)."
+            )
+
     def ui_turn(self) -> anyio.Lock:
         """One question on the UI at a time, across every server this handler answers for."""
         if self._turn is None:
