@@ -36,14 +36,31 @@ COMPLETIONS_CHANNEL = "elicitkit:completed"
 """The Redis channel that carries "elicitation X reached a final state" between replicas (with
 the default key prefix; a store publishes on `<prefix>completed`)."""
 
+# The record's fields, in the order the scripts take their values and return them.
+_FIELDS = (
+    "issuer", "subject", "client_id", "flow", "message", "state",
+    "created_at", "updated_at", "expires_at", "details",
+)  # fmt: skip
+_LUA_FIELDS = "{" + ", ".join(f"'{name}'" for name in _FIELDS) + "}"
+
 # KEYS: record, active index, finished index, the user's active index (for count_active).
-# ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then field/value pairs.
-_CREATE = """
+# ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then the values of _FIELDS in order
+# (the names are in the script: half the arguments to send).
+_CREATE = (
+    """
 if redis.call('EXISTS', KEYS[1]) == 1 then
   if redis.call('HGET', KEYS[1], 'op') == ARGV[2] then return 1 end
   return redis.error_reply('DUPLICATE record id already exists')
 end
-redis.call('HSET', KEYS[1], 'op', ARGV[2], unpack(ARGV, 7))
+local names = """
+    + _LUA_FIELDS
+    + """
+local hset = {'op', ARGV[2]}
+for i, name in ipairs(names) do
+  hset[2 * i + 1] = name
+  hset[2 * i + 2] = ARGV[6 + i]
+end
+redis.call('HSET', KEYS[1], unpack(hset))
 if ARGV[6] == '1' then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
   redis.call('PEXPIREAT', KEYS[1], ARGV[4])
@@ -55,26 +72,32 @@ else
 end
 return 1
 """
+)
 
 # KEYS: record, active index, finished index.
 # ARGV: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active,
 #       completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
 #       the record's hash slot), from...
-_TRANSITION = """
+# Returns the record's _FIELDS values in order (or nil when the change is refused).
+_TRANSITION = (
+    """
 local rec = KEYS[1]
-local state = redis.call('HGET', rec, 'state')
+local names = """
+    + _LUA_FIELDS
+    + """
+local now = redis.call('HMGET', rec, 'state', 'op', 'expires_at', 'issuer', 'subject')
+local state = now[1]
 if not state then return false end
-if redis.call('HGET', rec, 'op') == ARGV[2] then return redis.call('HGETALL', rec) end
+if now[2] == ARGV[2] then return redis.call('HMGET', rec, unpack(names)) end
 local allowed = false
 for i = 13, #ARGV do
   if ARGV[i] == state then allowed = true; break end
 end
 if not allowed then return false end
-if ARGV[5] == '1' and tonumber(redis.call('HGET', rec, 'expires_at')) <= tonumber(ARGV[4]) then
+if ARGV[5] == '1' and tonumber(now[3]) <= tonumber(ARGV[4]) then
   return false
 end
-if ARGV[6] == '1' and (redis.call('HGET', rec, 'issuer') ~= ARGV[7]
-    or redis.call('HGET', rec, 'subject') ~= ARGV[8]) then
+if ARGV[6] == '1' and (now[4] ~= ARGV[7] or now[5] ~= ARGV[8]) then
   return false
 end
 redis.call('HSET', rec, 'state', ARGV[3], 'updated_at', ARGV[4], 'op', ARGV[2])
@@ -84,8 +107,9 @@ if ARGV[10] ~= '1' then
   redis.call('PEXPIRE', rec, ARGV[9])
   if ARGV[11] ~= '' then redis.call(ARGV[12], ARGV[11], ARGV[1]) end
 end
-return redis.call('HGETALL', rec)
+return redis.call('HMGET', rec, unpack(names))
 """
+)
 
 # KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix, keep_ms.
 # Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
@@ -307,9 +331,8 @@ class RedisStore:
 
     async def create(self, record: Record) -> None:
         active = record.state in ACTIVE
-        fields: list[str] = []
-        for name, value in self._encode(record).items():
-            fields += [name, value]
+        encoded = self._encode(record)
+        fields = [encoded[name] for name in _FIELDS]
         args: list[str | int] = [
             record.id,
             secrets.token_hex(8),
@@ -389,8 +412,7 @@ class RedisStore:
             reply = await self._acked(lambda c: self._transition(keys=keys, args=args, client=c))
         if not reply:
             return None
-        flat = cast(list[bytes], reply)
-        return self._decode(elicitation_id, dict(zip(flat[::2], flat[1::2], strict=True)))
+        return self._from_values(elicitation_id, cast(list[bytes], reply))
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now
@@ -470,6 +492,25 @@ class RedisStore:
             "expires_at": _num(record.expires_at),
             "details": json.dumps(record.details),
         }
+
+    @staticmethod
+    def _from_values(elicitation_id: str, values: list[bytes]) -> Record:
+        """The record from its _FIELDS values, in order, as the transition script returns them."""
+        issuer, subject, client_id, flow, message, state, created, updated, expires, details = (
+            _text(v) for v in values
+        )
+        return Record(
+            id=elicitation_id,
+            user=User(issuer=issuer, subject=subject),
+            client_id=client_id,
+            flow=flow,
+            message=message,
+            state=cast(State, state),
+            created_at=float(created),
+            updated_at=float(updated),
+            expires_at=float(expires),
+            details=json.loads(details),
+        )
 
     @staticmethod
     def _decode(elicitation_id: str, raw: dict[Any, Any]) -> Record:
