@@ -28,6 +28,7 @@ from redis.asyncio import Redis, RedisCluster
 
 from elicitkit.server.errors import StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record, State
+from elicitkit.server.store._redis_lua import CREATE, FIELDS, RELEASE, SWEEP, SWEEP_BATCH, TRANSITION
 from elicitkit.server.user import User
 
 __all__ = ["CLUSTER_SLOTS", "COMPLETIONS_CHANNEL", "RedisStore", "shard_channel", "shard_channels"]
@@ -36,112 +37,6 @@ COMPLETIONS_CHANNEL = "elicitkit:completed"
 """The Redis channel that carries "elicitation X reached a final state" between replicas (with
 the default key prefix; a store publishes on `<prefix>completed`)."""
 
-# The record's fields, in the order the scripts take their values and return them.
-_FIELDS = (
-    "issuer", "subject", "client_id", "flow", "message", "state",
-    "created_at", "updated_at", "expires_at", "details",
-)  # fmt: skip
-_LUA_FIELDS = "{" + ", ".join(f"'{name}'" for name in _FIELDS) + "}"
-
-# KEYS: record, active index, finished index, the user's active index (for count_active).
-# ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then the values of _FIELDS in order
-# (the names are in the script: half the arguments to send).
-_CREATE = (
-    """
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  if redis.call('HGET', KEYS[1], 'op') == ARGV[2] then return 1 end
-  return redis.error_reply('DUPLICATE record id already exists')
-end
-local names = """
-    + _LUA_FIELDS
-    + """
-local hset = {'op', ARGV[2]}
-for i, name in ipairs(names) do
-  hset[2 * i + 1] = name
-  hset[2 * i + 2] = ARGV[6 + i]
-end
-redis.call('HSET', KEYS[1], unpack(hset))
-if ARGV[6] == '1' then
-  redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
-  redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
-  redis.call('PEXPIREAT', KEYS[4], ARGV[4])  -- keep_for past this record's expiry
-else
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-end
-return 1
-"""
-)
-
-# KEYS: record, active index, finished index.
-# ARGV: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active,
-#       completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
-#       the record's hash slot), from...
-# Returns the record's _FIELDS values in order (or nil when the change is refused).
-_TRANSITION = (
-    """
-local rec = KEYS[1]
-local names = """
-    + _LUA_FIELDS
-    + """
-local now = redis.call('HMGET', rec, 'state', 'op', 'expires_at', 'issuer', 'subject')
-local state = now[1]
-if not state then return false end
-if now[2] == ARGV[2] then return redis.call('HMGET', rec, unpack(names)) end
-local allowed = false
-for i = 13, #ARGV do
-  if ARGV[i] == state then allowed = true; break end
-end
-if not allowed then return false end
-if ARGV[5] == '1' and tonumber(now[3]) <= tonumber(ARGV[4]) then
-  return false
-end
-if ARGV[6] == '1' and (now[4] ~= ARGV[7] or now[5] ~= ARGV[8]) then
-  return false
-end
-redis.call('HSET', rec, 'state', ARGV[3], 'updated_at', ARGV[4], 'op', ARGV[2])
-if ARGV[10] ~= '1' then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
-  redis.call('PEXPIRE', rec, ARGV[9])
-  if ARGV[11] ~= '' then redis.call(ARGV[12], ARGV[11], ARGV[1]) end
-end
-return redis.call('HMGET', rec, unpack(names))
-"""
-)
-
-# KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix, keep_ms.
-# Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
-_SWEEP = """
-local changed = 0
-local overdue = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
-for _, id in ipairs(overdue) do
-  local rec = ARGV[4] .. id
-  local state = redis.call('HGET', rec, 'state')
-  redis.call('ZREM', KEYS[1], id)
-  if state == 'pending' or state == 'opened' then
-    redis.call('HSET', rec, 'state', 'expired', 'updated_at', ARGV[1], 'op', '')
-    redis.call('ZADD', KEYS[2], ARGV[1], id)
-    redis.call('PEXPIRE', rec, ARGV[5])
-    changed = changed + 1
-  end
-end
-local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2], 'LIMIT', 0, ARGV[3])
-for _, id in ipairs(old) do
-  redis.call('ZREM', KEYS[2], id)
-  changed = changed + redis.call('DEL', ARGV[4] .. id)
-end
-return {changed, #overdue, #old}
-"""
-
-# KEYS: lock.  ARGV: holder token.  Deletes the lock only if this holder still has it.
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-_SWEEP_BATCH = 500  # bounded work per script call, so a big sweep never stalls Redis for others
 
 CLUSTER_SLOTS = 16
 """On Redis Cluster, records are spread over this many hash tags (`{elicitkit:0}` ...
@@ -227,10 +122,10 @@ class RedisStore:
         self._scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
         """Key prefixes, one per hash tag on a Cluster (the `prefix` alone otherwise)."""
-        self._create = client.register_script(_CREATE)
-        self._transition = client.register_script(_TRANSITION)
-        self._sweep = client.register_script(_SWEEP)
-        self._release = client.register_script(_RELEASE)
+        self._create = client.register_script(CREATE)
+        self._transition = client.register_script(TRANSITION)
+        self._sweep = client.register_script(SWEEP)
+        self._release = client.register_script(RELEASE)
 
     async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
@@ -332,7 +227,7 @@ class RedisStore:
     async def create(self, record: Record) -> None:
         active = record.state in ACTIVE
         encoded = self._encode(record)
-        fields = [encoded[name] for name in _FIELDS]
+        fields = [encoded[name] for name in FIELDS]
         args: list[str | int] = [
             record.id,
             secrets.token_hex(8),
@@ -421,7 +316,7 @@ class RedisStore:
             args: list[str | int] = [
                 _num(now),
                 _num(now - keep_for),
-                _SWEEP_BATCH,
+                SWEEP_BATCH,
                 f"{space}record:",
                 int(self.keep_for * 1000),
             ]
@@ -430,7 +325,7 @@ class RedisStore:
                 while True:
                     reply = cast(list[int], await self._sweep(keys=keys, args=args))
                     changed += int(reply[0])
-                    if reply[1] < _SWEEP_BATCH and reply[2] < _SWEEP_BATCH:
+                    if reply[1] < SWEEP_BATCH and reply[2] < SWEEP_BATCH:
                         break
         return changed
 
@@ -495,7 +390,7 @@ class RedisStore:
 
     @staticmethod
     def _from_values(elicitation_id: str, values: list[bytes]) -> Record:
-        """The record from its _FIELDS values, in order, as the transition script returns them."""
+        """The record from its FIELDS values, in order, as the transition script returns them."""
         issuer, subject, client_id, flow, message, state, created, updated, expires, details = (
             _text(v) for v in values
         )
