@@ -307,7 +307,8 @@ class RedisStore:
             reply = await self._acked(lambda c: self._transition(keys=keys, args=args, client=c))
         if not reply:
             return None
-        return self._from_values(elicitation_id, cast(list[bytes], reply))
+        flat = cast(list[bytes], reply)
+        return self._decode(elicitation_id, dict(zip(flat[::2], flat[1::2], strict=True)))
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now
@@ -387,25 +388,6 @@ class RedisStore:
             "expires_at": _num(record.expires_at),
             "details": json.dumps(record.details),
         }
-
-    @staticmethod
-    def _from_values(elicitation_id: str, values: list[bytes]) -> Record:
-        """The record from its FIELDS values, in order, as the transition script returns them."""
-        issuer, subject, client_id, flow, message, state, created, updated, expires, details = (
-            _text(v) for v in values
-        )
-        return Record(
-            id=elicitation_id,
-            user=User(issuer=issuer, subject=subject),
-            client_id=client_id,
-            flow=flow,
-            message=message,
-            state=cast(State, state),
-            created_at=float(created),
-            updated_at=float(updated),
-            expires_at=float(expires),
-            details=json.loads(details),
-        )
 
     @staticmethod
     def _decode(elicitation_id: str, raw: dict[Any, Any]) -> Record:

@@ -44,26 +44,23 @@ return 1
 # ARGV: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active,
 #       completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
 #       the record's hash slot), from...
-# Returns the record's FIELDS values in order (or nil when the change is refused).
-TRANSITION = (
-    """
+# Returns the record's hash (or nil when the change is refused); every script uses only the
+# commands of the documented least-privilege ACL (docs/deployment-redis.md).
+TRANSITION = """
 local rec = KEYS[1]
-local names = """
-    + LUA_FIELDS
-    + """
-local now = redis.call('HMGET', rec, 'state', 'op', 'expires_at', 'issuer', 'subject')
-local state = now[1]
+local state = redis.call('HGET', rec, 'state')
 if not state then return false end
-if now[2] == ARGV[2] then return redis.call('HMGET', rec, unpack(names)) end
+if redis.call('HGET', rec, 'op') == ARGV[2] then return redis.call('HGETALL', rec) end
 local allowed = false
 for i = 13, #ARGV do
   if ARGV[i] == state then allowed = true; break end
 end
 if not allowed then return false end
-if ARGV[5] == '1' and tonumber(now[3]) <= tonumber(ARGV[4]) then
+if ARGV[5] == '1' and tonumber(redis.call('HGET', rec, 'expires_at')) <= tonumber(ARGV[4]) then
   return false
 end
-if ARGV[6] == '1' and (now[4] ~= ARGV[7] or now[5] ~= ARGV[8]) then
+if ARGV[6] == '1' and (redis.call('HGET', rec, 'issuer') ~= ARGV[7]
+    or redis.call('HGET', rec, 'subject') ~= ARGV[8]) then
   return false
 end
 redis.call('HSET', rec, 'state', ARGV[3], 'updated_at', ARGV[4], 'op', ARGV[2])
@@ -73,9 +70,8 @@ if ARGV[10] ~= '1' then
   redis.call('PEXPIRE', rec, ARGV[9])
   if ARGV[11] ~= '' then redis.call(ARGV[12], ARGV[11], ARGV[1]) end
 end
-return redis.call('HMGET', rec, unpack(names))
+return redis.call('HGETALL', rec)
 """
-)
 
 # KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix, keep_ms.
 # Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
