@@ -72,6 +72,11 @@ class _Compiled:
     validator: SchemaValidator | None
     properties: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     broken: tuple[ValidationProblem, ...] = ()
+    # Written once with the validator, so a failing answer's sentences cost no schema walk:
+    # each field's choices as a sentence shows them, and the list of the form's fields.
+    choices: dict[str, str] = field(default_factory=dict)
+    known: str = "no fields"
+    shown: dict[str, str] = field(default_factory=dict)  # each field's name as a sentence starts
 
     def check(self, content: Any) -> list[ValidationProblem]:
         if self.validator is None:
@@ -79,7 +84,7 @@ class _Compiled:
         try:
             self.validator.validate_python(content)
         except ValidationError as exc:
-            return _explain(exc, self.properties)
+            return _explain(exc, self)
         return []
 
 
@@ -150,7 +155,14 @@ def _compile(schema: Any) -> _Compiled:
             for name, prop in properties.items()
         }
         core = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
-        return _Compiled(SchemaValidator(core), properties)
+        choices = {
+            name: _cut_list(choices_of(prop, kind) or [])
+            for name, prop in properties.items()
+            if (kind := kind_of(prop)) in ("enum", "titled-enum", "multi", "titled-multi")
+        }
+        known = _cut_list(list(properties)) or "no fields"
+        shown = {name: _cut(name) for name in properties}
+        return _Compiled(SchemaValidator(core), properties, choices=choices, known=known, shown=shown)
     except _BadSchema as exc:
         return _invalid(exc.field, exc.message)
     except (SchemaError, RecursionError) as exc:  # pragma: no cover - belt and braces
@@ -371,11 +383,10 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _explain(exc: ValidationError, properties: dict[str, Mapping[str, Any]]) -> list[ValidationProblem]:
+def _explain(exc: ValidationError, compiled: _Compiled) -> list[ValidationProblem]:
     problems: list[ValidationProblem] = []
     for error in exc.errors(include_url=False):
         loc, kind, value = error["loc"], error["type"], error.get("input")
-        ctx: dict[str, Any] = error.get("ctx") or {}
         if not loc:
             problems.append(
                 ValidationProblem(
@@ -384,9 +395,13 @@ def _explain(exc: ValidationError, properties: dict[str, Mapping[str, Any]]) -> 
             )
             continue
         name = loc[0] if isinstance(loc[0], str) else None
-        shown = _cut(loc[0])
-        code, sentence = _sentence(kind, ctx, value, properties.get(name or ""), properties, loc)
-        problems.append(ValidationProblem(name, code, f"{shown} {sentence}"))
+        if kind == "elicitkit":  # one of ours: the sentence is made already
+            ctx: dict[str, Any] = error["ctx"]
+            code, sentence = ctx["code"], ctx["message"]
+        else:
+            code, sentence = _sentence(kind, error.get("ctx") or {}, value, name, compiled, loc)
+        shown = compiled.shown.get(name) if name is not None else None
+        problems.append(ValidationProblem(name, code, f"{shown or _cut(loc[0])} {sentence}"))
     return problems
 
 
@@ -394,15 +409,15 @@ def _sentence(
     kind: str,
     ctx: dict[str, Any],
     value: Any,
-    prop: Mapping[str, Any] | None,
-    properties: dict[str, Mapping[str, Any]],
+    name: str | None,
+    compiled: _Compiled,
     loc: tuple[int | str, ...],
 ) -> tuple[str, str]:
-    if kind == "elicitkit":
-        return ctx["code"], ctx["message"]
     if kind in ("extra_forbidden", "invalid_key"):
-        known = _cut_list(list(properties)) or "no fields"
-        return "unknown-field", f"is not a field of this form; remove it (the form asks for {known})."
+        return (
+            "unknown-field",
+            f"is not a field of this form; remove it (the form asks for {compiled.known}).",
+        )
     if kind == "missing":
         return "missing", "is required; give it a value."
     if kind == "string_pattern_mismatch":
@@ -422,7 +437,7 @@ def _sentence(
             f"must have at most {_choices_count(ctx['max_length'])}, not {ctx['actual_length']}.",
         )
     if kind == "literal_error":
-        choices = _cut_list(choices_of(prop or {}, kind_of(prop or {}) or "enum") or [])
+        choices = compiled.choices.get(name or "", "")
         where = f"item {loc[1]} ({_cut(value)})" if len(loc) > 1 else _cut(value)
         return "not-a-choice", f"has {where}, which is not one of its choices: {choices}."
     if kind == "string_unicode":

@@ -28,6 +28,7 @@ from redis.asyncio import Redis, RedisCluster
 
 from elicitkit.server.errors import StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record, State
+from elicitkit.server.store._redis_lua import CREATE, FIELDS, RELEASE, SWEEP, SWEEP_BATCH, TRANSITION
 from elicitkit.server.user import User
 
 __all__ = ["CLUSTER_SLOTS", "COMPLETIONS_CHANNEL", "RedisStore", "shard_channel", "shard_channels"]
@@ -36,88 +37,6 @@ COMPLETIONS_CHANNEL = "elicitkit:completed"
 """The Redis channel that carries "elicitation X reached a final state" between replicas (with
 the default key prefix; a store publishes on `<prefix>completed`)."""
 
-# KEYS: record, active index, finished index, the user's active index (for count_active).
-# ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then field/value pairs.
-_CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  if redis.call('HGET', KEYS[1], 'op') == ARGV[2] then return 1 end
-  return redis.error_reply('DUPLICATE record id already exists')
-end
-redis.call('HSET', KEYS[1], 'op', ARGV[2], unpack(ARGV, 7))
-if ARGV[6] == '1' then
-  redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
-  redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
-  redis.call('PEXPIREAT', KEYS[4], ARGV[4])  -- keep_for past this record's expiry
-else
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-end
-return 1
-"""
-
-# KEYS: record, active index, finished index.
-# ARGV: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active,
-#       completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
-#       the record's hash slot), from...
-_TRANSITION = """
-local rec = KEYS[1]
-local state = redis.call('HGET', rec, 'state')
-if not state then return false end
-if redis.call('HGET', rec, 'op') == ARGV[2] then return redis.call('HGETALL', rec) end
-local allowed = false
-for i = 13, #ARGV do
-  if ARGV[i] == state then allowed = true; break end
-end
-if not allowed then return false end
-if ARGV[5] == '1' and tonumber(redis.call('HGET', rec, 'expires_at')) <= tonumber(ARGV[4]) then
-  return false
-end
-if ARGV[6] == '1' and (redis.call('HGET', rec, 'issuer') ~= ARGV[7]
-    or redis.call('HGET', rec, 'subject') ~= ARGV[8]) then
-  return false
-end
-redis.call('HSET', rec, 'state', ARGV[3], 'updated_at', ARGV[4], 'op', ARGV[2])
-if ARGV[10] ~= '1' then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
-  redis.call('PEXPIRE', rec, ARGV[9])
-  if ARGV[11] ~= '' then redis.call(ARGV[12], ARGV[11], ARGV[1]) end
-end
-return redis.call('HGETALL', rec)
-"""
-
-# KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix, keep_ms.
-# Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
-_SWEEP = """
-local changed = 0
-local overdue = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
-for _, id in ipairs(overdue) do
-  local rec = ARGV[4] .. id
-  local state = redis.call('HGET', rec, 'state')
-  redis.call('ZREM', KEYS[1], id)
-  if state == 'pending' or state == 'opened' then
-    redis.call('HSET', rec, 'state', 'expired', 'updated_at', ARGV[1], 'op', '')
-    redis.call('ZADD', KEYS[2], ARGV[1], id)
-    redis.call('PEXPIRE', rec, ARGV[5])
-    changed = changed + 1
-  end
-end
-local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2], 'LIMIT', 0, ARGV[3])
-for _, id in ipairs(old) do
-  redis.call('ZREM', KEYS[2], id)
-  changed = changed + redis.call('DEL', ARGV[4] .. id)
-end
-return {changed, #overdue, #old}
-"""
-
-# KEYS: lock.  ARGV: holder token.  Deletes the lock only if this holder still has it.
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-_SWEEP_BATCH = 500  # bounded work per script call, so a big sweep never stalls Redis for others
 
 CLUSTER_SLOTS = 16
 """On Redis Cluster, records are spread over this many hash tags (`{elicitkit:0}` ...
@@ -203,10 +122,10 @@ class RedisStore:
         self._scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
         """Key prefixes, one per hash tag on a Cluster (the `prefix` alone otherwise)."""
-        self._create = client.register_script(_CREATE)
-        self._transition = client.register_script(_TRANSITION)
-        self._sweep = client.register_script(_SWEEP)
-        self._release = client.register_script(_RELEASE)
+        self._create = client.register_script(CREATE)
+        self._transition = client.register_script(TRANSITION)
+        self._sweep = client.register_script(SWEEP)
+        self._release = client.register_script(RELEASE)
 
     async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
@@ -307,9 +226,8 @@ class RedisStore:
 
     async def create(self, record: Record) -> None:
         active = record.state in ACTIVE
-        fields: list[str] = []
-        for name, value in self._encode(record).items():
-            fields += [name, value]
+        encoded = self._encode(record)
+        fields = [encoded[name] for name in FIELDS]
         args: list[str | int] = [
             record.id,
             secrets.token_hex(8),
@@ -399,7 +317,7 @@ class RedisStore:
             args: list[str | int] = [
                 _num(now),
                 _num(now - keep_for),
-                _SWEEP_BATCH,
+                SWEEP_BATCH,
                 f"{space}record:",
                 int(self.keep_for * 1000),
             ]
@@ -408,7 +326,7 @@ class RedisStore:
                 while True:
                     reply = cast(list[int], await self._sweep(keys=keys, args=args))
                     changed += int(reply[0])
-                    if reply[1] < _SWEEP_BATCH and reply[2] < _SWEEP_BATCH:
+                    if reply[1] < SWEEP_BATCH and reply[2] < SWEEP_BATCH:
                         break
         return changed
 

@@ -411,9 +411,20 @@ class Site:
 
 def harden(response: _R) -> _R:
     """Forbid framing, sniffing, caching and referrers on a page of ours."""
+    raw = response.raw_headers
+    if raw[-len(_SECURITY_RAW) :] == _SECURITY_RAW:  # hardened already, nothing added since
+        return response
     for name, value in SECURITY_HEADERS.items():
         response.headers[name] = value
+    if raw[-len(_SECURITY_RAW) :] != _SECURITY_RAW:  # some were there before: put all at the end
+        lower = {name.lower().encode("latin-1") for name in SECURITY_HEADERS}
+        raw[:] = [pair for pair in raw if pair[0] not in lower] + _SECURITY_RAW
     return response
+
+
+_SECURITY_RAW = [
+    (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in SECURITY_HEADERS.items()
+]
 
 
 def with_session(site: Site, response: Response, session: BrowserSession) -> Response:

@@ -1,0 +1,106 @@
+"""The Lua scripts of `RedisStore`: each state change is one script, so it is atomic in Redis."""
+
+from __future__ import annotations
+
+# The record's fields, in the order the scripts take their values and return them.
+FIELDS = (
+    "issuer", "subject", "client_id", "flow", "message", "state",
+    "created_at", "updated_at", "expires_at", "details",
+)  # fmt: skip
+LUA_FIELDS = "{" + ", ".join(f"'{name}'" for name in FIELDS) + "}"
+
+# KEYS: record, active index, finished index, the user's active index (for count_active).
+# ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then the values of FIELDS in order
+# (the names are in the script: half the arguments to send).
+CREATE = (
+    """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'op') == ARGV[2] then return 1 end
+  return redis.error_reply('DUPLICATE record id already exists')
+end
+local names = """
+    + LUA_FIELDS
+    + """
+local hset = {'op', ARGV[2]}
+for i, name in ipairs(names) do
+  hset[2 * i + 1] = name
+  hset[2 * i + 2] = ARGV[6 + i]
+end
+redis.call('HSET', KEYS[1], unpack(hset))
+if ARGV[6] == '1' then
+  redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+  redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+  redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])
+  redis.call('PEXPIREAT', KEYS[4], ARGV[4])  -- keep_for past this record's expiry
+else
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+return 1
+"""
+)
+
+# KEYS: record, active index, finished index.
+# ARGV: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active,
+#       completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
+#       the record's hash slot), from...
+# Returns the record's hash (or nil when the change is refused); every script uses only the
+# commands of the documented least-privilege ACL (docs/deployment-redis.md).
+TRANSITION = """
+local rec = KEYS[1]
+local state = redis.call('HGET', rec, 'state')
+if not state then return false end
+if redis.call('HGET', rec, 'op') == ARGV[2] then return redis.call('HGETALL', rec) end
+local allowed = false
+for i = 13, #ARGV do
+  if ARGV[i] == state then allowed = true; break end
+end
+if not allowed then return false end
+if ARGV[5] == '1' and tonumber(redis.call('HGET', rec, 'expires_at')) <= tonumber(ARGV[4]) then
+  return false
+end
+if ARGV[6] == '1' and (redis.call('HGET', rec, 'issuer') ~= ARGV[7]
+    or redis.call('HGET', rec, 'subject') ~= ARGV[8]) then
+  return false
+end
+redis.call('HSET', rec, 'state', ARGV[3], 'updated_at', ARGV[4], 'op', ARGV[2])
+if ARGV[10] ~= '1' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+  redis.call('PEXPIRE', rec, ARGV[9])
+  if ARGV[11] ~= '' then redis.call(ARGV[12], ARGV[11], ARGV[1]) end
+end
+return redis.call('HGETALL', rec)
+"""
+
+# KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix, keep_ms.
+# Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
+SWEEP = """
+local changed = 0
+local overdue = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, id in ipairs(overdue) do
+  local rec = ARGV[4] .. id
+  local state = redis.call('HGET', rec, 'state')
+  redis.call('ZREM', KEYS[1], id)
+  if state == 'pending' or state == 'opened' then
+    redis.call('HSET', rec, 'state', 'expired', 'updated_at', ARGV[1], 'op', '')
+    redis.call('ZADD', KEYS[2], ARGV[1], id)
+    redis.call('PEXPIRE', rec, ARGV[5])
+    changed = changed + 1
+  end
+end
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2], 'LIMIT', 0, ARGV[3])
+for _, id in ipairs(old) do
+  redis.call('ZREM', KEYS[2], id)
+  changed = changed + redis.call('DEL', ARGV[4] .. id)
+end
+return {changed, #overdue, #old}
+"""
+
+# KEYS: lock.  ARGV: holder token.  Deletes the lock only if this holder still has it.
+RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+SWEEP_BATCH = 500  # bounded work per script call, so a big sweep never stalls Redis for others
