@@ -21,14 +21,16 @@ because its language could not be chosen.
 
 from __future__ import annotations
 
+import functools
 import gettext as _gettext
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 __all__ = [
     "DEFAULT_LOCALE",
@@ -38,10 +40,15 @@ __all__ = [
     "Translator",
     "UnsupportedLocaleError",
     "choose",
+    "current",
     "environment",
     "from_environment",
+    "gettext",
     "negotiate",
+    "ngettext",
     "noop",
+    "speaking",
+    "spoken",
     "translator",
 ]
 
@@ -129,6 +136,58 @@ def translator(locale: str | None = None) -> Translator:
     return found
 
 
+_CURRENT: ContextVar[Translator | None] = ContextVar("elicitkit_locale", default=None)
+
+
+@contextmanager
+def speaking(locale: str | Translator | None) -> Iterator[Translator]:
+    """Within the block (and the tasks it starts), `gettext` speaks `locale`: a UI on a
+    person's computer wraps its work in this once it knows their language."""
+    words = locale if isinstance(locale, Translator) else translator(locale)
+    token = _CURRENT.set(words)
+    try:
+        yield words
+    finally:
+        _CURRENT.reset(token)
+
+
+class _Speaker(Protocol):
+    words: Translator
+
+
+_S = TypeVar("_S", bound=_Speaker)
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def spoken(
+    method: Callable[Concatenate[_S, _P], Awaitable[_T]],
+) -> Callable[Concatenate[_S, _P], Coroutine[Any, Any, _T]]:
+    """An async method of a UI that runs `speaking(self.words)`: a UI's words, whatever task calls it."""
+
+    @functools.wraps(method)
+    async def in_its_language(self: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        with speaking(self.words):
+            return await method(self, *args, **kwargs)
+
+    return in_its_language
+
+
+def current() -> Translator:
+    """The `Translator` of the innermost `speaking` block; the default locale outside any."""
+    return _CURRENT.get() or translator()
+
+
+def gettext(message: str) -> str:
+    """`message` in the current language (see `speaking`)."""
+    return current().gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """`singular` or `plural`, as `n` needs, in the current language (see `speaking`)."""
+    return current().ngettext(singular, plural, n)
+
+
 def choose(locale: str) -> str:
     """The supported locale an explicit option means: "zh-CN", "zh_CN.UTF-8", "zh" -> "zh_CN".
 
@@ -143,7 +202,7 @@ def choose(locale: str) -> str:
     return found
 
 
-@lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=512)
 def negotiate(accept_language: str | None) -> str:
     """The locale for a browser's `Accept-Language` header value; the default when none fits.
 
