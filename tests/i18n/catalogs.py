@@ -7,9 +7,11 @@ entries stay empty until translated) and compiles the committed `.mo` files.
 
 from __future__ import annotations
 
+import copy
 import gettext
 import io
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -21,6 +23,8 @@ from babel.messages.pofile import read_po, write_po
 from elicitkit.i18n import DOMAIN, LOCALE_DIR, LOCALES
 
 ROOT = Path(__file__).resolve().parents[2]
+_CREATED = datetime(2026, 12, 3, tzinfo=UTC)
+"""A fixed date in the headers: re-running the extraction changes nothing when no message did."""
 KEYWORDS = {**DEFAULT_KEYWORDS, "noop": None}
 
 
@@ -36,7 +40,7 @@ def extract() -> Catalog:
     """Every message the sources hold now, as a template catalog."""
     with (ROOT / "babel.cfg").open(encoding="utf-8") as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)
-    template = Catalog(project="elicitkit", domain=DOMAIN)
+    template = Catalog(project="elicitkit", domain=DOMAIN, creation_date=_CREATED)
     for filename, lineno, message, comments, context in extract_from_dir(
         str(ROOT), method_map, options_map, keywords=KEYWORDS, strip_comment_tags=True
     ):
@@ -67,9 +71,13 @@ def update() -> None:
     for locale in LOCALES:
         path = po_path(locale)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fresh = Catalog(locale=locale, domain=DOMAIN, project="elicitkit")
+        fresh = Catalog(locale=locale, domain=DOMAIN, project="elicitkit", creation_date=_CREATED)
         catalog = read(locale) if path.exists() else fresh
-        catalog.update(template, no_fuzzy_matching=True)
+        catalog.update(copy.deepcopy(template), no_fuzzy_matching=True)
+        catalog.fuzzy = False  # the header, with its Plural-Forms, must reach the .mo
+        catalog.revision_date = _CREATED
+        catalog.last_translator = "elicitkit"
+        catalog.language_team = f"elicitkit {locale}"
         if locale == "en":
             for message in catalog:
                 if message.id:
