@@ -251,6 +251,7 @@ def environment(loader: Any, **options: Any) -> Any:
 
     env = jinja2.Environment(loader=loader, extensions=["jinja2.ext.i18n"], autoescape=True, **options)
     env.policies["ext.i18n.trimmed"] = True
+    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]  # the extension's
     env.globals.update(translator().jinja)
     return env
 
