@@ -4,18 +4,21 @@ axe-core (the npm peer in tests/peers/axe) is evaluated in the page through the 
 protocol, so the pages' own Content-Security-Policy, which forbids every script we did not
 write, does not have to be loosened for it. It runs the WCAG 2.1 A and AA rules and axe's
 best practices (one main landmark, all content in landmarks, a level-one heading). Beside axe,
-two things it cannot see: the page reflows at 200% and 400% zoom (a 640 and a 320 CSS pixel
-wide window: no horizontal scrolling, every control inside the window), and the page says its
-language on `<html lang>`.
+what it cannot see: the page reflows at 200% and 400% zoom (a 640 and a 320 CSS pixel wide
+window: no horizontal scrolling, every control inside the window), the page says its language
+on `<html lang>`, and a page asked for in Chinese is in Chinese.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Page
+
+_CHINESE = re.compile("[\u4e00-\u9fff]")
 
 AXE = Path(__file__).resolve().parents[1] / "peers" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 RULE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
@@ -96,5 +99,7 @@ async def audit(page: Page, name: str, findings: Findings, source: str, *, lang:
         declared = await page.evaluate("() => document.documentElement.lang")
         if declared.replace("_", "-").lower().split("-")[0] != lang.replace("_", "-").lower().split("-")[0]:
             findings.problems.append(f'[{name}] <html lang="{declared}">, but the page is for {lang}')
+        if lang.startswith("zh") and not _CHINESE.search(await page.inner_text("body")):
+            findings.problems.append(f"[{name}] the page is for {lang} but shows no Chinese")
     finally:
         await page.set_viewport_size(before)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -248,18 +247,11 @@ async def oauth_tour(browser: Browser, locale: str, visit: Visit) -> None:
 # -- the web client's pages ---------------------------------------------------------------
 
 
-def web_ui(page: Page, locale: str) -> WebUI:
-    """The web client's UI in `locale`, when this version of WebUI takes one."""
-    if "locale" in inspect.signature(WebUI).parameters:
-        return WebUI(opener=page.goto, locale=locale)  # type: ignore[call-arg]
-    return WebUI(opener=page.goto)
-
-
 async def client_tour(browser: Browser, locale: str, visit: Visit) -> None:
     """Idle, a form, its problems, the review, URL consent (ok, warn, block), waiting, stopped."""
     context = await new_context(browser, locale)
     page = await context.new_page()
-    async with web_ui(page, locale) as ui:
+    async with WebUI(opener=page.goto, locale=locale) as ui:
         await page.goto(await ui.start())
         await expect(page.locator(".idle")).to_be_visible()
         await visit("client: idle", page)
