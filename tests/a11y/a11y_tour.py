@@ -337,8 +337,13 @@ async def screenshots(out: Path, locales: tuple[str, ...] = ("en", "zh_CN")) -> 
             if name not in SHOTS:
                 return
             await page.set_viewport_size({"width": 720, "height": 800})
+            # The window as tall as the page, so the web client's sticky buttons sit at the end.
+            height = await page.evaluate(
+                "Math.ceil(document.querySelector('main').getBoundingClientRect().bottom) + 24"
+            )
+            await page.set_viewport_size({"width": 720, "height": max(height, 320)})
             path = out / f"{SHOTS[name]}-{locale.replace('_', '-')}.png"
-            await page.screenshot(path=path, full_page=True)
+            await page.screenshot(path=path)
             await page.set_viewport_size(DESKTOP)
             written.append(path)
 
