@@ -24,6 +24,7 @@ from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.timeout(180)]
+LOCALES = ("en", "zh_CN")
 
 _FOCUSED = """() => {
   const el = document.activeElement;
@@ -74,7 +75,8 @@ async def sign_in_by_keyboard(page: Page, person: str, password: str) -> None:
     await page.keyboard.press("Enter")  # the form's first button: sign in
 
 
-async def test_secret_entry_by_keyboard_alone(browser: Browser) -> None:
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_secret_entry_by_keyboard_alone(browser: Browser, locale: str) -> None:
     async with (
         DemoAuthServer() as auth,
         weather_running(auth) as (_weather, base),
@@ -82,7 +84,7 @@ async def test_secret_entry_by_keyboard_alone(browser: Browser) -> None:
     ):
         call = asyncio.create_task(alice.client.call_tool("forecast", {"city": "Paris"}))
         asked = await asyncio.wait_for(alice.urls.get(), 30)
-        context = await new_context(browser, "en")
+        context = await new_context(browser, locale)
         page = await context.new_page()
         await page.goto(asked.url)  # the client opens the link; from here on, keys only
 
@@ -108,7 +110,8 @@ async def test_secret_entry_by_keyboard_alone(browser: Browser) -> None:
         await context.close()
 
 
-async def test_oauth_connect_by_keyboard_alone(browser: Browser) -> None:
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_oauth_connect_by_keyboard_alone(browser: Browser, locale: str) -> None:
     async with (
         DemoAuthServer() as auth,
         DemoProvider(client_id="agenda-server", client_secret="agenda-s3cret") as provider,
@@ -117,7 +120,7 @@ async def test_oauth_connect_by_keyboard_alone(browser: Browser) -> None:
         with pytest.raises(MCPError) as raised:
             await alice.client.call_tool("agenda", {})
         url = url_required(raised.value)
-        context = await new_context(browser, "en")
+        context = await new_context(browser, locale)
         page = await context.new_page()
         await page.goto(url)
 
