@@ -15,8 +15,9 @@ message lacks a Chinese translation, or when the sources hold a message the cata
 `scripts/translations` re-extracts, updates and compiles them.
 
 Babel (the `i18n` extra, which `web` and `terminal` bring) parses language tags and formats
-dates and numbers. Without it everything still works, in English: a page must not fail
-because its language could not be chosen.
+dates and numbers. Without it nothing fails (a page must not break over its language): the
+catalogs load with the standard library, tags are read by their language part alone, and
+dates and numbers are written plainly (ISO dates); a warning says so once.
 """
 
 from __future__ import annotations
@@ -294,8 +295,8 @@ def _babel(module: str) -> Any:
         if not _warned:
             _warned.append(True)
             logger.warning(
-                "Babel is not installed, so elicitkit speaks English and formats dates plainly; "
-                "install it with: pip install 'elicitkit[i18n]'"
+                "Babel is not installed, so elicitkit reads language tags simply and writes dates and "
+                "numbers plainly; install it with: pip install 'elicitkit[i18n]'"
             )
         return None
 
