@@ -9,6 +9,9 @@ Enter confirms a field; on the review screen Enter changes the selected answer o
 `s` submits, `d` declines. Choices: arrows or digits move, Enter picks, `y`/`n` answer yes/no
 questions; Space ticks a multi-choice. URL consent: `o` opens, `d` declines. Waiting: `r`
 retries now, `c` cancels.
+
+Colour only repeats what the words say (a problem, a required answer, a risky URL): with
+`NO_COLOR` set, or a console made with `no_color=True`, nothing is drawn in colour.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.formatted_text import ANSI, AnyFormattedText
 from prompt_toolkit.input import Input
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import ColorDepth, Output
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -94,8 +97,10 @@ class TerminalUI:
                         f"TerminalUI needs a person at a terminal, but {name} is not a TTY. "
                         "Run it in an interactive terminal, or use the scripted or web UI."
                     )
+        # rich reads NO_COLOR itself; a console made with no_color=True says the same to the screens.
         self.console = console or Console(highlight=False, emoji=False)
-        self._screens = Screens(input, output)
+        no_color = self.console.no_color
+        self._screens = Screens(input, output, color_depth=ColorDepth.DEPTH_1_BIT if no_color else None)
         self._notices: set[asyncio.Future[None]] = set()
 
     # -- forms ---------------------------------------------------------------------------
@@ -316,6 +321,7 @@ class TerminalUI:
             file=buffer,
             force_terminal=True,
             color_system=self.console.color_system,  # type: ignore[arg-type]
+            no_color=self.console.no_color,
             width=self.console.width,
             highlight=False,
             emoji=False,
