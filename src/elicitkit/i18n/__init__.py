@@ -15,8 +15,9 @@ message lacks a Chinese translation, or when the sources hold a message the cata
 `scripts/translations` re-extracts, updates and compiles them.
 
 Babel (the `i18n` extra, which `web` and `terminal` bring) parses language tags and formats
-dates and numbers. Without it everything still works, in English: a page must not fail
-because its language could not be chosen.
+dates and numbers. Without it nothing fails (a page must not break over its language): the
+catalogs load with the standard library, tags are read by their language part alone, and
+dates and numbers are written plainly (ISO dates); a warning says so once.
 """
 
 from __future__ import annotations
@@ -114,8 +115,10 @@ class Translator:
         Markup under autoescape, so `%(name)s` values are escaped as any other value.
         """
         if self._jinja is None:
+            gettext = _newstyle(self.gettext)
             self._jinja = {
-                "gettext": _newstyle(self.gettext),
+                "gettext": gettext,
+                "_": gettext,  # not the extension's alias, which looks `gettext` up on every call
                 "ngettext": _newstyle_plural(self.ngettext),
                 "lang": self.tag,
                 "format_datetime": self.format_datetime,
@@ -294,36 +297,41 @@ def _babel(module: str) -> Any:
         if not _warned:
             _warned.append(True)
             logger.warning(
-                "Babel is not installed, so elicitkit speaks English and formats dates plainly; "
-                "install it with: pip install 'elicitkit[i18n]'"
+                "Babel is not installed, so elicitkit reads language tags simply and writes dates and "
+                "numbers plainly; install it with: pip install 'elicitkit[i18n]'"
             )
         return None
 
 
+_MEMO_LIMIT = 4096
+"""Translated messages kept as ready Markup per locale: a page's fixed words cost a dict lookup."""
+
+
 def _newstyle(gettext: Callable[[str], str]) -> Callable[..., str]:
-    import jinja2
+    """Jinja2's newstyle gettext for `environment()`, whose autoescape is always on: the
+    translation is Markup, so `%(name)s` values are escaped like any other value."""
     from markupsafe import Markup
 
-    @jinja2.pass_context
-    def translated(context: Any, message: str, /, **variables: Any) -> str:
-        text = gettext(message)
-        if context.eval_ctx.autoescape:
-            text = Markup(text)  # noqa: S704 (our catalogs' words; the values are escaped by %)
-        return text % variables
+    memo: dict[str, tuple[Markup, Markup]] = {}  # message -> (format, text without variables)
+
+    def translated(message: str, /, **variables: Any) -> str:
+        found = memo.get(message)
+        if found is None:
+            text = Markup(gettext(message))  # noqa: S704 (our catalogs' words; values escaped by %)
+            found = (text, Markup(text.replace("%%", "%")) if "%%" in text else text)  # noqa: S704
+            if len(memo) < _MEMO_LIMIT:
+                memo[message] = found
+        return found[0] % variables if variables else found[1]
 
     return translated
 
 
 def _newstyle_plural(ngettext: Callable[[str, str, int], str]) -> Callable[..., str]:
-    import jinja2
     from markupsafe import Markup
 
-    @jinja2.pass_context
-    def translated(context: Any, singular: str, plural: str, num: int, /, **variables: Any) -> str:
+    def translated(singular: str, plural: str, num: int, /, **variables: Any) -> str:
         variables.setdefault("num", num)
-        text = ngettext(singular, plural, num)
-        if context.eval_ctx.autoescape:
-            text = Markup(text)  # noqa: S704 (our catalogs' words; the values are escaped by %)
+        text = Markup(ngettext(singular, plural, num))  # noqa: S704 (our catalogs' words)
         return text % variables
 
     return translated
