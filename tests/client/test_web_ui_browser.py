@@ -243,7 +243,7 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
         await snapshot(page, screenshots / "web-consent.png")
         await page.get_by_role("button", name="Open in my browser").click()
         assert await settled(asked) == Accept()
-        await expect(page.locator("h2")).to_have_text("Nothing to answer right now")
+        await expect(page.locator("h1")).to_have_text("Nothing to answer right now")
 
 
 async def test_punycode_host_shows_both_forms_and_every_warning(page: Page) -> None:
@@ -285,7 +285,7 @@ async def test_a_withdrawn_question_leaves_the_page_by_itself(page: Page) -> Non
         asked = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Your name?", schema, {})))
         await expect(page.locator(".message")).to_have_text("Your name?")
         asked.cancel()
-        await expect(page.locator("h2")).to_have_text("Nothing to answer right now")
+        await expect(page.locator("h1")).to_have_text("Nothing to answer right now")
     await expect(page.locator("#offline")).to_be_visible()
 
 

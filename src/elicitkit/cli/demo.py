@@ -17,6 +17,8 @@ from elicitkit.client import ElicitationUI
 from elicitkit.demo.stage import Stage, running_stage
 from elicitkit.demo.story import STEPS, StepFailedError, Story
 from elicitkit.demo.transcript import Transcript
+from elicitkit.i18n import UnsupportedLocaleError, current, from_environment, speaking, translator
+from elicitkit.i18n import gettext as _
 
 __all__ = ["demo"]
 
@@ -32,6 +34,10 @@ def demo(
             "--data-dir", help="Where the store and the vault key live (default: per-user data dir)."
         ),
     ] = None,
+    locale: Annotated[
+        str | None,
+        typer.Option("--locale", help="The language to tell the story in (en, zh_CN); default: LANG."),
+    ] = None,
 ) -> None:
     """Run the demo: an MCP server that asks you for things, in every way elicitation allows.
 
@@ -46,9 +52,14 @@ def demo(
     unattended = script or not (web or at_terminal)
     console = Console(highlight=False, emoji=False, soft_wrap=True)
     try:
-        failure = asyncio.run(_run(console, data_dir, unattended=unattended, web=web))
+        words = translator(locale or from_environment())
+    except UnsupportedLocaleError as error:
+        raise typer.BadParameter(str(error)) from None
+    try:
+        with speaking(words):
+            failure = asyncio.run(_run(console, data_dir, unattended=unattended, web=web))
     except KeyboardInterrupt:
-        console.print("\nStopped. Every demo server was shut down.")
+        console.print("\n" + words.gettext("Stopped. Every demo server was shut down."))
         raise typer.Exit(130) from None
     if failure:
         Console(stderr=True, highlight=False, soft_wrap=True).print(f"\n{failure}", style="bold red")
@@ -58,7 +69,7 @@ def demo(
 async def _run(console: Console, data_dir: Path | None, *, unattended: bool, web: bool) -> str:
     """Play the story; the empty string when it behaved, else a sentence naming the failed step."""
     transcript = Transcript(console)
-    transcript.heading("elicitkit demo: MCP elicitation from start to finish, on this computer only")
+    transcript.heading(_("elicitkit demo: MCP elicitation from start to finish, on this computer only"))
     try:
         async with running_stage(data_dir) as stage:
             _introduce(transcript, stage, unattended=unattended, web=web)
@@ -70,11 +81,11 @@ async def _run(console: Console, data_dir: Path | None, *, unattended: bool, web
     elapsed = time.monotonic() - started
     console.print()
     if unattended:
-        transcript.line(
-            f"All {len(STEPS)} steps behaved as expected, in {elapsed:.1f} s.", style="bold green"
-        )
+        done = _("All %(count)d steps behaved as expected, in %(seconds)s s.")
+        transcript.line(done % {"count": len(STEPS), "seconds": f"{elapsed:.1f}"}, style="bold green")
     else:
-        transcript.line(f"That was the whole story ({len(STEPS)} steps). Thank you!", style="bold green")
+        done = _("That was the whole story (%(count)d steps). Thank you!")
+        transcript.line(done % {"count": len(STEPS)}, style="bold green")
     return ""
 
 
@@ -85,33 +96,39 @@ async def _person_ui(console: Console, web: bool, unattended: bool) -> AsyncIter
     elif web:
         from elicitkit.client.web import WebUI
 
-        async with WebUI() as page:
+        async with WebUI(locale=current().locale) as page:
             address = await page.start()
-            console.print(
-                f"    The questions appear at {address} (it opens in your browser with the first one)."
-            )
+            where = _("The questions appear at %(address)s (it opens in your browser with the first one).")
+            console.print("    " + where % {"address": address})
             yield page
     else:
         from elicitkit.client.terminal import TerminalUI
 
-        yield TerminalUI()
+        yield TerminalUI(locale=current().locale)
 
 
 def _introduce(transcript: Transcript, stage: Stage, *, unattended: bool, web: bool) -> None:
     transcript.rows(
         [
-            (f"{stage.auth.service_name} (authorization server)", stage.auth.url),
-            (f"{stage.calendar.service_name} (third-party service)", stage.calendar.url),
-            ("Demo Assistant (MCP server)", stage.server.mcp_url),
-            ("Data directory", str(stage.data_dir)),
+            (_("%(name)s (authorization server)") % {"name": stage.auth.service_name}, stage.auth.url),
+            (_("%(name)s (third-party service)") % {"name": stage.calendar.service_name}, stage.calendar.url),
+            (_("%(name)s (MCP server)") % {"name": "Demo Assistant"}, stage.server.mcp_url),
+            (_("Data directory"), str(stage.data_dir)),
         ]
     )
     transcript.line(f"    {stage.key_note}")
     if unattended:
         transcript.line(
-            "    Playing unattended: a script answers for alice, and a scripted browser is hers (and bob's)."
+            "    "
+            + _("Playing unattended: a script answers for alice, and a scripted browser is hers (and bob's).")
         )
     else:
-        where = "in your browser (the web UI)" if web else "here, in the terminal"
-        transcript.line(f"    You are alice. Answer {where}; finish the web pages in your own browser.")
-        transcript.line("    Press Ctrl-C outside a question to stop.")
+        if web:
+            you = _(
+                "You are alice. Answer in your browser (the web UI); "
+                "finish the web pages in your own browser."
+            )
+        else:
+            you = _("You are alice. Answer here, in the terminal; finish the web pages in your own browser.")
+        transcript.line("    " + you)
+        transcript.line("    " + _("Press Ctrl-C outside a question to stop."))

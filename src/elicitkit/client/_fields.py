@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
@@ -18,6 +18,8 @@ from typing import Any, Literal
 from email_validator import EmailNotValidError, validate_email
 
 from elicitkit import schema
+from elicitkit.i18n import gettext as _
+from elicitkit.i18n import noop
 from elicitkit.schema import ValidationProblem
 
 Kind = Literal["text", "number", "integer", "boolean", "choice", "multi"]
@@ -34,10 +36,10 @@ _EXAMPLES = {
     "date-time": "YYYY-MM-DDTHH:MM:SSZ",
 }
 _FORMATS = {
-    "email": "an email address",
-    "uri": "a full URL (kept as text, never opened)",
-    "date": "a date, YYYY-MM-DD",
-    "date-time": "a date and time with zone, YYYY-MM-DDTHH:MM:SSZ",
+    "email": noop("an email address"),
+    "uri": noop("a full URL (kept as text, never opened)"),
+    "date": noop("a date, YYYY-MM-DD"),
+    "date-time": noop("a date and time with zone, YYYY-MM-DDTHH:MM:SSZ"),
 }
 
 
@@ -136,32 +138,34 @@ def hint(field: Field) -> str:
     s = field.schema
     parts: list[str] = []
     if field.kind == "text":
-        parts.append(_range(s.get("minLength"), s.get("maxLength"), "characters"))
+        parts.append(span(s.get("minLength"), s.get("maxLength"), characters=True))
         if isinstance(s.get("pattern"), str):
-            parts.append(f"pattern {safe(s['pattern'])}")
+            parts.append(_("pattern %(pattern)s") % {"pattern": safe(s["pattern"])})
         if field.format in _FORMATS:
-            parts.append(_FORMATS[field.format])
+            parts.append(_(_FORMATS[field.format]))
     elif field.kind in ("number", "integer"):
-        parts.append("a whole number" if field.kind == "integer" else "a number")
-        parts.append(_range(s.get("minimum"), s.get("maximum"), ""))
+        parts.append(_("a whole number") if field.kind == "integer" else _("a number"))
+        parts.append(span(s.get("minimum"), s.get("maximum")))
     elif field.kind == "boolean":
-        parts.append("yes or no")
+        parts.append(_("yes or no"))
     elif field.kind == "choice":
-        parts.append(f"one of {len(field.options)}")
+        parts.append(_("one of %(count)d") % {"count": len(field.options)})
     elif field.kind == "multi":
-        span = _range(s.get("minItems"), s.get("maxItems"), "")
-        parts.append(f"choose {span}" if span else "choose any")
+        items = span(s.get("minItems"), s.get("maxItems"))
+        parts.append(_("choose %(span)s") % {"span": items} if items else _("choose any"))
     return " · ".join(p for p in parts if p)
 
 
-def _range(low: Any, high: Any, unit: str) -> str:
-    unit = f" {unit}" if unit else ""
-    if _is_number(low) and _is_number(high):
-        return f"{low} to {high}{unit}"
-    if _is_number(low):
-        return f"at least {low}{unit}"
-    if _is_number(high):
-        return f"at most {high}{unit}"
+def span(low: Any, high: Any, *, characters: bool = False, shown: Callable[[Any], str] = str) -> str:
+    """A range in words ("2 to 5 characters", "at least 1"), in the current language."""
+    low, high = (v if _is_number(v) else None for v in (low, high))
+    values = {"low": shown(low), "high": shown(high)}
+    if low is not None and high is not None:
+        return (_("%(low)s to %(high)s characters") if characters else _("%(low)s to %(high)s")) % values
+    if low is not None:
+        return (_("at least %(low)s characters") if characters else _("at least %(low)s")) % values
+    if high is not None:
+        return (_("at most %(high)s characters") if characters else _("at most %(high)s")) % values
     return ""
 
 
@@ -189,7 +193,7 @@ def parse(field: Field, text: str) -> Any:
         return None
     if field.kind == "integer":
         if not _INTEGER.fullmatch(text.strip()):
-            raise ValueError("Enter a whole number, like 42.")
+            raise ValueError(_("Enter a whole number, like 42."))
         return int(text.strip())
     if field.kind == "number":
         stripped = text.strip()
@@ -198,9 +202,9 @@ def parse(field: Field, text: str) -> Any:
         try:
             number = float(stripped)
         except ValueError:
-            raise ValueError("Enter a number, like 3.5.") from None
+            raise ValueError(_("Enter a number, like 3.5.")) from None
         if not math.isfinite(number):
-            raise ValueError("Enter a finite number.")
+            raise ValueError(_("Enter a finite number."))
         return number
     return text
 
@@ -208,33 +212,33 @@ def parse(field: Field, text: str) -> Any:
 def check(field: Field, value: Any) -> str | None:
     """The first thing wrong with `value` for this field, as a sentence; None if it is fine."""
     if value is None:
-        return "This answer is required." if field.required else None
+        return _("This answer is required.") if field.required else None
     s = field.schema
     if field.kind == "text":
         return _check_text(field, value)
     if field.kind in ("number", "integer"):
         if _is_number(s.get("minimum")) and value < s["minimum"]:
-            return f"Must be at least {s['minimum']}."
+            return _("Must be at least %(minimum)s.") % s
         if _is_number(s.get("maximum")) and value > s["maximum"]:
-            return f"Must be at most {s['maximum']}."
+            return _("Must be at most %(maximum)s.") % s
     if field.kind == "choice" and value not in [v for v, _ in field.options]:
-        return "Not one of the choices."
+        return _("Not one of the choices.")
     if field.kind == "multi":
         if not isinstance(value, list):
-            return "Choose from the list."
+            return _("Choose from the list.")
         if isinstance(s.get("minItems"), int) and len(value) < s["minItems"]:
-            return f"Choose at least {s['minItems']}."
+            return _("Choose at least %(minItems)s.") % s
         if isinstance(s.get("maxItems"), int) and len(value) > s["maxItems"]:
-            return f"Choose at most {s['maxItems']}."
+            return _("Choose at most %(maxItems)s.") % s
     return None
 
 
 def _check_text(field: Field, value: str) -> str | None:
     s = field.schema
     if isinstance(s.get("minLength"), int) and len(value) < s["minLength"]:
-        return f"Must be at least {s['minLength']} characters."
+        return _("Must be at least %(minLength)s characters.") % s
     if isinstance(s.get("maxLength"), int) and len(value) > s["maxLength"]:
-        return f"Must be at most {s['maxLength']} characters."
+        return _("Must be at most %(maxLength)s characters.") % s
     pattern = s.get("pattern")
     if isinstance(pattern, str):
         try:
@@ -242,19 +246,19 @@ def _check_text(field: Field, value: str) -> str | None:
         except schema.PatternError:
             matches = True  # never reached: a schema with such a pattern is refused before any UI
         if not matches:
-            return f"Must match the pattern {safe(pattern)}."
+            return _("Must match the pattern %(pattern)s.") % {"pattern": safe(pattern)}
     fmt = field.format
     if fmt == "email":
         try:
             validate_email(value, check_deliverability=False)
         except EmailNotValidError:
-            return "Enter an email address, like name@example.com."
+            return _("Enter an email address, like name@example.com.")
     elif fmt == "uri" and not _SCHEME.fullmatch(value):
-        return "Enter a full URL, with its scheme, like https://example.com/."
+        return _("Enter a full URL, with its scheme, like https://example.com/.")
     elif fmt == "date" and not _valid(_DATE, value, date.fromisoformat):
-        return "Enter a date as YYYY-MM-DD, like 2025-06-01."
+        return _("Enter a date as YYYY-MM-DD, like 2025-06-01.")
     elif fmt == "date-time" and not _valid(_DATE_TIME, value, datetime.fromisoformat):
-        return "Enter a date and time with a time zone, like 2025-06-01T09:30:00Z."
+        return _("Enter a date and time with a time zone, like 2025-06-01T09:30:00Z.")
     return None
 
 
@@ -273,13 +277,13 @@ def show(field: Field, value: Any) -> str:
     if value is None:
         return "—"
     if field.kind == "boolean":
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     titles = dict((_key(v), t) for v, t in field.options)
     if field.kind == "choice":
         return titles.get(_key(value), safe(str(value)))
     if field.kind == "multi":
         chosen = [titles.get(_key(v), safe(str(v))) for v in value]
-        return ", ".join(chosen) if chosen else "none"
+        return ", ".join(chosen) if chosen else _("none")
     return safe(str(value))
 
 

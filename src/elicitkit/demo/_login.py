@@ -16,6 +16,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from elicitkit.i18n import negotiate, translator
+
 from ._authority import Authority, SignInRequest
 from ._pages import Csrf, render
 from ._people import check_password
@@ -46,9 +48,9 @@ class SignInPage:
     async def show(self, request: Request) -> Response:
         sign_in = self.authority.sign_in_request(request.query_params.get("request", ""))
         if sign_in is None:
-            return self._gone()
+            return self._gone(request)
         browser_id = self.csrf.browser_id(request)
-        response = self._form(sign_in, self.csrf.token(browser_id, sign_in.id))
+        response = self._form(request, sign_in, self.csrf.token(browser_id, sign_in.id))
         self.csrf.remember(response, browser_id)
         return response
 
@@ -56,27 +58,35 @@ class SignInPage:
         form = await request.form()
         request_id = _field(form, "request")
         if not self.csrf.check(request, _field(form, "csrf_token"), request_id):
+            _ = translator(negotiate(request.headers.get("accept-language"))).gettext
             return render(
                 "message.html",
                 403,
+                request=request,
                 service_name=self.service_name,
-                title="This form cannot be accepted",
-                message="The form was not sent from this sign-in page in this browser. "
-                "Go back to the application and start again.",
+                title=_("This form cannot be accepted"),
+                message=_(
+                    "The form was not sent from this sign-in page in this browser. "
+                    "Go back to the application and start again."
+                ),
             )
         sign_in = self.authority.sign_in_request(request_id)
         if sign_in is None:
-            return self._gone()
+            return self._gone(request)
         if _field(form, "decision") == "deny":
             return RedirectResponse(self.authority.deny(sign_in), status_code=303)
         username = _field(form, "username").strip()
         if not check_password(self.passwords, username, _field(form, "password")):
-            error = "That user name and password do not match. Try again, or cancel."
-            return self._form(sign_in, _field(form, "csrf_token"), error=error, username=username, status=401)
+            _ = translator(negotiate(request.headers.get("accept-language"))).gettext
+            error = _("That user name and password do not match. Try again, or cancel.")
+            return self._form(
+                request, sign_in, _field(form, "csrf_token"), error=error, username=username, status=401
+            )
         return RedirectResponse(self.authority.approve(sign_in, username), status_code=303)
 
     def _form(
         self,
+        request: Request,
         sign_in: SignInRequest,
         csrf_token: str,
         *,
@@ -88,6 +98,7 @@ class SignInPage:
         return render(
             "login.html",
             status,
+            request=request,
             service_name=self.service_name,
             client_name=client.client_name or client.client_id,
             return_to=urlsplit(str(sign_in.params.redirect_uri)).netloc,
@@ -100,11 +111,13 @@ class SignInPage:
             username=username,
         )
 
-    def _gone(self) -> Response:
+    def _gone(self, request: Request) -> Response:
+        _ = translator(negotiate(request.headers.get("accept-language"))).gettext
         return render(
             "message.html",
             400,
+            request=request,
             service_name=self.service_name,
-            title="This sign-in link is no longer valid",
-            message="It is unknown, already used, or too old. Go back to the application and start again.",
+            title=_("This sign-in link is no longer valid"),
+            message=_("It is unknown, already used, or too old. Go back to the application and start again."),
         )

@@ -13,17 +13,29 @@ import hmac
 import secrets
 from typing import Any
 
-from jinja2 import Environment, PackageLoader
+from jinja2 import PackageLoader
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-_templates = Environment(loader=PackageLoader("elicitkit.demo", "templates"), autoescape=True)
+from elicitkit.i18n import environment, negotiate, noop, translator
+
+_templates = environment(PackageLoader("elicitkit.demo", "templates"))
+
+DEMO_BANNER = noop(
+    "This is <strong>%(name)s</strong>, a demo server from elicitkit. It runs only on this machine."
+)
+"""The banner on every demo page (the transcript leaves it out)."""
+DEMO_PEOPLE = noop("Demo people:")
 
 
-def render(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-    """A page that cannot be framed, cached, sniffed, or leak its URL as a referrer."""
+def render(template: str, status_code: int = 200, *, request: Request, **context: Any) -> HTMLResponse:
+    """A page that cannot be framed, cached, sniffed, or leak its URL as a referrer, in the
+    language the browser asks for."""
     nonce = secrets.token_urlsafe(16)
-    html = _templates.get_template(template).render(csp_nonce=nonce, **context)
+    words = translator(negotiate(request.headers.get("accept-language")))
+    html = _templates.get_template(template).render(
+        csp_nonce=nonce, banner=DEMO_BANNER, people_label=DEMO_PEOPLE, **words.jinja, **context
+    )
     return HTMLResponse(
         html,
         status_code=status_code,

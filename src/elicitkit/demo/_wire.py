@@ -12,6 +12,7 @@ from mcp_types import JSONRPCRequest, JSONRPCResponse, RequestId
 
 from elicitkit.demo.mcp_server import SERVER_NAME
 from elicitkit.demo.transcript import Transcript
+from elicitkit.i18n import gettext as _
 
 __all__ = ["WireLog"]
 
@@ -43,11 +44,12 @@ class WireLog:
         state = params.get("requestState")
         if params.get("inputResponses") and isinstance(state, str):
             self.answered_calls += 1
-            self.transcript.say(
-                f"{self.person}'s client",
-                f"calls {params.get('name')} again, with {self.person}'s answers (inputResponses) and the "
-                f"requestState it got back, sealed by the server, returned unread ({len(state)} characters).",
+            said = _(
+                "calls %(tool)s again, with %(person)s's answers (inputResponses) and the requestState it "
+                "got back, sealed by the server, returned unread (%(count)d characters)."
             )
+            values = {"tool": params.get("name"), "person": self.person, "count": len(state)}
+            self.transcript.say(_("%(person)s's client") % {"person": self.person}, said % values)
 
     def received(self, item: SessionMessage | Exception) -> None:
         message = item.message if isinstance(item, SessionMessage) else None
@@ -64,8 +66,10 @@ class WireLog:
         if kind == "input_required":
             self.transcript.say(
                 SERVER_NAME,
-                "returns its question inside the tool result (resultType input_required, with a sealed "
-                "requestState) instead of sending an elicitation/create request.",
+                _(
+                    "returns its question inside the tool result (resultType input_required, with a sealed "
+                    "requestState) instead of sending an elicitation/create request."
+                ),
             )
 
     def asked_in_result(self) -> bool:

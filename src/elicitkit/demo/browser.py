@@ -25,6 +25,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from elicitkit.demo._people import DEMO_PASSWORDS
+from elicitkit.i18n import current
 
 __all__ = ["BrowserError", "Page", "PageForm", "ScriptedBrowser"]
 
@@ -186,7 +187,9 @@ class ScriptedBrowser:
         self.password = DEMO_PASSWORDS.get(person, "") if password is None else password
         self.on_page = on_page
         self.pages: list[Page] = []
-        self._http = httpx.AsyncClient(transport=_Jar(), timeout=30)
+        # Like a person's browser, it asks for pages in their language (the story's).
+        language = {"Accept-Language": current().tag}
+        self._http = httpx.AsyncClient(transport=_Jar(), timeout=30, headers=language)
 
     async def __aenter__(self) -> Self:
         return self

@@ -19,6 +19,7 @@ import platformdirs
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.mcp_server import DemoMcpServer
 from elicitkit.demo.provider import DemoProvider
+from elicitkit.i18n import gettext as _
 from elicitkit.server import KeyRing, SQLiteStore
 from elicitkit.server.vault import KEYS_ENV
 
@@ -36,22 +37,25 @@ def default_data_dir() -> Path:
 def demo_keys(data_dir: Path) -> tuple[KeyRing, str]:
     """The vault's key ring, and a sentence saying where it came from."""
     if os.environ.get(KEYS_ENV, "").strip():
-        return KeyRing.from_env(), f"Vault key: from {KEYS_ENV}."
+        return KeyRing.from_env(), _("Vault key: from %(env)s.") % {"env": KEYS_ENV}
     path = data_dir / KEY_FILE
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         if path.stat().st_mode & 0o077:
             os.chmod(path, 0o600)
-        return KeyRing.from_string(
-            path.read_text()
-        ), f"Vault key: {path} (kept from an earlier run, mode 0600)."
+        return KeyRing.from_string(path.read_text()), _(
+            "Vault key: %(path)s (kept from an earlier run, mode 0600)."
+        ) % {"path": path}
     with os.fdopen(descriptor, "w") as file:
         file.write(KeyRing.generate("demo1") + "\n")
     return (
         KeyRing.from_string(path.read_text()),
-        f"Vault key: none was configured ({KEYS_ENV} is not set), so one was generated and kept in "
-        f"{path} (mode 0600).",
+        _(
+            "Vault key: none was configured (%(env)s is not set), so one was generated and kept in "
+            "%(path)s (mode 0600)."
+        )
+        % {"env": KEYS_ENV, "path": path},
     )
 
 

@@ -18,6 +18,8 @@ from elicitkit.demo._wire import WireLog
 from elicitkit.demo.browser import Page
 from elicitkit.demo.mcp_server import key_fingerprint
 from elicitkit.demo.url_on_2026 import URL_ON_2026
+from elicitkit.i18n import gettext as _
+from elicitkit.i18n import noop
 from elicitkit.server.store import ACTIVE
 
 if TYPE_CHECKING:
@@ -36,7 +38,8 @@ class StepFailedError(Exception):
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the story: a title, a line about it, and how it is played (and checked)."""
+    """One step of the story: a title, a line about it (English; translated when told), and how it
+    is played (and checked)."""
 
     title: str
     about: str
@@ -67,7 +70,9 @@ def _fill(changes: dict[str, Any]) -> Callable[[Any], Reply]:
 
 
 async def form_every_field(story: Story) -> None:
-    story.tell("Fill in the form; try a party size of 40 to see the answer refused, then review and submit.")
+    story.tell(
+        _("Fill in the form; try a party size of 40 to see the answer refused, then review and submit.")
+    )
     story.answer(_fill(BOOKING | {"party_size": 40}), _fill(BOOKING))
     text = await story.call("book_table", {"restaurant": "Chez Elicit"})
     if story.scripted is not None:
@@ -78,48 +83,60 @@ async def form_every_field(story: Story) -> None:
         }
         story.expect(
             len(properties) == 7 and len(kinds) >= 6,
-            f"the form had {len(properties)} fields of {len(kinds)} kinds, not 7 of every kind",
-            "the form had a date, an integer, a titled choice, a multi-select, a text with a default, "
-            "an email and a yes/no",
+            _("the form had %(fields)d fields of %(kinds)d kinds, not 7 of every kind")
+            % {"fields": len(properties), "kinds": len(kinds)},
+            _(
+                "the form had a date, an integer, a titled choice, a multi-select, a text with a default, "
+                "an email and a yes/no"
+            ),
         )
         second = shown[-1]
         story.expect(
             isinstance(second, FormQuestion) and any(p.field == "party_size" for p in second.problems),
-            "a party size of 40 was not refused before sending",
-            "the client refused a party size of 40 before sending, and alice corrected it",
+            _("a party size of 40 was not refused before sending"),
+            _("the client refused a party size of 40 before sending, and alice corrected it"),
         )
     story.expect(
         f"Booked Chez Elicit on {VISIT_DAY} for 4, on the terrace" in text
         and "'No special requests'" in text
         and "alice@example.com" in text,
-        f"the booking did not come back as answered: {text!r}",
-        "the tool received every answer, typed, and the note's default",
+        _("the booking did not come back as answered: %(text)r") % {"text": text},
+        _("the tool received every answer, typed, and the note's default"),
     )
 
 
 async def form_declined(story: Story) -> None:
-    story.tell("Decline this one (Decline on the review screen, or Ctrl-D in the terminal).")
+    story.tell(_("Decline this one (Decline on the review screen, or Ctrl-D in the terminal)."))
     story.answer(Decline())
     text = await story.call("book_table", {"restaurant": "Le Refus"})
     story.expect(
-        "you declined" in text, f"the tool did not see a decline: {text!r}", "the tool saw a decline"
+        "you declined" in text,
+        _("the tool did not see a decline: %(text)r") % {"text": text},
+        _("the tool saw a decline"),
     )
 
 
 async def form_cancelled(story: Story) -> None:
-    story.tell("Cancel this one (Cancel, or Ctrl-C in the terminal).")
+    story.tell(_("Cancel this one (Cancel, or Ctrl-C in the terminal)."))
     story.answer(Cancel())
     text = await story.call("book_table", {"restaurant": "Chez Annul"})
-    story.expect("dismissed" in text, f"the tool did not see a cancel: {text!r}", "the tool saw a cancel")
+    story.expect(
+        "dismissed" in text,
+        _("the tool did not see a cancel: %(text)r") % {"text": text},
+        _("the tool saw a cancel"),
+    )
 
 
 def _sign_in_hint(story: Story) -> None:
-    story.tell(f"In the browser, sign in as {PERSON} (password {DEMO_PASSWORDS[PERSON]}) when asked.")
+    hint = _("In the browser, sign in as %(person)s (password %(password)s) when asked.")
+    story.tell(hint % {"person": PERSON, "password": DEMO_PASSWORDS[PERSON]})
 
 
 async def secret_by_url(story: Story) -> None:
     _sign_in_hint(story)
-    story.tell(f"Open the page, enter any API key (for example {WEATHER_KEY}) and press Save.")
+    story.tell(
+        _("Open the page, enter any API key (for example %(key)s) and press Save.") % {"key": WEATHER_KEY}
+    )
     story.answer(Accept())
     call = story.start("check_weather", {"city": "Lisbon"})
     url = await story.next_url(call)
@@ -128,26 +145,28 @@ async def secret_by_url(story: Story) -> None:
         page = await browser.open(url)
         _expect_page(story, page, 200, "Demo Weather API key")
         story.transcript.say(
-            f"browser ({PERSON})", f"types the API key ({len(WEATHER_KEY)} characters) and presses Save."
+            _("browser (%(person)s)") % {"person": PERSON},
+            _("types the API key (%(count)d characters) and presses Save.") % {"count": len(WEATHER_KEY)},
         )
         done = await browser.submit(page, button="save", secret=WEATHER_KEY)
-        _expect_page(story, done, 200, "Done")
+        _expect_page(story, done, 200, _("Done"))
     text = await story.finish(call)
     story.expect(
         f"fingerprinted {key_fingerprint(WEATHER_KEY)}" in text and WEATHER_KEY not in text,
-        f"the tool did not get the key entered on the page: {text!r}",
-        "the tool got the key from the vault; the key itself never passed through the client",
+        _("the tool did not get the key entered on the page: %(text)r") % {"text": text},
+        _("the tool got the key from the vault; the key itself never passed through the client"),
     )
     story.expect(
         any("completed" in notice for notice in story.notices()),
-        "no completion notice reached alice's client",
-        "the completion notice reached alice's client",
+        _("no completion notice reached alice's client"),
+        _("the completion notice reached alice's client"),
     )
 
 
 async def held_with_32042(story: Story) -> None:
     story.tell(
-        f"Open the page and enter any token (for example {MESSENGER_TOKEN}); the call retries by itself."
+        _("Open the page and enter any token (for example %(token)s); the call retries by itself.")
+        % {"token": MESSENGER_TOKEN}
     )
     story.answer(Accept())
     call = story.start("send_message", {"to": "bob", "text": "See you at Chez Elicit!"})
@@ -156,43 +175,46 @@ async def held_with_32042(story: Story) -> None:
         browser = story.browser(PERSON)
         page = await browser.open(url)
         _expect_page(story, page, 200, "Demo Messenger token")
-        story.transcript.say(f"browser ({PERSON})", "types the token and presses Save.")
+        story.transcript.say(
+            _("browser (%(person)s)") % {"person": PERSON}, _("types the token and presses Save.")
+        )
         done = await browser.submit(page, button="save", secret=MESSENGER_TOKEN)
-        _expect_page(story, done, 200, "Done")
+        _expect_page(story, done, 200, _("Done"))
     text = await story.finish(call)
     if story.scripted is not None:
         story.expect(
             bool(story.scripted.waited),
-            "the call was not held with error -32042",
-            "the server answered -32042; the client waited for the completion notice",
+            _("the call was not held with error -32042"),
+            _("the server answered -32042; the client waited for the completion notice"),
         )
     story.expect(
         f"token fingerprint {key_fingerprint(MESSENGER_TOKEN)}" in text,
-        f"the retried call did not succeed: {text!r}",
-        "the client retried the call by itself, and it succeeded",
+        _("the retried call did not succeed: %(text)r") % {"text": text},
+        _("the client retried the call by itself, and it succeeded"),
     )
 
 
 async def phishing_refused(story: Story) -> None:
-    story.tell("Open the page; bob (played by a script) will try your link first.")
+    story.tell(_("Open the page; bob (played by a script) will try your link first."))
     story.answer(Accept())
     call = story.start("list_events", {})
     url = await story.next_url(call)
     if url is None:
         await story.finish(call)
-        story.expect(False, "list_events asked for no URL")
-        story.tell("You did not open the link, so there is nothing for bob to open.")
+        story.expect(False, _("list_events asked for no URL"))
+        story.tell(_("You did not open the link, so there is nothing for bob to open."))
         return
     story.held, story.held_url = call, url
     elicitation_id = url.rsplit("/", 1)[-1]
     before = await story.stage.store.get(elicitation_id)
-    story.transcript.say("bob", "gets the link from alice (or steals it) and opens it, signed in as bob.")
+    story.transcript.say("bob", _("gets the link from alice (or steals it) and opens it, signed in as bob."))
     page = await story.browser("bob").open(url)
     after = await story.stage.store.get(elicitation_id)
     story.expect(
-        page.status == 403 and "not for you" in page.heading,
-        f"bob was not refused: HTTP {page.status}, {page.heading!r}",
-        "bob got the refusal page",
+        page.status == 403 and _("This link is not for you") in page.heading,
+        _("bob was not refused: HTTP %(status)d, %(heading)r")
+        % {"status": page.status, "heading": page.heading},
+        _("bob got the refusal page"),
     )
     story.expect(
         before is not None
@@ -200,115 +222,132 @@ async def phishing_refused(story: Story) -> None:
         and after.state in ACTIVE
         and after.user.subject == PERSON
         and after.updated_at == before.updated_at,
-        f"alice's elicitation changed when bob opened it: {before} -> {after}",
-        f"alice's elicitation is unchanged (still {after.state if after else '?'}, still hers)",
+        _("alice's elicitation changed when bob opened it: %(before)s -> %(after)s")
+        % {"before": before, "after": after},
+        _("alice's elicitation is unchanged (still %(state)s, still hers)")
+        % {"state": after.state if after else "?"},
     )
     story.expect(
         not story.stage.calendar.authorization_headers and not call.task.done(),
-        "something reached Demo Calendar, or the call ended, after bob's visit",
-        "nothing reached Demo Calendar; alice's call still waits for her",
+        _("something reached Demo Calendar, or the call ended, after bob's visit"),
+        _("nothing reached Demo Calendar; alice's call still waits for her"),
     )
 
 
 async def oauth_connection(story: Story) -> None:
     call, url = story.held, story.held_url
     if call is None:
-        story.expect(False, "there is no call waiting for the calendar connection")
-        story.tell("Skipped: no calendar link is open.")
+        story.expect(False, _("there is no call waiting for the calendar connection"))
+        story.tell(_("Skipped: no calendar link is open."))
         return
     if story.unattended:
         browser = story.browser(PERSON)
         page = await browser.open(url)
         _expect_page(story, page, 200, "")
-        story.transcript.say(f"browser ({PERSON})", "agrees to connect Demo Calendar.")
+        story.transcript.say(
+            _("browser (%(person)s)") % {"person": PERSON}, _("agrees to connect Demo Calendar.")
+        )
         done = await browser.submit(page)
         _expect_page(story, done, 200, "")
     else:
-        story.tell("Now in your browser: allow the connection, then sign in to Demo Calendar as alice.")
+        story.tell(_("Now in your browser: allow the connection, then sign in to Demo Calendar as alice."))
     text = await story.finish(call)
     story.held = None
     story.expect(
         "alice's Demo Calendar" in text and "Dentist" in text and "Lunch with Carol" in text,
-        f"the tool did not list alice's events: {text!r}",
-        "the tool read alice's events from Demo Calendar with her calendar token",
+        _("the tool did not list alice's events: %(text)r") % {"text": text},
+        _("the tool read alice's events from Demo Calendar with her calendar token"),
     )
     headers = story.stage.calendar.authorization_headers
     story.expect(
         bool(headers) and all(story.mcp_token not in header for header in headers),
-        "alice's MCP access token was sent to Demo Calendar (token passthrough)",
-        "Demo Calendar never saw alice's MCP access token",
+        _("alice's MCP access token was sent to Demo Calendar (token passthrough)"),
+        _("Demo Calendar never saw alice's MCP access token"),
     )
 
 
 async def form_on_2026(story: Story) -> None:
-    story.tell("The booking form again, on a 2026-07-28 connection: fill it in and submit.")
+    story.tell(_("The booking form again, on a 2026-07-28 connection: fill it in and submit."))
     story.answer(_fill(BOOKING))
     wire = WireLog(story.transcript, PERSON)
     async with story.connect("auto", wire=wire) as client:
         story.transcript.say(
-            f"{PERSON}'s client",
-            "opens a second connection to the same server, taking the newest revision both speak: "
-            f"MCP {client.protocol_version}.",
+            _("%(person)s's client") % {"person": PERSON},
+            _(
+                "opens a second connection to the same server, taking the newest revision both speak: "
+                "MCP %(version)s."
+            )
+            % {"version": client.protocol_version},
         )
+        versions = {"version": client.protocol_version, "expected": ROUNDS_VERSION}
         story.expect(
             client.protocol_version == ROUNDS_VERSION,
-            f"the second connection is at MCP {client.protocol_version}, not {ROUNDS_VERSION}",
-            f"the second connection is at MCP {ROUNDS_VERSION}",
+            _("the second connection is at MCP %(version)s, not %(expected)s") % versions,
+            _("the second connection is at MCP %(expected)s") % versions,
         )
         text = await story.call("book_table", {"restaurant": "Chez Elicit"}, via=client)
     story.expect(
         wire.asked_in_result(),
-        f"the question did not come in the tool result; on the wire: {wire.summary()}",
-        "on the wire: no elicitation/create request; the question came in an input_required result, "
-        "and the call made again with the answers completed",
+        _("the question did not come in the tool result; on the wire: %(wire)s") % {"wire": wire.summary()},
+        _(
+            "on the wire: no elicitation/create request; the question came in an input_required result, "
+            "and the call made again with the answers completed"
+        ),
     )
     story.expect(
         f"Booked Chez Elicit on {VISIT_DAY} for 4, on the terrace" in text and "alice@example.com" in text,
-        f"the booking did not come back as answered: {text!r}",
-        "the same booking confirmation as in step 1",
+        _("the booking did not come back as answered: %(text)r") % {"text": text},
+        _("the same booking confirmation as in step 1"),
     )
 
 
 def _expect_page(story: Story, page: Page, status: int, heading: str) -> None:
     story.expect(
         page.status == status and heading in page.heading,
-        f"the browser landed on {page.heading or page.title!r} (HTTP {page.status}), "
-        f"not {heading or 'a page'!r} (HTTP {status})",
+        _("the browser landed on %(landed)r (HTTP %(status)d), not %(wanted)r (HTTP %(expected)d)")
+        % {
+            "landed": page.heading or page.title,
+            "status": page.status,
+            "wanted": heading or _("a page"),
+            "expected": status,
+        },
     )
 
 
 STEPS: list[Step] = [
     Step(
-        "A form with every kind of field",
-        "book_table asks in form mode; the client validates, alice reviews and submits.",
+        noop("A form with every kind of field"),
+        noop("book_table asks in form mode; the client validates, alice reviews and submits."),
         form_every_field,
     ),
-    Step("A form declined", "The same question; alice says no.", form_declined),
-    Step("A form cancelled", "The same question; alice dismisses it.", form_cancelled),
+    Step(noop("A form declined"), noop("The same question; alice says no."), form_declined),
+    Step(noop("A form cancelled"), noop("The same question; alice dismisses it."), form_cancelled),
     Step(
-        "A secret by URL mode",
-        "check_weather needs an API key: it must never go through the chat, so it is typed on a page.",
+        noop("A secret by URL mode"),
+        noop("check_weather needs an API key: it must never go through the chat, so it is typed on a page."),
         secret_by_url,
     ),
     Step(
-        "Held with -32042, retried by itself",
-        "send_message needs a token and answers error -32042; the client retries after completion.",
+        noop("Held with -32042, retried by itself"),
+        noop("send_message needs a token and answers error -32042; the client retries after completion."),
         held_with_32042,
     ),
     Step(
-        "A phishing attempt, refused",
-        "list_events needs alice's Demo Calendar; bob opens alice's link first.",
+        noop("A phishing attempt, refused"),
+        noop("list_events needs alice's Demo Calendar; bob opens alice's link first."),
         phishing_refused,
     ),
     Step(
-        "A third-party OAuth connection",
-        "alice opens her link, connects Demo Calendar, and the waiting call lists her events.",
+        noop("A third-party OAuth connection"),
+        noop("alice opens her link, connects Demo Calendar, and the waiting call lists her events."),
         oauth_connection,
     ),
     Step(
-        "The same tool on a 2026-07-28 connection",
-        "book_table again, on a second connection at the newer revision: the server returns its "
-        "question in the tool result, and the client calls again with the answers.",
+        noop("The same tool on a 2026-07-28 connection"),
+        noop(
+            "book_table again, on a second connection at the newer revision: the server returns its "
+            "question in the tool result, and the client calls again with the answers."
+        ),
         form_on_2026,
     ),
     *(Step(title, about, play) for title, about, play in URL_ON_2026),

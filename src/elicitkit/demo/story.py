@@ -49,6 +49,7 @@ from elicitkit.demo.browser import BrowserError, ScriptedBrowser
 from elicitkit.demo.stage import Stage
 from elicitkit.demo.steps import STEPS, Step, StepFailedError
 from elicitkit.demo.transcript import NarratedUI, Transcript
+from elicitkit.i18n import gettext as _
 
 __all__ = ["STEPS", "Step", "StepFailedError", "Story"]
 
@@ -97,9 +98,8 @@ class Story:
             PERSON, scopes=["mcp"], resource=self.stage.server.mcp_url
         )
         self.mcp_token = token.access_token
-        self.transcript.say(
-            PERSON, f"signs in to {self.stage.auth.service_name}; her client gets an MCP access token."
-        )
+        said = _("signs in to %(service)s; her client gets an MCP access token.")
+        self.transcript.say(PERSON, said % {"service": self.stage.auth.service_name})
         if self.ui is None:
             self.scripted = ScriptedUI()
             ui: ElicitationUI = NarratedUI(self.scripted, self.transcript, PERSON)
@@ -122,7 +122,8 @@ class Story:
                 tools = await client.list_tools()
                 names = ", ".join(tool.name for tool in tools.tools)
                 server = f"{client.elicitations.server_name()} (MCP {client.protocol_version})"
-                self.transcript.say(f"{PERSON}'s client", f"connects to {server}: tools {names}.")
+                said = _("connects to %(server)s: tools %(names)s.") % {"server": server, "names": names}
+                self.transcript.say(_("%(person)s's client") % {"person": PERSON}, said)
                 try:
                     failure = await self._play_steps(steps)
                 except asyncio.CancelledError:  # Ctrl-C: the connection is torn down mid-request
@@ -142,10 +143,11 @@ class Story:
 
     async def _play_steps(self, steps: list[Step]) -> str:
         for number, step in enumerate(steps, 1):
-            self.transcript.step(number, len(steps), step.title, step.about)
+            self.transcript.step(number, len(steps), _(step.title), _(step.about))
             failure = await self._play_step(step)
             if failure:
-                return f"Step {number} ({step.title}) failed: {failure}"
+                said = _("Step %(number)d (%(title)s) failed: %(failure)s")
+                return said % {"number": number, "title": _(step.title), "failure": failure}
         return ""
 
     async def _play_step(self, step: Step) -> str:
@@ -196,14 +198,17 @@ class Story:
     def tell(self, text: str) -> None:
         """An instruction for the person at the keyboard (interactive only)."""
         if not self.unattended:
-            self.transcript.say("you", text, style="yellow")
+            self.transcript.say(_("you"), text, style="yellow")
 
     def start(self, name: str, arguments: dict[str, Any], *, via: ElicitingClient | None = None) -> Call:
         """Call a tool on the story's connection, or on `via`."""
         client = via or self.client
         assert client is not None
         shown = json.dumps(arguments, ensure_ascii=False)
-        self.transcript.say(f"{PERSON}'s client", f"calls {name} {shown}")
+        self.transcript.say(
+            _("%(person)s's client") % {"person": PERSON},
+            _("calls %(tool)s %(arguments)s") % {"tool": name, "arguments": shown},
+        )
         task = asyncio.create_task(client.call_tool(name, arguments))
         task.add_done_callback(_retrieve)  # a call cut short by Ctrl-C is not an unhandled error
         return Call(name, task)
@@ -213,16 +218,19 @@ class Story:
         try:
             result = await asyncio.wait_for(call.task, None if not self.unattended else _CALL_TIMEOUT)
         except TimeoutError:
-            raise StepFailedError(f"{call.name} did not return within {_CALL_TIMEOUT:.0f} s.") from None
+            said = _("%(tool)s did not return within %(seconds).0f s.")
+            raise StepFailedError(said % {"tool": call.name, "seconds": _CALL_TIMEOUT}) from None
         except ElicitationError as error:
-            self.transcript.say("result", str(error), style="yellow")
+            self.transcript.say(_("result"), str(error), style="yellow")
             return str(error)
         text = " ".join(c.text for c in result.content if isinstance(c, TextContent))
         self.transcript.say(
-            "error" if result.is_error else "result", text, style="red" if result.is_error else ""
+            _("error") if result.is_error else _("result"), text, style="red" if result.is_error else ""
         )
         if result.is_error and self.unattended:
-            raise StepFailedError(f"{call.name} returned an error: {text}")
+            raise StepFailedError(
+                _("%(tool)s returned an error: %(text)s") % {"tool": call.name, "text": text}
+            )
         return text
 
     async def call(self, name: str, arguments: dict[str, Any], *, via: ElicitingClient | None = None) -> str:
@@ -232,14 +240,15 @@ class Story:
         """The next URL the person agreed to open, or None if the call ended without one."""
         getting = asyncio.ensure_future(self.opened.get())
         timeout = _URL_TIMEOUT if self.unattended else None
-        done, _ = await asyncio.wait(
+        done, _pending = await asyncio.wait(
             {getting, call.task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
         )
         if getting in done:
             return getting.result()
         getting.cancel()
         if not done:
-            raise StepFailedError(f"{call.name} asked for no URL within {_URL_TIMEOUT:.0f} s.")
+            said = _("%(tool)s asked for no URL within %(seconds).0f s.")
+            raise StepFailedError(said % {"tool": call.name, "seconds": _URL_TIMEOUT})
         return None
 
     def browser(self, person: str) -> ScriptedBrowser:

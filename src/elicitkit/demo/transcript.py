@@ -7,7 +7,9 @@ from rich.text import Text
 
 from elicitkit.client.terminal.narrated import NarratedUI, describe_field
 from elicitkit.client.terminal.narrated import Transcript as _Transcript
+from elicitkit.demo._pages import DEMO_BANNER, DEMO_PEOPLE
 from elicitkit.demo.browser import Page, ScriptedBrowser
+from elicitkit.i18n import gettext as _
 from elicitkit.urls import reveal
 
 __all__ = ["NarratedUI", "Transcript", "describe_field"]
@@ -24,10 +26,11 @@ class Transcript(_Transcript):
         what = f'{page.site}  "{heading}"'
         if page.status >= 400:
             what += f" (HTTP {page.status})"
-        self.say(f"browser ({browser.person})", what)
+        self.say(_("browser (%(person)s)") % {"person": browser.person}, what)
         shown = 0
+        banners = tuple(b for b in (_(DEMO_BANNER).split("<")[0].strip(), _(DEMO_PEOPLE)) if b)
         for paragraph in page.paragraphs:
-            if paragraph.startswith(("This is ", "Demo people")):
+            if paragraph.startswith(banners):
                 continue
             item = paragraph.startswith("- ")
             if shown >= 3 and not item:

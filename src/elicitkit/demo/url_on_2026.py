@@ -16,6 +16,8 @@ from elicitkit.client.ui import Accept, UrlQuestion
 from elicitkit.demo._people import DEMO_PASSWORDS
 from elicitkit.demo._wire import WireLog
 from elicitkit.demo.mcp_server import key_fingerprint
+from elicitkit.i18n import gettext as _
+from elicitkit.i18n import noop
 from elicitkit.server.user import User
 
 if TYPE_CHECKING:
@@ -38,48 +40,63 @@ async def _forget(story: Story, vault_name: str, what: str) -> None:
     url_mode = story.stage.server.url_mode
     assert url_mode is not None
     await url_mode.vault.delete(user, vault_name)
-    story.transcript.say(_PERSON, f"clears {what} (as from her account page), so it must be asked again.")
+    said = _("clears %(what)s (as from her account page), so it must be asked again.") % {"what": what}
+    story.transcript.say(_PERSON, said)
 
 
 def _check_rounds(story: Story, wire: WireLog, screens_before: int) -> None:
     story.expect(
         wire.elicitation_requests == 0 and wire.questions_in_results == ["elicitation/create"],
-        f"the URL was not asked exactly once, in a tool result; on the wire: {wire.summary()}",
-        "on the wire: the URL came once, inside a tool result; the calls made again while alice was "
-        "in the browser did not ask it again",
+        _("the URL was not asked exactly once, in a tool result; on the wire: %(wire)s")
+        % {"wire": wire.summary()},
+        _(
+            "on the wire: the URL came once, inside a tool result; the calls made again while alice was "
+            "in the browser did not ask it again"
+        ),
     )
     story.expect(
         _consent_screens(story) - screens_before == 1,
-        f"alice saw {_consent_screens(story) - screens_before} consent screens for one URL",
-        "alice saw one consent screen for the URL",
+        _("alice saw %(count)d consent screens for one URL")
+        % {"count": _consent_screens(story) - screens_before},
+        _("alice saw one consent screen for the URL"),
     )
 
 
 async def secret_on_2026(story: Story) -> None:
-    await _forget(story, "demo-weather-api-key", "her Demo Weather API key")
-    story.tell(f"Open the page, sign in as {_PERSON} if asked, enter any API key and press Save.")
+    await _forget(story, "demo-weather-api-key", _("her Demo Weather API key"))
+    story.tell(
+        _("Open the page, sign in as %(person)s if asked, enter any API key and press Save.")
+        % {"person": _PERSON}
+    )
     story.answer(Accept())
     wire = WireLog(story.transcript, _PERSON)
     screens_before = _consent_screens(story)
     async with story.connect("auto", wire=wire) as client:
         story.expect(
             client.protocol_version == _VERSION,
-            f"the connection is at MCP {client.protocol_version}, not {_VERSION}",
+            _("the connection is at MCP %(version)s, not %(expected)s")
+            % {"version": client.protocol_version, "expected": _VERSION},
         )
         call = story.start("check_weather", {"city": "Porto"}, via=client)
         url = await story.next_url(call)
         if story.unattended and url is not None:
             browser = story.browser(_PERSON)
             page = await browser.open(url)
-            story.expect(page.status == 200, f"the secret's page answered HTTP {page.status}")
-            story.transcript.say(f"browser ({_PERSON})", "types a new API key and presses Save.")
+            story.expect(
+                page.status == 200, _("the secret's page answered HTTP %(status)d") % {"status": page.status}
+            )
+            story.transcript.say(
+                _("browser (%(person)s)") % {"person": _PERSON}, _("types a new API key and presses Save.")
+            )
             done = await browser.submit(page, button="save", secret=_KEY)
-            story.expect(done.status == 200, f"saving the key answered HTTP {done.status}")
+            story.expect(
+                done.status == 200, _("saving the key answered HTTP %(status)d") % {"status": done.status}
+            )
         text = await story.finish(call)
     story.expect(
         f"fingerprinted {key_fingerprint(_KEY)}" in text,
-        f"the tool did not get the new key: {text!r}",
-        "the tool got the new key from the vault, on 2026-07-28 too",
+        _("the tool did not get the new key: %(text)r") % {"text": text},
+        _("the tool got the new key from the vault, on 2026-07-28 too"),
     )
     _check_rounds(story, wire, screens_before)
 
@@ -87,10 +104,13 @@ async def secret_on_2026(story: Story) -> None:
 async def calendar_on_2026(story: Story) -> None:
     connection = story.stage.server.calendar_connection
     assert connection is not None
-    await _forget(story, f"oauth:{connection.name}:tokens", "her Demo Calendar connection")
+    await _forget(story, f"oauth:{connection.name}:tokens", _("her Demo Calendar connection"))
     story.tell(
-        f"Open the page, allow the connection, and sign in to Demo Calendar as {_PERSON} "
-        f"(password {DEMO_PASSWORDS[_PERSON]})."
+        _(
+            "Open the page, allow the connection, and sign in to Demo Calendar as %(person)s "
+            "(password %(password)s)."
+        )
+        % {"person": _PERSON, "password": DEMO_PASSWORDS[_PERSON]}
     )
     story.answer(Accept())
     wire = WireLog(story.transcript, _PERSON)
@@ -101,27 +121,31 @@ async def calendar_on_2026(story: Story) -> None:
         if story.unattended and url is not None:
             browser = story.browser(_PERSON)
             page = await browser.open(url)
-            story.transcript.say(f"browser ({_PERSON})", "agrees to connect Demo Calendar.")
+            story.transcript.say(
+                _("browser (%(person)s)") % {"person": _PERSON}, _("agrees to connect Demo Calendar.")
+            )
             done = await browser.submit(page)
-            story.expect(done.status == 200, f"connecting answered HTTP {done.status}")
+            story.expect(
+                done.status == 200, _("connecting answered HTTP %(status)d") % {"status": done.status}
+            )
         text = await story.finish(call)
     story.expect(
         "alice's Demo Calendar" in text and "Dentist" in text,
-        f"the tool did not list alice's events: {text!r}",
-        "the tool read alice's events with the newly connected calendar",
+        _("the tool did not list alice's events: %(text)r") % {"text": text},
+        _("the tool read alice's events with the newly connected calendar"),
     )
     _check_rounds(story, wire, screens_before)
 
 
 URL_ON_2026: list[tuple[str, str, Callable[[Story], Awaitable[None]]]] = [
     (
-        "A secret by URL mode on 2026-07-28",
-        "check_weather again at the newer revision: the URL comes in the tool result, once.",
+        noop("A secret by URL mode on 2026-07-28"),
+        noop("check_weather again at the newer revision: the URL comes in the tool result, once."),
         secret_on_2026,
     ),
     (
-        "A calendar connection on 2026-07-28",
-        "list_events again at the newer revision: one consent, then the call waits for the browser.",
+        noop("A calendar connection on 2026-07-28"),
+        noop("list_events again at the newer revision: one consent, then the call waits for the browser."),
         calendar_on_2026,
     ),
 ]

@@ -136,6 +136,7 @@ class UrlMode:
     replicas sharing the store (None: no limit); past it `ask` raises `PendingLimitError`. On
     2026-07-28 a retry that comes while the person is still on the page is held up to `hold`
     seconds, then answered "still waiting"; past `max_rounds` such retries the call ends.
+    The pages speak each browser's `Accept-Language`, or `locale` ("zh_CN") when given.
     """
 
     def __init__(
@@ -153,6 +154,7 @@ class UrlMode:
         hold: float = 25.0,
         max_rounds: int = 64,
         max_pending_per_user: int | None = 20,
+        locale: str | None = None,
     ) -> None:
         self.keys = keys if keys is not None else KeyRing.from_env()
         self.store: Store = store if store is not None else _default_store()
@@ -185,6 +187,7 @@ class UrlMode:
             browser=browser,
             flows=self.flows,
             public_url=public_url or "",
+            locale=locale,
         )
         self.context = FlowContext(self.identity, self.vault, self.store, self.site, browser, self.ask)
         """What the flows of this URL mode receive (see `FlowContext`)."""

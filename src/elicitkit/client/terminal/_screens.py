@@ -20,7 +20,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, KeyPressEve
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import FormattedTextControl
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.validation import ValidationError, Validator
 from prompt_toolkit.widgets import CheckboxList, RadioList
@@ -98,6 +98,8 @@ class Screens:
     input: Input | None = None
     output: Output | None = None
     current: Application[Any] | None = None
+    color_depth: ColorDepth | None = None
+    """`ColorDepth.DEPTH_1_BIT` when the person asked for no colour; None: the terminal's own."""
 
     async def _run(self, app: Application[T]) -> T:
         self.current = app
@@ -117,6 +119,7 @@ class Screens:
             erase_when_done=True,
             input=self.input,
             output=self.output,
+            color_depth=self.color_depth,
             **kw,
         )
 
@@ -134,6 +137,7 @@ class Screens:
             input=self.input,
             output=self.output,
             style=STYLE,
+            color_depth=self.color_depth,
             erase_when_done=True,
             key_bindings=_always(decline=True),
             bottom_toolbar=toolbar,

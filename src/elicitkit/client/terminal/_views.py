@@ -16,6 +16,8 @@ from rich.text import Text
 
 from elicitkit.client._fields import Field, hint, safe, show
 from elicitkit.client.ui import Waiting
+from elicitkit.i18n import gettext as _
+from elicitkit.i18n import ngettext
 from elicitkit.urls import UrlReport
 
 _URL_STYLES = {"domain": "bold reverse", "userinfo": "bold red underline"}
@@ -23,7 +25,7 @@ _URL_STYLES = {"domain": "bold reverse", "userinfo": "bold red underline"}
 
 def header(server: str, verb: str, message: str, keys: str | None = None) -> Panel:
     """Who asks and why (C-30): the server's name and its message, both inert."""
-    title = Text.assemble(("The server ", ""), (f"“{safe(server)}”", "bold"), f" {verb}")
+    title = Text.assemble((_("The server "), ""), (f"“{safe(server)}”", "bold"), f" {verb}")
     subtitle = Text(keys, style="dim") if keys else None
     return Panel(
         Text(safe(message)),
@@ -85,27 +87,35 @@ def url_details(report: UrlReport, server: str) -> RenderableType:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="dim", no_wrap=True)
     grid.add_column(overflow="fold")
-    grid.add_row("URL", url)
-    names = (("Domain", report.domain, report.domain_unicode), ("Host", report.host, report.host_unicode))
+    grid.add_row(_("URL"), url)
+    names = (
+        (_("Domain"), report.domain, report.domain_unicode),
+        (_("Host"), report.host, report.host_unicode),
+    )
     for label, name, readable in names:
-        if label == "Host" and name == report.domain:
+        if label == _("Host") and name == report.domain:
             continue  # the host is the domain itself: once is clearer
         if not name:
-            grid.add_row(label, Text("none", style="dim"))
+            grid.add_row(label, Text(_("none"), style="dim"))
             continue
         unicode_name, ascii_name = _host_forms(name)
         unicode_name = readable or unicode_name
-        grid.add_row(label, Text(safe(unicode_name), style="bold" if label == "Domain" else ""))
+        grid.add_row(label, Text(safe(unicode_name), style="bold" if label == _("Domain") else ""))
         if ascii_name != unicode_name:
-            grid.add_row("", Text(f"{safe(ascii_name)}  (punycode: what the browser uses)", style="dim"))
+            grid.add_row(
+                "", Text(f"{safe(ascii_name)}  " + _("(punycode: what the browser uses)"), style="dim")
+            )
     lines: list[RenderableType] = [grid]
     if report.verdict == "block":
-        lines.append(Text("✖ This URL is blocked: it will not be opened.", style="bold red"))
+        lines.append(Text(_("✖ This URL is blocked: it will not be opened."), style="bold red"))
     elif report.verdict == "warn":
-        lines.append(Text("⚠ Look closely before opening it:", style="bold yellow"))
+        lines.append(Text(_("⚠ Look closely before opening it:"), style="bold yellow"))
     else:
         lines.append(
-            Text(f"Nothing odd found in the URL. Open it only if you expected this from “{safe(server)}”.")
+            Text(
+                _("Nothing odd found in the URL. Open it only if you expected this from “%(server)s”.")
+                % {"server": safe(server)}
+            )
         )
     warnings = Table.grid(padding=(0, 1), pad_edge=True)
     warnings.add_column(no_wrap=True)
@@ -136,9 +146,12 @@ def _host_forms(host: str) -> tuple[str, str]:
 def waiting_panel(waiting: Waiting) -> RenderableType:
     count = len(waiting.pending)
     title = Text.assemble(
-        ("Waiting for ", ""),
+        (_("Waiting for "), ""),
         (f"“{safe(waiting.server)}”", "bold"),
-        f": {count} step{'s' if count != 1 else ''} to finish in your browser   ",
+        ": "
+        + ngettext("%(num)d step to finish in your browser", "%(num)d steps to finish in your browser", count)
+        % {"num": count}
+        + "   ",
         (_clock(time.monotonic() - waiting.started), "bold cyan"),
     )
     lines: list[RenderableType] = [title]
@@ -148,10 +161,15 @@ def waiting_panel(waiting: Waiting) -> RenderableType:
         lines.append(Text(f"  {safe(note)}", style="dim"))
     if waiting.timed_out:
         lines.append(
-            Text("No completion came in time. Retry the call now (r), or cancel it (c)?", style="bold yellow")
+            Text(
+                _("No completion came in time. Retry the call now (r), or cancel it (c)?"),
+                style="bold yellow",
+            )
         )
     else:
-        lines.append(Text("The call is retried by itself when the server reports completion.", style="dim"))
+        lines.append(
+            Text(_("The call is retried by itself when the server reports completion."), style="dim")
+        )
     return Group(*lines)
 
 

@@ -18,11 +18,20 @@ from rich.console import Console
 from rich.text import Text
 
 from elicitkit.client.ui import Accept, Decline, ElicitationUI, FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.i18n import gettext as _
+from elicitkit.i18n import ngettext, noop
 from elicitkit.urls import UrlReport, reveal
 
 __all__ = ["NarratedUI", "Transcript", "describe_field"]
 
 _INDENT = "    "
+_KINDS = {
+    "text": noop("text"),
+    "email": noop("email"),
+    "uri": noop("uri"),
+    "date": noop("date"),
+    "date-time": noop("date-time"),
+}
 
 
 class Transcript:
@@ -73,10 +82,12 @@ class Transcript:
         if not report.parts:
             text.append(reveal(report.url))
         self.console.print(text)
-        warnings = "; ".join(w.message for w in report.warnings) or "no warnings"
-        self.console.print(
-            Text(f"{marks.rstrip()}  site: {reveal(report.domain_unicode or '?')} ({warnings})")
-        )
+        warnings = "; ".join(w.message for w in report.warnings) or _("no warnings")
+        site = _("site: %(domain)s (%(warnings)s)") % {
+            "domain": reveal(report.domain_unicode or "?"),
+            "warnings": warnings,
+        }
+        self.console.print(Text(f"{marks.rstrip()}  {site}"))
 
     def ok(self, text: str) -> None:
         self.console.print(Text(f"  ✓ {text}", style="green"))
@@ -89,24 +100,27 @@ def describe_field(schema: Mapping[str, Any], required: bool) -> str:
     """A field's kind in words: what a person is asked to give."""
     kind = schema.get("type")
     if "oneOf" in schema:
-        words = "one of: " + " | ".join(str(o.get("title", o.get("const"))) for o in schema["oneOf"])
+        words = _("one of: ") + " | ".join(str(o.get("title", o.get("const"))) for o in schema["oneOf"])
     elif "enum" in schema:
         labels = _legacy_titles(schema)
-        words = "one of: " + " | ".join(labels.get(str(v), str(v)) for v in schema["enum"])
+        words = _("one of: ") + " | ".join(labels.get(str(v), str(v)) for v in schema["enum"])
     elif kind == "array":
         items = schema.get("items", {})
         choices = items.get("anyOf") or [{"const": v} for v in items.get("enum", [])]
-        words = "any of: " + ", ".join(str(c.get("title", c.get("const"))) for c in choices)
+        words = _("any of: ") + ", ".join(str(c.get("title", c.get("const"))) for c in choices)
     elif kind == "boolean":
-        words = "yes/no"
+        words = _("yes/no")
     elif kind in ("integer", "number"):
         low, high = schema.get("minimum"), schema.get("maximum")
-        words = kind + (f" from {low} to {high}" if low is not None and high is not None else "")
+        words = _("integer") if kind == "integer" else _("number")
+        if low is not None and high is not None:
+            words += _(" from %(low)s to %(high)s") % {"low": low, "high": high}
     else:
-        words = str(schema.get("format", "text"))
+        words = _(_KINDS[schema.get("format", "text")]) if schema.get("format", "text") in _KINDS else ""
+        words = words or str(schema.get("format"))
     if "default" in schema:
-        words += f", default {_show(schema['default'])}"
-    return words + (", required" if required else "")
+        words += _(", default %(value)s") % {"value": _show(schema["default"])}
+    return words + (_(", required") if required else "")
 
 
 def _legacy_titles(schema: Mapping[str, Any]) -> dict[str, str]:
@@ -119,9 +133,9 @@ def _legacy_titles(schema: Mapping[str, Any]) -> dict[str, str]:
 
 def _show(value: Any) -> str:
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, list):
-        return ", ".join(map(str, value)) or "(none)"
+        return ", ".join(map(str, value)) or _("(none)")
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
@@ -133,7 +147,7 @@ def _answer(schema: Mapping[str, Any], value: Any) -> str:
     titles |= {str(o.get("const")): str(o.get("title")) for o in schema.get("items", {}).get("anyOf", [])}
     titles |= _legacy_titles(schema)
     if isinstance(value, list):
-        return ", ".join(titles.get(str(v), str(v)) for v in value) or "(none)"
+        return ", ".join(titles.get(str(v), str(v)) for v in value) or _("(none)")
     if isinstance(value, str):
         return titles.get(value, value)
     return _show(value)
@@ -152,26 +166,27 @@ class NarratedUI:
         self.inner = inner
         self.transcript = transcript
         self.person = person
-        self.client = client or f"{person}'s client"
+        self.client = client or _("%(person)s's client") % {"person": person}
 
     async def ask_form(self, question: FormQuestion) -> Reply:
         t = self.transcript
         properties: Mapping[str, Any] = question.schema.get("properties", {})
         required = set(question.schema.get("required", []))
         titles = {name: str(prop.get("title", name)) for name, prop in properties.items()}
+        who = {"person": self.person}
         if question.problems:  # the same form again, the answers kept, the problems named
             problems = "; ".join(problem.message for problem in question.problems)
-            t.say(self.client, f"does not send that: {problems}", style="yellow")
-            t.say(self.client, f"shows the form again, with {self.person}'s answers kept.")
+            t.say(self.client, _("does not send that: %(problems)s") % {"problems": problems}, style="yellow")
+            t.say(self.client, _("shows the form again, with %(person)s's answers kept.") % who)
         else:
-            t.say(question.server, f"asks {self.person} to fill in a form:")
+            t.say(question.server, _("asks %(person)s to fill in a form:") % who)
             t.quote(question.message)
             t.rows(
                 [(titles[name], describe_field(prop, name in required)) for name, prop in properties.items()]
             )
         reply = await self.inner.ask_form(question)
         if isinstance(reply, Accept):
-            t.say(self.person, "reviews the answers and submits:")
+            t.say(self.person, _("reviews the answers and submits:"))
             content = reply.content or {}
             t.rows(
                 [
@@ -183,41 +198,46 @@ class NarratedUI:
         else:
             t.say(
                 self.person,
-                "declines: nothing is sent." if isinstance(reply, Decline) else "cancels: nothing is sent.",
+                _("declines: nothing is sent.")
+                if isinstance(reply, Decline)
+                else _("cancels: nothing is sent."),
             )
         return reply
 
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
         t = self.transcript
-        t.say(question.server, f"asks {self.person} to open a page in the browser:")
+        t.say(question.server, _("asks %(person)s to open a page in the browser:") % {"person": self.person})
         t.quote(question.message)
         t.url(question.report)
         reply = await self.inner.ask_url_consent(question)
         if isinstance(reply, Accept) and question.report.verdict == "block":
-            t.say(self.person, "agrees, but the URL is blocked: the page is not opened.")
+            t.say(self.person, _("agrees, but the URL is blocked: the page is not opened."))
         elif isinstance(reply, Accept):
-            t.say(self.person, "agrees to open the page.")
+            t.say(self.person, _("agrees to open the page."))
         else:
-            t.say(self.person, f"does not agree ({reply.action}): the page is not opened.")
+            said = _("does not agree (%(action)s): the page is not opened.") % {"action": reply.action}
+            t.say(self.person, said)
         return reply
 
     async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
         count = len(waiting.pending)
-        what = "elicitation completes" if count == 1 else f"{count} elicitations complete"
         if waiting.timed_out:
-            self.transcript.say(
-                self.client,
-                f"no completion came in time; asks {self.person} to retry or cancel.",
-            )
+            said = _("no completion came in time; asks %(person)s to retry or cancel.") % {
+                "person": self.person
+            }
+            self.transcript.say(self.client, said)
         elif waiting.notes:  # a 2026-07-28 call: made again until the page is done
-            self.transcript.say(self.client, f"waits for the page. {waiting.notes[0]}")
+            self.transcript.say(self.client, _("waits for the page.") + f" {waiting.notes[0]}")
         else:
-            self.transcript.say(
-                self.client,
-                f"the call is held (error -32042) until the {what}; it will retry by itself.",
+            said = ngettext(
+                "the call is held (error -32042) until the elicitation completes; it will retry by itself.",
+                "the call is held (error -32042) until the %(num)d elicitations complete; "
+                "it will retry by itself.",
+                count,
             )
+            self.transcript.say(self.client, said % {"num": count})
         return await self.inner.wait(waiting)
 
     def notice(self, text: str) -> None:
-        self.transcript.say("notice", text, style="green")
+        self.transcript.say(_("notice"), text, style="green")
         self.inner.notice(text)

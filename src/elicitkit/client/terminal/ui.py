@@ -9,6 +9,9 @@ Enter confirms a field; on the review screen Enter changes the selected answer o
 `s` submits, `d` declines. Choices: arrows or digits move, Enter picks, `y`/`n` answer yes/no
 questions; Space ticks a multi-choice. URL consent: `o` opens, `d` declines. Waiting: `r`
 retries now, `c` cancels.
+
+Colour only repeats what the words say (a problem, a required answer, a risky URL): with
+`NO_COLOR` set, or a console made with `no_color=True`, nothing is drawn in colour.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.application.current import set_app
 from prompt_toolkit.formatted_text import ANSI, AnyFormattedText
 from prompt_toolkit.input import Input
-from prompt_toolkit.output import Output
+from prompt_toolkit.output import ColorDepth, Output
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -49,17 +52,19 @@ from elicitkit.client.terminal._views import (
     waiting_panel,
 )
 from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.i18n import Translator, from_environment, noop, spoken, translator
+from elicitkit.i18n import gettext as _
 
 __all__ = ["NotATerminalError", "TerminalUI"]
 
-_TEXT_KEYS = " Enter: next   Ctrl-D: decline   Ctrl-C: cancel "
-_PICK_KEYS = " ↑↓/digits: move   Enter: choose   Ctrl-D: decline   Ctrl-C: cancel "
-_YES_NO_KEYS = " y: yes   n: no   ↑↓: move   Enter: choose   Ctrl-D: decline   Ctrl-C: cancel "
-_TICK_KEYS = " ↑↓: move   Space: tick   Enter: done   Ctrl-D: decline   Ctrl-C: cancel "
-_REVIEW_KEYS = " ↑↓: move   Enter: change/choose   s: submit   d: decline   Ctrl-C: cancel "
-_CONSENT_KEYS = " ↑↓: move   Enter: choose   o: open   d/Ctrl-D: decline   Ctrl-C: cancel "
-_BLOCKED_KEYS = " ↑↓: move   Enter: choose   d/Ctrl-D: decline   Ctrl-C: cancel "
-_WAIT_KEYS = " r: retry now   c/Ctrl-C: cancel "
+_TEXT_KEYS = noop(" Enter: next   Ctrl-D: decline   Ctrl-C: cancel ")
+_PICK_KEYS = noop(" ↑↓/digits: move   Enter: choose   Ctrl-D: decline   Ctrl-C: cancel ")
+_YES_NO_KEYS = noop(" y: yes   n: no   ↑↓: move   Enter: choose   Ctrl-D: decline   Ctrl-C: cancel ")
+_TICK_KEYS = noop(" ↑↓: move   Space: tick   Enter: done   Ctrl-D: decline   Ctrl-C: cancel ")
+_REVIEW_KEYS = noop(" ↑↓: move   Enter: change/choose   s: submit   d: decline   Ctrl-C: cancel ")
+_CONSENT_KEYS = noop(" ↑↓: move   Enter: choose   o: open   d/Ctrl-D: decline   Ctrl-C: cancel ")
+_BLOCKED_KEYS = noop(" ↑↓: move   Enter: choose   d/Ctrl-D: decline   Ctrl-C: cancel ")
+_WAIT_KEYS = noop(" r: retry now   c/Ctrl-C: cancel ")
 
 _SUBMIT, _DECLINE, _CANCEL = ("do", "submit"), ("do", "decline"), ("do", "cancel")
 
@@ -73,6 +78,7 @@ class TerminalUI:
 
     It runs inside the caller's asyncio loop. `input`, `output` and `console` exist for tests
     (prompt_toolkit pipe input, a rich console on a buffer); leave them out on a real terminal.
+    It speaks `locale` ("zh_CN"), by default the terminal's (LANGUAGE, LC_ALL, LANG).
     """
 
     def __init__(
@@ -81,7 +87,9 @@ class TerminalUI:
         console: Console | None = None,
         input: Input | None = None,
         output: Output | None = None,
+        locale: str | None = None,
     ) -> None:
+        self.words: Translator = translator(locale or from_environment())
         if input is None:
             for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)):
                 if stream is None or not stream.isatty():
@@ -89,19 +97,22 @@ class TerminalUI:
                         f"TerminalUI needs a person at a terminal, but {name} is not a TTY. "
                         "Run it in an interactive terminal, or use the scripted or web UI."
                     )
+        # rich reads NO_COLOR itself; a console made with no_color=True says the same to the screens.
         self.console = console or Console(highlight=False, emoji=False)
-        self._screens = Screens(input, output)
+        no_color = self.console.no_color
+        self._screens = Screens(input, output, color_depth=ColorDepth.DEPTH_1_BIT if no_color else None)
         self._notices: set[asyncio.Future[None]] = set()
 
     # -- forms ---------------------------------------------------------------------------
 
+    @spoken
     async def ask_form(self, question: FormQuestion) -> Reply:
         """Walk the fields (or go straight to review when fixing refused answers), then review."""
         fields = form_fields(question.schema)
         answers: dict[str, Any] = {f.name: question.initial.get(f.name) for f in fields}
         problems = problems_by_field(question.problems, [f.name for f in fields])
-        keys = "✱ required answer   Ctrl-D declines   Ctrl-C cancels"
-        self.console.print(header(question.server, "asks you to fill in a form", question.message, keys))
+        keys = _("✱ required answer   Ctrl-D declines   Ctrl-C cancels")
+        self.console.print(header(question.server, _("asks you to fill in a form"), question.message, keys))
         try:
             if not problems:
                 for index, field in enumerate(fields, 1):
@@ -110,12 +121,12 @@ class TerminalUI:
                     )
             content = await self._review(question, fields, answers, problems)
         except Declined:
-            self.console.print(Text("✗ Declined. Nothing you typed is sent.", style="yellow"))
+            self.console.print(Text(_("✗ Declined. Nothing you typed is sent."), style="yellow"))
             return Decline()
         except Cancelled:
-            self.console.print(Text("✗ Cancelled. Nothing you typed is sent.", style="yellow"))
+            self.console.print(Text(_("✗ Cancelled. Nothing you typed is sent."), style="yellow"))
             return Cancel()
-        self.console.print(Text("✓ Answers submitted:", style="green"), answers_table(fields, answers))
+        self.console.print(Text(_("✓ Answers submitted:"), style="green"), answers_table(fields, answers))
         return Accept(content)
 
     async def _review(
@@ -135,20 +146,20 @@ class TerminalUI:
                 for f in fields
             ]
             rows += [
-                (_SUBMIT, [("class:prompt", "Submit answers")]),
-                (_DECLINE, "Decline"),
-                (_CANCEL, "Cancel"),
+                (_SUBMIT, [("class:prompt", _("Submit answers"))]),
+                (_DECLINE, _("Decline")),
+                (_CANCEL, _("Cancel")),
             ]
-            heading = Text("Review your answers", style="bold")
+            heading = Text(_("Review your answers"), style="bold")
             if problems:
-                heading.append("  Some answers need fixing.", style="red")
+                heading.append(_("  Some answers need fixing."), style="red")
             if None in problems:
                 heading.append(f"\n⚠ {problems[None]}", style="red")
             selected = await self._screens.one(
                 self._ansi(heading),
                 rows,
                 default=selected,
-                toolbar=_REVIEW_KEYS,
+                toolbar=_(_REVIEW_KEYS),
                 keys={"s": _SUBMIT, "d": _DECLINE},
             )
             if selected == _DECLINE:
@@ -168,24 +179,24 @@ class TerminalUI:
         self, field: Field, value: Any, problem: str | None, index: int = 0, total: int = 0
     ) -> Any:
         """Ask one field with the widget for its kind; returns the new value (None: no answer)."""
-        heading = self._ansi(field_heading(field, problem, f"{index}/{total}" if index else "change"))
+        heading = self._ansi(field_heading(field, problem, f"{index}/{total}" if index else _("change")))
         if field.kind in ("boolean", "choice"):
             if field.kind == "boolean":
                 values: list[Any] = [True, False]
-                titles = ["Yes", "No"]
+                titles = [_("Yes"), _("No")]
             else:
                 values = [v for v, _ in field.options]
                 titles = [t for _, t in field.options]
             if not field.required:
                 values.append(None)
-                titles.append("No answer")
+                titles.append(_("No answer"))
             keys = {"y": 0, "n": 1} if field.kind == "boolean" else {}
             current = next((i for i, v in enumerate(values) if _same(v, value)), None)
             picked = await self._screens.one(
                 heading,
                 list(enumerate(titles)),
                 default=current,
-                toolbar=_YES_NO_KEYS if keys else _PICK_KEYS,
+                toolbar=_(_YES_NO_KEYS if keys else _PICK_KEYS),
                 keys=keys,
             )
             answer = values[picked]
@@ -206,7 +217,7 @@ class TerminalUI:
                 [(i, t) for i, (_, t) in enumerate(field.options)],
                 default=ticked,
                 check=lambda indexes: check(field, chosen(indexes)),
-                toolbar=_TICK_KEYS,
+                toolbar=_(_TICK_KEYS),
             )
             answer = chosen(indexes)
         else:
@@ -222,7 +233,7 @@ class TerminalUI:
                 heading,
                 default=editable(field, value),
                 check=check_text,
-                toolbar=_TEXT_KEYS,
+                toolbar=_(_TEXT_KEYS),
                 placeholder=example(field),
             )
             answer = parse(field, text)
@@ -235,22 +246,23 @@ class TerminalUI:
 
     # -- URL consent ---------------------------------------------------------------------
 
+    @spoken
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
         """The full URL with its domain highlighted, both forms of the host, every warning."""
         report = question.report
-        self.console.print(header(question.server, "asks you to open a web page", question.message))
+        self.console.print(header(question.server, _("asks you to open a web page"), question.message))
         self.console.print(url_details(report, question.server))
         blocked = report.verdict == "block"
         options: list[tuple[str, AnyFormattedText]] = []
         if not blocked:
-            options.append(("open", "Open it in my browser"))
-        options += [("decline", "Don't open it (decline)"), ("cancel", "Cancel")]
+            options.append(("open", _("Open it in my browser")))
+        options += [("decline", _("Don't open it (decline)")), ("cancel", _("Cancel"))]
         try:
             choice = await self._screens.one(
-                self._ansi(Text("Open this page?", style="bold")),
+                self._ansi(Text(_("Open this page?"), style="bold")),
                 options,
                 default="open" if report.verdict == "ok" else "decline",
-                toolbar=_BLOCKED_KEYS if blocked else _CONSENT_KEYS,
+                toolbar=_(_BLOCKED_KEYS if blocked else _CONSENT_KEYS),
                 keys={"d": "decline"} if blocked else {"o": "open", "d": "decline"},
             )
         except Declined:
@@ -258,16 +270,17 @@ class TerminalUI:
         except Cancelled:
             choice = "cancel"
         if choice == "open":
-            self.console.print(Text("✓ You agreed; the page opens in your system browser.", style="green"))
+            self.console.print(Text(_("✓ You agreed; the page opens in your system browser."), style="green"))
             return Accept()
         if choice == "decline":
-            self.console.print(Text("✗ Not opened: you declined.", style="yellow"))
+            self.console.print(Text(_("✗ Not opened: you declined."), style="yellow"))
             return Decline()
-        self.console.print(Text("✗ Not opened: cancelled.", style="yellow"))
+        self.console.print(Text(_("✗ Not opened: cancelled."), style="yellow"))
         return Cancel()
 
     # -- waiting -------------------------------------------------------------------------
 
+    @spoken
     async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
         """A live panel with the elapsed time; `r` and `c` work at any moment."""
 
@@ -276,13 +289,13 @@ class TerminalUI:
 
         keys: dict[str, Literal["retry", "cancel"]] = {"r": "retry", "c": "cancel"}
         try:
-            choice = await self._screens.live(body, keys=keys, toolbar=_WAIT_KEYS)
+            choice = await self._screens.live(body, keys=keys, toolbar=_(_WAIT_KEYS))
         except Cancelled:
             choice = "cancel"
         self.console.print(
-            Text("↻ Retrying the call.", style="green")
+            Text(_("↻ Retrying the call."), style="green")
             if choice == "retry"
-            else Text("✗ Stopped waiting: cancelled.", style="yellow")
+            else Text(_("✗ Stopped waiting: cancelled."), style="yellow")
         )
         return choice
 
@@ -308,6 +321,7 @@ class TerminalUI:
             file=buffer,
             force_terminal=True,
             color_system=self.console.color_system,  # type: ignore[arg-type]
+            no_color=self.console.no_color,
             width=self.console.width,
             highlight=False,
             emoji=False,

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from elicitkit.client._fields import Field, check, form_fields, parse, problems_by_field, safe, show
+from elicitkit.client._fields import Field, check, form_fields, parse, problems_by_field, safe, show, span
 from elicitkit.client.ui import FormQuestion
+from elicitkit.i18n import gettext as _
 from elicitkit.schema import validate
 
 Raw = str | list[str]
@@ -145,7 +146,7 @@ def _read(f: Field, raw: Raw) -> Any:
     text = raw if isinstance(raw, str) else ""
     if f.kind == "boolean":
         if text not in ("", "yes", "no"):
-            raise ValueError("Choose yes or no.")
+            raise ValueError(_("Choose yes or no."))
         return None if not text else text == "yes"
     if f.kind == "choice":
         return _option(f, text) if text else None
@@ -156,7 +157,7 @@ def _read(f: Field, raw: Raw) -> Any:
 
 def _option(f: Field, index: str) -> Any:
     if not index.isdigit() or int(index) >= len(f.options):
-        raise ValueError("Choose from the list.")
+        raise ValueError(_("Choose from the list."))
     return f.options[int(index)][0]
 
 
@@ -168,7 +169,7 @@ def _zoned(text: str) -> str:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError("Enter a date and time, like 2025-06-01 09:30.") from None
+        raise ValueError(_("Enter a date and time, like 2025-06-01 09:30.")) from None
     if moment.tzinfo is None:
         moment = moment.astimezone()
     return moment.isoformat(timespec="seconds")
@@ -222,33 +223,22 @@ def _hint(f: Field) -> str:
     s = f.schema
     parts: list[str] = []
     if f.kind == "text":
-        parts.append(_span(s.get("minLength"), s.get("maxLength"), " characters"))
+        parts.append(span(s.get("minLength"), s.get("maxLength"), characters=True, shown=_number))
         if isinstance(s.get("pattern"), str):
-            parts.append(f"must match the pattern {safe(s['pattern'])}")
-        parts.append(
-            {
-                "email": "an email address",
-                "uri": "a full URL, like https://example.com/ (kept as text, never opened)",
-                "date-time": f"your local time ({_zone()})",
-            }.get(f.format or "", "")
-        )
+            parts.append(_("must match the pattern %(pattern)s") % {"pattern": safe(s["pattern"])})
+        if f.format == "email":
+            parts.append(_("an email address"))
+        elif f.format == "uri":
+            parts.append(_("a full URL, like https://example.com/ (kept as text, never opened)"))
+        elif f.format == "date-time":
+            parts.append(_("your local time (%(zone)s)") % {"zone": _zone()})
     elif f.kind in ("number", "integer"):
-        parts.append("a whole number" if f.kind == "integer" else "a number")
-        parts.append(_span(s.get("minimum"), s.get("maximum"), ""))
+        parts.append(_("a whole number") if f.kind == "integer" else _("a number"))
+        parts.append(span(s.get("minimum"), s.get("maximum"), shown=_number))
     elif f.kind == "multi":
-        span = _span(s.get("minItems"), s.get("maxItems"), "")
-        parts.append(f"choose {span}" if span else "choose any")
+        items = span(s.get("minItems"), s.get("maxItems"), shown=_number)
+        parts.append(_("choose %(span)s") % {"span": items} if items else _("choose any"))
     return " · ".join(p for p in parts if p)
-
-
-def _span(low: Any, high: Any, unit: str) -> str:
-    if _is_number(low) and _is_number(high):
-        return f"{_number(low)} to {_number(high)}{unit}"
-    if _is_number(low):
-        return f"at least {_number(low)}{unit}"
-    if _is_number(high):
-        return f"at most {_number(high)}{unit}"
-    return ""
 
 
 def _zone() -> str:

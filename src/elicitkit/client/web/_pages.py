@@ -31,6 +31,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from elicitkit.client._fields import safe
 from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion
 from elicitkit.client.web._board import Board, Entry
+from elicitkit.i18n import Translator, current, environment, speaking
+from elicitkit.i18n import gettext as _
 from elicitkit.urls import reveal
 
 _LONG_POLL = 25.0
@@ -38,9 +40,8 @@ _MAX_BODY = 1 << 20
 _NONCE = "elicitkit.nonce"
 _FORM = "application/x-www-form-urlencoded"
 
-_templates = jinja2.Environment(
-    loader=jinja2.PackageLoader("elicitkit.client", "web_templates"),
-    autoescape=True,
+_templates = environment(
+    jinja2.PackageLoader("elicitkit.client", "web_templates"),
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
@@ -48,8 +49,8 @@ _templates = jinja2.Environment(
 )
 
 
-def build_app(board: Board, token: str, csrf: str, port: int) -> ASGIApp:
-    """The whole site: the pages under `/<token>/`, wrapped in the guard."""
+def build_app(board: Board, token: str, csrf: str, port: int, words: Translator) -> ASGIApp:
+    """The whole site: the pages under `/<token>/`, wrapped in the guard, speaking `words`."""
     pages = _Pages(board, f"/{token}", csrf)
     site = Starlette(
         routes=[
@@ -63,14 +64,15 @@ def build_app(board: Board, token: str, csrf: str, port: int) -> ASGIApp:
             )
         ]
     )
-    return _Guard(site, token, f"127.0.0.1:{port}")
+    return _Guard(site, token, f"127.0.0.1:{port}", words)
 
 
 class _Guard:
     """Host check, token check and the security headers, before anything else runs."""
 
-    def __init__(self, app: ASGIApp, token: str, host: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, host: str, words: Translator) -> None:
         self.app = app
+        self.words = words
         self.token = token.encode()
         self.host = host
 
@@ -86,14 +88,16 @@ class _Guard:
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
-        if Headers(scope=scope).get("host") != self.host:
-            refusal: Response = PlainTextResponse(f"This page answers only at http://{self.host}/.", 400)
-        elif not self._has_token(scope["path"]):
-            refusal = PlainTextResponse("Not Found", 404)
-        else:
-            await self.app(scope, receive, send_guarded)
-            return
-        await refusal(scope, receive, send_guarded)
+        with speaking(self.words):
+            if Headers(scope=scope).get("host") != self.host:
+                where = _("This page answers only at %(address)s.") % {"address": f"http://{self.host}/"}
+                refusal: Response = PlainTextResponse(where, 400)
+            elif not self._has_token(scope["path"]):
+                refusal = PlainTextResponse(_("Not Found"), 404)
+            else:
+                await self.app(scope, receive, send_guarded)
+                return
+            await refusal(scope, receive, send_guarded)
 
     def _has_token(self, path: str) -> bool:
         first = path.lstrip("/").split("/", 1)[0]
@@ -129,7 +133,7 @@ class _Pages:
         self.board.seen()
         entry = self.board.current
         if entry is None:
-            return self._render(request, "idle.html", title="Nothing to answer")
+            return self._render(request, "idle.html", title=_("Nothing to answer"))
         question = entry.question
         server = safe(question.server)
         if isinstance(question, FormQuestion):
@@ -137,7 +141,7 @@ class _Pages:
             return self._render(
                 request,
                 "review.html" if entry.draft.step == "review" else "form.html",
-                title=f"A form from {server}",
+                title=_("A form from %(server)s") % {"server": server},
                 entry=entry,
                 server=server,
                 message=safe(question.message),
@@ -149,7 +153,7 @@ class _Pages:
             return self._render(
                 request,
                 "consent.html",
-                title=f"Open a web page for {server}?",
+                title=_("Open a web page for %(server)s?") % {"server": server},
                 entry=entry,
                 server=server,
                 message=safe(question.message),
@@ -164,7 +168,7 @@ class _Pages:
         return self._render(
             request,
             "waiting.html",
-            title=f"Waiting for {server}",
+            title=_("Waiting for %(server)s") % {"server": server},
             entry=entry,
             server=server,
             waiting=question,
@@ -194,10 +198,10 @@ class _Pages:
     async def answer(self, request: Request) -> Response:
         self.board.seen()
         if request.headers.get("content-type", "").split(";")[0].strip() != _FORM:
-            return PlainTextResponse("Answers are sent as a form post from this page.", 415)
+            return PlainTextResponse(_("Answers are sent as a form post from this page."), 415)
         posted = await _posted(request)
         if posted is None:
-            return PlainTextResponse("The answer is too large to be a reply to this page.", 413)
+            return PlainTextResponse(_("The answer is too large to be a reply to this page."), 413)
         token = posted.get("csrf", [""])[0]
         fetch_site = request.headers.get("sec-fetch-site", "same-origin")
         if not secrets.compare_digest(token.encode(), self.csrf.encode()) or fetch_site not in (
@@ -205,14 +209,16 @@ class _Pages:
             "none",
         ):
             return PlainTextResponse(
-                "This answer did not come from this page (the form's security token is missing or wrong). "
-                "Reload the page and answer again.",
+                _(
+                    "This answer did not come from this page (the form's security token is missing or "
+                    "wrong). Reload the page and answer again."
+                ),
                 403,
             )
         entry = self.board.find(request.path_params["entry"])
         action = posted.get("action", [""])[0]
         if entry is None:
-            self.board.flash = "That question was already answered or withdrawn; here is what is open now."
+            self.board.flash = _("That question was already answered or withdrawn; here is what is open now.")
         elif isinstance(entry.question, FormQuestion):
             self._answer_form(entry, action, posted)
         elif isinstance(entry.question, UrlQuestion):
@@ -225,16 +231,17 @@ class _Pages:
         draft, server = entry.draft, safe(entry.question.server)
         assert draft is not None
         if action == "decline":
-            self.board.answer(entry, Decline(), f"You declined the form; “{server}” is told you said no.")
+            said = _("You declined the form; “%(server)s” is told you said no.") % {"server": server}
+            self.board.answer(entry, Decline(), said)
         elif action == "cancel":
-            self.board.answer(
-                entry, Cancel(), f"You dismissed the form; “{server}” is told it was cancelled."
-            )
+            said = _("You dismissed the form; “%(server)s” is told it was cancelled.") % {"server": server}
+            self.board.answer(entry, Cancel(), said)
         elif action == "review":
             draft.take(posted)
             draft.step = "review" if draft.check() else "edit"
         elif action == "submit" and draft.step == "review" and draft.check():
-            self.board.answer(entry, Accept(draft.content), f"✓ Your answers were sent to “{server}”.")
+            said = _("✓ Your answers were sent to “%(server)s”.") % {"server": server}
+            self.board.answer(entry, Accept(draft.content), said)
         else:
             draft.step = "edit"
             index = action.removeprefix("edit:")
@@ -245,33 +252,34 @@ class _Pages:
         question = entry.question
         assert isinstance(question, UrlQuestion)
         if action == "open" and question.report.verdict != "block":
-            self.board.answer(entry, Accept(), "✓ You agreed: the page opens in your system browser.")
+            self.board.answer(entry, Accept(), _("✓ You agreed: the page opens in your system browser."))
         elif action == "open":
-            entry.problem = "This URL is blocked, so it cannot be opened. Decline or cancel."
+            entry.problem = _("This URL is blocked, so it cannot be opened. Decline or cancel.")
         elif action == "decline":
-            self.board.answer(entry, Decline(), "Not opened: you declined.")
+            self.board.answer(entry, Decline(), _("Not opened: you declined."))
         elif action == "cancel":
-            self.board.answer(entry, Cancel(), "Not opened: cancelled.")
+            self.board.answer(entry, Cancel(), _("Not opened: cancelled."))
 
     def _answer_wait(self, entry: Entry, action: str) -> None:
         if action == "retry":
-            self.board.answer(entry, "retry", "↻ Retrying the call now.")
+            self.board.answer(entry, "retry", _("↻ Retrying the call now."))
         elif action == "cancel":
-            self.board.answer(entry, "cancel", "Stopped waiting: the call was cancelled.")
+            self.board.answer(entry, "cancel", _("Stopped waiting: the call was cancelled."))
 
     def _render(self, request: Request, template: str, **context: Any) -> Response:
         board = self.board
-        current = board.current
+        shown = board.current
         flash, board.flash = board.flash, None
         html = _templates.get_template(template).render(
             nonce=request.scope[_NONCE],
             base=self.base,
             csrf=self.csrf,
             version=board.version,
-            current=current.id if current else "",
+            current=shown.id if shown else "",
             queued=max(0, len(board.entries) - 1),
             notices=board.recent_notices(),
             flash=flash,
+            **current().jinja,
             **context,
         )
         return HTMLResponse(html)

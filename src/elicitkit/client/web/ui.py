@@ -31,6 +31,7 @@ from elicitkit.client._fields import safe
 from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting
 from elicitkit.client.web._board import Board, Question
 from elicitkit.client.web._pages import build_app
+from elicitkit.i18n import Translator, from_environment, translator
 
 __all__ = ["PageOpener", "WebUI"]
 
@@ -53,10 +54,12 @@ class WebUI:
 
     Use it as an async context manager, or call `aclose()` when done; the page server starts
     by itself with the first question. `opener` shows the page (default: the system browser
-    through `webbrowser`); tests pass a browser automation's `page.goto`.
+    through `webbrowser`); tests pass a browser automation's `page.goto`. The page speaks
+    `locale` ("zh_CN"), by default this computer's (LANGUAGE, LC_ALL, LANG).
     """
 
-    def __init__(self, *, opener: PageOpener | None = None) -> None:
+    def __init__(self, *, opener: PageOpener | None = None, locale: str | None = None) -> None:
+        self.words: Translator = translator(locale or from_environment())
         self._opener = opener or _system_browser
         self._token = secrets.token_urlsafe(32)
         self._csrf = secrets.token_urlsafe(32)
@@ -168,7 +171,7 @@ class WebUI:
         listener.bind(("127.0.0.1", 0))
         port = listener.getsockname()[1]
         config = uvicorn.Config(
-            build_app(self._board, self._token, self._csrf, port),
+            build_app(self._board, self._token, self._csrf, port, self.words),
             log_config=None,  # the host application's logging stays as it was
             access_log=False,  # an access log would write down the secret path
             lifespan="off",

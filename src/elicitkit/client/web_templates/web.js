@@ -21,7 +21,7 @@
       item.textContent = text;
       return item;
     }));
-    queued.textContent = `${state.queued} more waiting after this one.`;
+    queued.textContent = queued.dataset.text.replace("{n}", state.queued);
     queued.hidden = state.queued === 0;
   }
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from elicitkit.server.user import User
@@ -45,12 +44,9 @@ class Consents:
     async def forget(self, user: User) -> None:
         await self.vault.delete(user, self.name)
 
-    async def when(self, user: User, client_id: str) -> str | None:
-        """When `user` last approved `client_id`, for the consent page."""
+    async def when(self, user: User, client_id: str) -> float | None:
+        """When `user` last approved `client_id` (seconds since the epoch), for the consent page,
+        which writes it in the reader's language."""
         given = (await self.given(user)).get(client_id)
         at = given.get("at") if given else None
-        return (
-            datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-            if isinstance(at, int | float)
-            else None
-        )
+        return float(at) if isinstance(at, int | float) else None

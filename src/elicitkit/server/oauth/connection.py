@@ -38,6 +38,7 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
+from elicitkit.i18n import noop
 from elicitkit.server.errors import VaultDecryptError
 from elicitkit.server.oauth._client import (
     ProviderClient,
@@ -86,7 +87,10 @@ _REFRESH_HOLD = 60.0
 timeout per HTTP phase, plus the vault read and write), so only a dead holder's lock runs out."""
 _REFRESH_WAIT = 10.0
 """Seconds a replica waits for another one's refresh before it gives up with an error."""
-_UNAVAILABLE = "The service cannot be reached from here right now. Nothing was stored; try again later."
+_UNAVAILABLE = noop("The service cannot be reached from here right now. Nothing was stored; try again later.")
+_ALREADY = noop(
+    "This request was completed already, or is being completed in another window; nothing new was stored."
+)
 
 
 class OAuthConnection:
@@ -277,17 +281,19 @@ class OAuthConnection:
 
     async def proceed(self, request: Request, record: Record, session: BrowserSession) -> Response:
         """The person consented on our page: record it, then send them to the provider."""
-        site = self.context.site
+        site, _ = self.context.site, self.context.site.translator(request).gettext
         try:
             metadata = await self.metadata(record.user)
         except OAuthConnectionError as error:
             logger.warning("OAuth connection %r unavailable: %s", self.name, error)
-            return self._page_error(request, f"{self.service} is not available", _UNAVAILABLE, 502)
+            return self._page_error(request, noop("%(service)s is not available"), _UNAVAILABLE, 502)
         await self._consents.remember(record.user, record.client_id)
         if not await self._consents.covers(
             record.user, record.client_id
         ):  # the registry decides, not the POST
-            return site.refusal(request, "Consent not recorded", "Open the link again.", status_code=409)
+            return site.refusal(
+                request, _("Consent not recorded"), _("Open the link again."), status_code=409
+            )
         state, verifier = generate_token(43), generate_token(64)
         bound = {
             "record": record.id,
@@ -299,11 +305,13 @@ class OAuthConnection:
         sealed = site.keys.seal(json.dumps(bound).encode(), _STATE_AAD + self.name.encode())
         await site.store.put_once(self._tokens.state_key(state), sealed, ttl=self.state_ttl)
         url = await self._provider(metadata).authorization_url(state, verifier)
-        return site.render("oauth_continue.html", title=self.title, service=self.service, url=url)
+        return site.render(
+            "oauth_continue.html", request=request, title=self.title, service=self.service, url=url
+        )
 
     async def callback(self, request: Request) -> Response:
         """The provider sent the person back: match `state`, exchange the code, keep the tokens."""
-        site = self.context.site
+        site, _ = self.context.site, self.context.site.translator(request).gettext
         query = request.query_params
         state = query.get("state", "")
         sealed = await site.store.take_once(self._tokens.state_key(state)) if state else None  # single-use
@@ -317,9 +325,12 @@ class OAuthConnection:
             logger.warning("OAuth callback refused: state missing, unknown, used or expired")
             return self._page_error(
                 request,
-                "This sign-in answer is not valid",
-                f"It does not belong to a {self.service} connection started in this browser, or it was "
-                "already used or is too old. Nothing was stored. Open the link from your application again.",
+                noop("This sign-in answer is not valid"),
+                noop(
+                    "It does not belong to a %(service)s connection started in this browser, or it was "
+                    "already used or is too old. Nothing was stored. Open the link from your application "
+                    "again."
+                ),
                 400,
             )
         session = site.load_session(request)
@@ -331,31 +342,33 @@ class OAuthConnection:
             )
             return self._page_error(
                 request,
-                "This sign-in answer is not for this browser",
-                "It belongs to a connection started in another browser or by another account. "
-                "Nothing was stored. If someone sent you this link, do not use it.",
+                noop("This sign-in answer is not for this browser"),
+                noop(
+                    "It belongs to a connection started in another browser or by another account. "
+                    "Nothing was stored. If someone sent you this link, do not use it."
+                ),
                 403,
             )
         record = await site.store.get(bound["record"])
         if record is None or record.user != user or record.state not in ACTIVE:
             return self._page_error(
                 request,
-                "Link no longer active",
-                "This request was completed, declined or has expired. Nothing more is needed here.",
+                noop("Link no longer active"),
+                noop("This request was completed, declined or has expired. Nothing more is needed here."),
                 410,
             )
         try:
             metadata = await self.metadata(user)
         except OAuthConnectionError as unavailable:
             logger.warning("OAuth connection %r unavailable: %s", self.name, unavailable)
-            return self._page_error(request, f"{self.service} did not connect", _UNAVAILABLE, 502)
+            return self._page_error(request, noop("%(service)s did not connect"), _UNAVAILABLE, 502)
         iss_expected = metadata.issuer is not None and (metadata.iss_in_response or "iss" in query)
         if iss_expected and query.get("iss") != metadata.issuer:  # RFC 9207: from this provider only
             logger.warning("OAuth callback refused: iss does not name the expected provider")
             return self._page_error(
                 request,
-                "This sign-in answer is not valid",
-                f"It did not come from {self.service}. Nothing was stored.",
+                noop("This sign-in answer is not valid"),
+                noop("It did not come from %(service)s. Nothing was stored."),
                 400,
             )
         error = query.get("error")
@@ -364,28 +377,22 @@ class OAuthConnection:
         code = query.get("code", "")
         if not code:
             return self._page_error(
-                request, "This sign-in answer is not valid", "It carries no code. Nothing was stored.", 400
+                request,
+                noop("This sign-in answer is not valid"),
+                noop("It carries no code. Nothing was stored."),
+                400,
             )
         try:
             tokens = await self._provider(metadata).exchange(code, bound["verifier"])
         except OAuthProviderError as failure:
-            return self._page_error(request, f"{self.service} did not connect", str(failure), 502)
+            return self._page_error(request, noop("%(service)s did not connect"), str(failure), 502)
         if await site.complete(record.id, user, lambda _: self._tokens.save(user, tokens)) != "completed":
             await self._provider(metadata).revoke(tokens)
-            return self._page_error(
-                request,
-                "Already completed",
-                "This request was completed already, or is being completed in another window; "
-                "nothing new was stored.",
-                409,
-            )
+            return self._page_error(request, noop("Already completed"), _ALREADY, 409)
         partly = partly_granted(self.service, not_granted(tokens, self.scopes), self.scope_descriptions)
-        return site.render(
-            "done.html",
-            title="Connected",
-            text=f"Your {self.service} account is connected.{partly} "
-            "You can close this tab and return to your application.",
-        )
+        text = _("Your %(service)s account is connected.") % {"service": self.service}
+        close = _("You can close this tab and return to your application.")
+        return site.render("done.html", request=request, title=_("Connected"), text=f"{text}{partly} {close}")
 
     # -- the provider ----------------------------------------------------------------------
 
@@ -450,23 +457,21 @@ class OAuthConnection:
         return str(tokens["access_token"]) != rejected and not expired
 
     async def _provider_said_no(self, request: Request, record: Record, error: str) -> Response:
-        site = self.context.site
+        site, _ = self.context.site, self.context.site.translator(request).gettext
         if error == "access_denied":  # the person said no at the provider: a decline
             if await site.store.transition(record.id, from_states=ACTIVE, to="declined", user=record.user):
                 await site.announce(record.id)
-            return site.render(
-                "done.html", title="Declined", text=f"You did not connect {self.service}. Nothing was stored."
-            )
+            text = _("You did not connect %(service)s. Nothing was stored.") % {"service": self.service}
+            return site.render("done.html", request=request, title=_("Declined"), text=text)
         logger.warning("OAuth callback carried an error from %s: %s", self.service, safe_code(error))
-        return self._page_error(
-            request,
-            f"{self.service} did not connect",
-            explain(self.service, safe_code(error), "authorize"),
-            502,
-        )
+        reason = explain(self.service, safe_code(error), "authorize")
+        return self._page_error(request, noop("%(service)s did not connect"), reason, 502)
 
     def _page_error(self, request: Request, title: str, reason: str, status: int) -> Response:
-        return self.context.site.refusal(request, title, reason, status_code=status)
+        """A refusal page; `title` and `reason`, elicitkit's messages or not, in the page's language."""
+        _, values = self.context.site.translator(request).gettext, {"service": self.service}
+        reason = _(reason) % values if "%(service)s" in reason else _(reason)  # else: not one of ours
+        return self.context.site.refusal(request, _(title) % values, reason, status_code=status)
 
     # -- S-32 --------------------------------------------------------------------------------
 

@@ -66,10 +66,11 @@ class HookIdentity:
         if self._login_url is not None:
             return RedirectResponse(self._login_url(return_to), status_code=303)
         assert self._site is not None, "HookIdentity is used before its routes were mounted"
+        _ = self._site.translator(request).gettext
         return self._site.refusal(
             request,
-            "Sign in first",
-            "This page needs to know who you are. Sign in to the application, then open the link again.",
+            _("Sign in first"),
+            _("This page needs to know who you are. Sign in to the application, then open the link again."),
             status_code=401,
         )
 

@@ -115,17 +115,21 @@ class OAuthLogin:
             data = {}
         bound = session is not None and secrets.compare_digest(data.get("sid", ""), session.sid)
         if session is None or not data or not bound or not code:
+            _ = site.translator(request).gettext
             return site.refusal(
                 request,
-                "Sign-in not completed",
-                "This sign-in could not be matched to your browser. "
-                "Open the link from your application again.",
+                _("Sign-in not completed"),
+                _(
+                    "This sign-in could not be matched to your browser. "
+                    "Open the link from your application again."
+                ),
                 status_code=400,
             )
         user = await self._exchange(code, data["verifier"])
         if user is None:
+            _ = site.translator(request).gettext
             return site.refusal(
-                request, "Sign-in failed", "The sign-in did not succeed. Try again.", status_code=401
+                request, _("Sign-in failed"), _("The sign-in did not succeed. Try again."), status_code=401
             )
         from elicitkit.server.web.site import BrowserSession, with_session
 

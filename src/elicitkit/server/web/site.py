@@ -29,6 +29,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from elicitkit.extras import needs
+from elicitkit.i18n import Translator, negotiate, noop, translator
 from elicitkit.server.errors import BackendUnavailableError, VaultDecryptError
 from elicitkit.server.store import ACTIVE, Record, holding
 from elicitkit.server.user import User
@@ -61,6 +62,8 @@ _SESSION_AAD = b"elicitkit/browser-session/v1"
 _SESSION_TTL = 12 * 3600
 _ELICITATION_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _HERE = Path(__file__).parent
+_UNNAMED = noop("This server")
+"""The server name `UrlMode` gives a server that did not say its own: translated on the page."""
 
 SECURITY_HEADERS: Mapping[str, str] = {
     "X-Frame-Options": "DENY",
@@ -139,6 +142,7 @@ class Site:
         browser: BrowserIdentity,
         flows: Mapping[str, Flow],
         public_url: str,
+        locale: str | None = None,
     ) -> None:
         self.server_name = server_name
         self.store = store
@@ -147,12 +151,15 @@ class Site:
         self.browser = browser
         self.flows = flows
         self.public_url = public_url.rstrip("/")
+        self.locale: Translator | None = translator(locale) if locale is not None else None
+        """The language of every page when set; None: each browser's `Accept-Language` decides."""
         with needs("web"):
             import jinja2
 
-        self._env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(_HERE / "templates"),
-            autoescape=True,
+            from elicitkit.i18n import environment
+
+        self._env = environment(
+            jinja2.FileSystemLoader(_HERE / "templates"),
             undefined=jinja2.StrictUndefined,
             auto_reload=False,  # templates ship with the package; no stat() per page
         )
@@ -253,12 +260,29 @@ class Site:
 
     # -- rendering -----------------------------------------------------------------------
 
-    def render(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-        html = self._env.get_template(template).render(server_name=self.server_name, prefix=PREFIX, **context)
+    def translator(self, request: Request | None) -> Translator:
+        """The language of the page answering `request`: the site's `locale` when set, else the
+        browser's `Accept-Language` (negotiated once per distinct header value)."""
+        if self.locale is not None:
+            return self.locale
+        return translator(negotiate(request.headers.get("accept-language") if request else None))
+
+    def render(
+        self, template: str, status_code: int = 200, *, request: Request | None = None, **context: Any
+    ) -> HTMLResponse:
+        """`template` in the language of `request` (see `translator`)."""
+        words = self.translator(request)
+        name = words.gettext(self.server_name) if self.server_name == _UNNAMED else self.server_name
+        html = self._env.get_template(template).render(
+            server_name=name, prefix=PREFIX, **words.jinja, **context
+        )
         return harden(HTMLResponse(html, status_code=status_code))
 
     def refusal(self, request: Request, title: str, reason: str, *, status_code: int) -> HTMLResponse:
-        return self.render("refusal.html", status_code=status_code, title=title, reason=reason)
+        """A refusal page; `title` and `reason` are already in the request's language."""
+        return self.render(
+            "refusal.html", status_code=status_code, request=request, title=title, reason=reason
+        )
 
     # -- pages ---------------------------------------------------------------------------
 
@@ -269,29 +293,33 @@ class Site:
         elicitation_id = request.path_params["elicitation_id"]
         record = await self.store.get(elicitation_id) if _ELICITATION_ID.match(elicitation_id) else None
         flow = self.flows.get(record.flow) if record is not None else None
+        _ = self.translator(request).gettext
         if record is None or flow is None:
             return self.refusal(
                 request,
-                "Link not valid",
-                "This link does not lead to a request we know. Ask again from your application.",
+                _("Link not valid"),
+                _("This link does not lead to a request we know. Ask again from your application."),
                 status_code=404,
             )
         if record.state not in ACTIVE:
             reasons = {
-                "completed": "This request was already completed. Nothing more is needed here.",
-                "expired": "This link has expired. Ask again from your application to get a new one.",
+                "completed": _("This request was already completed. Nothing more is needed here."),
+                "expired": _("This link has expired. Ask again from your application to get a new one."),
             }
-            reason = reasons.get(record.state, "This request was closed. Ask again from your application.")
-            return self.refusal(request, "Link no longer active", reason, status_code=410)
+            reason = reasons.get(record.state, _("This request was closed. Ask again from your application."))
+            return self.refusal(request, _("Link no longer active"), reason, status_code=410)
         return record, flow
 
     def _not_yours(self, request: Request) -> Response:
         logger.warning("URL-mode page refused: the signed-in person is not the user the link was made for")
+        _ = self.translator(request).gettext
         return self.refusal(
             request,
-            "This link is not for you",
-            "This link was made for a different account than the one you are signed in with. "
-            "Nothing was changed. If someone sent you this link, do not use it.",
+            _("This link is not for you"),
+            _(
+                "This link was made for a different account than the one you are signed in with. "
+                "Nothing was changed. If someone sent you this link, do not use it."
+            ),
             status_code=403,
         )
 
@@ -308,7 +336,7 @@ class Site:
             )
             flow = self.flows.get(opened.flow) if opened is not None else None
             if opened is not None and flow is not None:
-                return with_session(self, self._page(opened, flow, session, person), session)
+                return with_session(self, self._page(request, opened, flow, session, person), session)
         found = await self._find(request)  # anything else: the record as it is decides the page
         if isinstance(found, Response):
             return found
@@ -319,15 +347,23 @@ class Site:
             response = self._not_yours(request)
         else:
             await self.store.transition(record.id, from_states={"pending"}, to="opened", user=person)
-            response = self._page(record, flow, session, person)
+            response = self._page(request, record, flow, session, person)
         return with_session(self, response, session)
 
     def _page(
-        self, record: Record, flow: Flow, session: BrowserSession, person: User, *, error: str | None = None
+        self,
+        request: Request,
+        record: Record,
+        flow: Flow,
+        session: BrowserSession,
+        person: User,
+        *,
+        error: str | None = None,
     ) -> HTMLResponse:
         return self.render(
             flow.template,
             status_code=400 if error else 200,
+            request=request,
             title=flow.title,
             message=record.message,
             person=str(person),
@@ -338,15 +374,18 @@ class Site:
         )
 
     async def _submit(self, request: Request) -> Response:
+        _ = self.translator(request).gettext
         if self.cross_site(request):
             logger.warning(
                 "URL-mode POST refused: its Origin or Sec-Fetch-Site says it came from another site"
             )
             return self.refusal(
                 request,
-                "Request refused",
-                "This form was sent from another site, so nothing was changed. "
-                "Open the link from your application again and fill the form in there.",
+                _("Request refused"),
+                _(
+                    "This form was sent from another site, so nothing was changed. "
+                    "Open the link from your application again and fill the form in there."
+                ),
                 status_code=403,
             )
         session = self.load_session(request)
@@ -355,9 +394,11 @@ class Site:
         if session is None or not isinstance(token, str) or not hmac.compare_digest(token, session.csrf):
             return self.refusal(
                 request,
-                "Request refused",
-                "This form could not be verified (it may be stale or from another site). "
-                "Open the link again and retry.",
+                _("Request refused"),
+                _(
+                    "This form could not be verified (it may be stale or from another site). "
+                    "Open the link again and retry."
+                ),
                 status_code=403,
             )
         found = await self._find(request)
@@ -367,45 +408,55 @@ class Site:
         person = await self.browser.identify(request, session)
         if person is None:
             return self.refusal(
-                request, "Sign in first", "Open the link again to sign in, then retry.", status_code=401
+                request, _("Sign in first"), _("Open the link again to sign in, then retry."), status_code=401
             )
         if person != record.user:
             return self._not_yours(request)
         if form.get("action") == "decline":
             declined = await self.store.transition(record.id, from_states=ACTIVE, to="declined", user=person)
             if declined is None:
-                return self.refusal(request, "Link no longer active", "Nothing was changed.", status_code=409)
+                return self.refusal(
+                    request, _("Link no longer active"), _("Nothing was changed."), status_code=409
+                )
             await self.announce(record.id)
-            return self.render("done.html", title="Declined", text="You declined. Nothing was stored.")
+            return self.render(
+                "done.html", request=request, title=_("Declined"), text=_("You declined. Nothing was stored.")
+            )
         error = await flow.check(record, form)
         if error is not None:
-            return self._page(record, flow, session, person, error=error)
+            return self._page(request, record, flow, session, person, error=error)
         if isinstance(flow, HandOffFlow):  # completes at its callback, not here
             return with_session(self, await flow.proceed(request, record, session), session)
         outcome = await self.complete(record.id, person, lambda current: flow.finish(current, form))
         if outcome == "busy":
             return self.refusal(
                 request,
-                "Being completed elsewhere",
-                "This request is being completed in another tab or window; your entry was not "
-                "stored. Wait a moment, then reload this page.",
+                _("Being completed elsewhere"),
+                _(
+                    "This request is being completed in another tab or window; your entry was not "
+                    "stored. Wait a moment, then reload this page."
+                ),
                 status_code=409,
             )
         if outcome == "closed":
             return self.refusal(
                 request,
-                "Already completed",
-                "This request was completed already; your entry was not stored.",
+                _("Already completed"),
+                _("This request was completed already; your entry was not stored."),
                 status_code=409,
             )
         return self.render(
-            "done.html", title="Done", text="Saved. You can close this tab and return to your application."
+            "done.html",
+            request=request,
+            title=_("Done"),
+            text=_("Saved. You can close this tab and return to your application."),
         )
 
     async def _flow_callback(self, request: Request) -> Response:
         flow = self.flows.get(request.path_params["flow"])
         if not isinstance(flow, HandOffFlow):
-            return self.refusal(request, "Link not valid", "This page does not exist.", status_code=404)
+            _ = self.translator(request).gettext
+            return self.refusal(request, _("Link not valid"), _("This page does not exist."), status_code=404)
         return harden(await flow.callback(request))
 
 

@@ -1,0 +1,337 @@
+"""Which language a person reads, and what elicitkit says in it.
+
+Everything elicitkit itself says to a person (page buttons and warnings, the URL consent's
+explanations, the terminal's screens, the demo's narration) is a gettext message of the
+`elicitkit` domain; what a server author wrote (a `message`, a schema's titles) is shown as
+given. Server pages choose the language per request from `Accept-Language` (`negotiate`),
+the UIs on a person's computer from the environment (`from_environment`: LANGUAGE, LC_ALL,
+LC_MESSAGES, LANG), and both take an explicit `locale=` that wins.
+
+The catalogs live beside this module (`locale/<locale>/LC_MESSAGES/elicitkit.po`) with their
+compiled `.mo`. The `.mo` files are committed, as Django and most libraries do: an install from
+a clone, an sdist or a wheel reads them with the standard library's `gettext`, with no build
+step and no compiler. `tests/i18n` fails when a `.mo` no longer matches its `.po`, when a
+message lacks a Chinese translation, or when the sources hold a message the catalogs lack;
+`scripts/translations` re-extracts, updates and compiles them.
+
+Babel (the `i18n` extra, which `web` and `terminal` bring) parses language tags and formats
+dates and numbers. Without it nothing fails (a page must not break over its language): the
+catalogs load with the standard library, tags are read by their language part alone, and
+dates and numbers are written plainly (ISO dates); a warning says so once.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext as _gettext
+import logging
+import os
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+
+__all__ = [
+    "DEFAULT_LOCALE",
+    "DOMAIN",
+    "LOCALES",
+    "LOCALE_DIR",
+    "Translator",
+    "UnsupportedLocaleError",
+    "choose",
+    "current",
+    "environment",
+    "from_environment",
+    "gettext",
+    "negotiate",
+    "ngettext",
+    "noop",
+    "speaking",
+    "spoken",
+    "translator",
+]
+
+logger = logging.getLogger(__name__)
+
+DOMAIN = "elicitkit"
+LOCALES: tuple[str, ...] = ("en", "zh_CN")
+"""The locales with a complete catalog; the first is the default."""
+DEFAULT_LOCALE = LOCALES[0]
+LOCALE_DIR = Path(__file__).parent / "locale"
+_MAX_TAGS = 16
+"""An `Accept-Language` header is read up to this many tags: bounded work per header value."""
+
+
+class UnsupportedLocaleError(ValueError):
+    """A `locale=` option named a language elicitkit has no catalog for."""
+
+
+def noop(message: str) -> str:
+    """Mark `message` for extraction where it is translated later, at rendering (`N_`)."""
+    return message
+
+
+class Translator:
+    """elicitkit's messages in one locale, loaded once (`translator(locale)` shares them)."""
+
+    __slots__ = ("_jinja", "gettext", "locale", "ngettext", "tag")
+
+    def __init__(self, locale: str) -> None:
+        self.locale = locale
+        self.tag = locale.replace("_", "-")
+        """The BCP 47 tag, for `<html lang>`."""
+        catalog = _gettext.translation(DOMAIN, LOCALE_DIR, languages=[locale], fallback=True)
+        self.gettext: Callable[[str], str] = catalog.gettext
+        self.ngettext: Callable[[str, str, int], str] = catalog.ngettext
+        self._jinja: Mapping[str, Any] | None = None
+
+    def format_datetime(self, value: datetime | float | str, format: str = "medium") -> str:
+        """A moment as people of this locale write it: a datetime in its own zone, or seconds
+        since the epoch in UTC (a server does not know the reader's zone); text is kept as is."""
+        if isinstance(value, str):
+            return value
+        when = value if isinstance(value, datetime) else datetime.fromtimestamp(value, UTC)
+        zone = " UTC" if when.utcoffset() == timedelta(0) else ""
+        babel_dates = _babel("babel.dates")
+        if babel_dates is None:
+            return when.strftime("%Y-%m-%d %H:%M") + zone
+        text = babel_dates.format_datetime(when, format=format, tzinfo=when.tzinfo, locale=self.locale)
+        return f"{text}{zone}"
+
+    def format_number(self, value: float) -> str:
+        """A number with this locale's separators."""
+        babel_numbers = _babel("babel.numbers")
+        if babel_numbers is None:
+            return f"{value:,}"
+        return str(babel_numbers.format_decimal(value, locale=self.locale))
+
+    @property
+    def jinja(self) -> Mapping[str, Any]:
+        """What a template of `environment()` needs to speak this locale: pass it to `render`.
+
+        `gettext`, `ngettext` and `_` behave like Jinja2's newstyle gettext: the translation is
+        Markup under autoescape, so `%(name)s` values are escaped as any other value.
+        """
+        if self._jinja is None:
+            gettext = _newstyle(self.gettext)
+            self._jinja = {
+                "gettext": gettext,
+                "_": gettext,  # not the extension's alias, which looks `gettext` up on every call
+                "ngettext": _newstyle_plural(self.ngettext),
+                "lang": self.tag,
+                "format_datetime": self.format_datetime,
+                "format_number": self.format_number,
+            }
+        return self._jinja
+
+
+_TRANSLATORS: dict[str, Translator] = {}
+
+
+def translator(locale: str | None = None) -> Translator:
+    """The one `Translator` of `locale` (any spelling `choose` accepts; None: the default)."""
+    chosen = choose(locale) if locale is not None else DEFAULT_LOCALE
+    found = _TRANSLATORS.get(chosen)
+    if found is None:
+        found = _TRANSLATORS[chosen] = Translator(chosen)
+    return found
+
+
+_CURRENT: ContextVar[Translator | None] = ContextVar("elicitkit_locale", default=None)
+
+
+@contextmanager
+def speaking(locale: str | Translator | None) -> Iterator[Translator]:
+    """Within the block (and the tasks it starts), `gettext` speaks `locale`: a UI on a
+    person's computer wraps its work in this once it knows their language."""
+    words = locale if isinstance(locale, Translator) else translator(locale)
+    token = _CURRENT.set(words)
+    try:
+        yield words
+    finally:
+        _CURRENT.reset(token)
+
+
+class _Speaker(Protocol):
+    words: Translator
+
+
+_S = TypeVar("_S", bound=_Speaker)
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def spoken(
+    method: Callable[Concatenate[_S, _P], Awaitable[_T]],
+) -> Callable[Concatenate[_S, _P], Coroutine[Any, Any, _T]]:
+    """An async method of a UI that runs `speaking(self.words)`: a UI's words, whatever task calls it."""
+
+    @functools.wraps(method)
+    async def in_its_language(self: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        with speaking(self.words):
+            return await method(self, *args, **kwargs)
+
+    return in_its_language
+
+
+def current() -> Translator:
+    """The `Translator` of the innermost `speaking` block; the default locale outside any."""
+    return _CURRENT.get() or translator()
+
+
+def gettext(message: str) -> str:
+    """`message` in the current language (see `speaking`)."""
+    return current().gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """`singular` or `plural`, as `n` needs, in the current language (see `speaking`)."""
+    return current().ngettext(singular, plural, n)
+
+
+def choose(locale: str) -> str:
+    """The supported locale an explicit option means: "zh-CN", "zh_CN.UTF-8", "zh" -> "zh_CN".
+
+    Raises:
+        UnsupportedLocaleError: elicitkit has no catalog for that language.
+    """
+    found = locale if locale in LOCALES else _best([locale])
+    if found is None:
+        raise UnsupportedLocaleError(
+            f"elicitkit has no translations for the locale {locale!r}; use one of: {', '.join(LOCALES)}."
+        )
+    return found
+
+
+@functools.lru_cache(maxsize=512)
+def negotiate(accept_language: str | None) -> str:
+    """The locale for a browser's `Accept-Language` header value; the default when none fits.
+
+    Cached per header value (browsers send a handful of distinct ones), so a page pays a dict
+    lookup; the cache is bounded, and so is the work on one header.
+    """
+    if not accept_language:
+        return DEFAULT_LOCALE
+    weighted: list[tuple[float, int, str]] = []
+    for index, item in enumerate(accept_language.split(",")[:_MAX_TAGS]):
+        tag, _, params = item.strip().partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if tag and tag != "*" and quality > 0:
+            weighted.append((-quality, index, tag.strip()))
+    return _best(tag for _, _, tag in sorted(weighted)) or DEFAULT_LOCALE
+
+
+def from_environment(environ: Mapping[str, str] | None = None) -> str:
+    """The locale of a person's terminal: LANGUAGE (a list), LC_ALL, LC_MESSAGES, LANG, as gettext
+    reads them; "C" and "POSIX" mean the default."""
+    env = os.environ if environ is None else environ
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "")
+        if not value:
+            continue
+        candidates = [v for v in value.split(":") if v] if name == "LANGUAGE" else [value]
+        if all(c.split(".")[0] in ("C", "POSIX") for c in candidates):
+            return DEFAULT_LOCALE
+        return _best(candidates) or DEFAULT_LOCALE
+    return DEFAULT_LOCALE
+
+
+def environment(loader: Any, **options: Any) -> Any:
+    """A Jinja2 `Environment` with the i18n extension (trimmed `{% trans %}` blocks), speaking
+    the default locale until a render passes another `Translator.jinja`. One per template
+    folder, made once: the locale is chosen per render, never per environment. Autoescape is
+    always on."""
+    import jinja2
+
+    env = jinja2.Environment(loader=loader, extensions=["jinja2.ext.i18n"], autoescape=True, **options)
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]  # the extension's
+    env.globals.update(translator().jinja)
+    return env
+
+
+def _best(tags: Iterable[str]) -> str | None:
+    """The first supported locale among `tags` (most wanted first): the exact locale, else one
+    of the same language ("zh-TW" reads zh_CN better than English)."""
+    babel = _babel("babel")
+    for raw in tags:
+        tag = raw.split(".")[0].split("@")[0].strip()
+        if not tag:
+            continue
+        if babel is None:
+            language, territory = tag.replace("-", "_").partition("_")[::2]
+        else:
+            try:
+                parsed = babel.Locale.parse(tag, sep="-" if "-" in tag else "_")
+            except (ValueError, TypeError, babel.UnknownLocaleError):
+                continue
+            language, territory = parsed.language, parsed.territory or ""
+        exact = f"{language.lower()}_{territory.upper()}" if territory else language.lower()
+        if exact in LOCALES:
+            return exact
+        for locale in LOCALES:
+            if locale.split("_")[0] == language.lower():
+                return locale
+    return None
+
+
+_warned: list[bool] = []
+
+
+def _babel(module: str) -> Any:
+    """Babel's `module`, or None (once logged) when the `i18n` extra is not installed."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError:
+        if not _warned:
+            _warned.append(True)
+            logger.warning(
+                "Babel is not installed, so elicitkit reads language tags simply and writes dates and "
+                "numbers plainly; install it with: pip install 'elicitkit[i18n]'"
+            )
+        return None
+
+
+_MEMO_LIMIT = 4096
+"""Translated messages kept as ready Markup per locale: a page's fixed words cost a dict lookup."""
+
+
+def _newstyle(gettext: Callable[[str], str]) -> Callable[..., str]:
+    """Jinja2's newstyle gettext for `environment()`, whose autoescape is always on: the
+    translation is Markup, so `%(name)s` values are escaped like any other value."""
+    from markupsafe import Markup
+
+    memo: dict[str, tuple[Markup, Markup]] = {}  # message -> (format, text without variables)
+
+    def translated(message: str, /, **variables: Any) -> str:
+        found = memo.get(message)
+        if found is None:
+            text = Markup(gettext(message))  # noqa: S704 (our catalogs' words; values escaped by %)
+            found = (text, Markup(text.replace("%%", "%")) if "%%" in text else text)  # noqa: S704
+            if len(memo) < _MEMO_LIMIT:
+                memo[message] = found
+        return found[0] % variables if variables else found[1]
+
+    return translated
+
+
+def _newstyle_plural(ngettext: Callable[[str, str, int], str]) -> Callable[..., str]:
+    from markupsafe import Markup
+
+    def translated(singular: str, plural: str, num: int, /, **variables: Any) -> str:
+        variables.setdefault("num", num)
+        text = Markup(ngettext(singular, plural, num))  # noqa: S704 (our catalogs' words)
+        return text % variables
+
+    return translated
