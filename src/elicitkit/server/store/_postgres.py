@@ -242,20 +242,7 @@ class PostgresStore:
             f"ON CONFLICT (id) DO UPDATE SET op = {self.prefix}records.op "
             f"WHERE {self.prefix}records.op = EXCLUDED.op RETURNING id"
         )
-        args = (
-            record.id,
-            record.user.issuer,
-            record.user.subject,
-            record.client_id,
-            record.flow,
-            record.message,
-            record.state,
-            record.created_at,
-            record.updated_at,
-            record.expires_at,
-            json.dumps(record.details),
-            op,
-        )
+        args = (*record.row(), op)
         inserted = await self._run(lambda conn: conn.fetchval(sql, *args))
         if inserted is None:  # another record has this id (not a retry of this very insert)
             raise ValueError("record id already exists")

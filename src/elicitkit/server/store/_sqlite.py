@@ -161,19 +161,7 @@ class SQLiteStore:
     async def create(self, record: Record) -> None:
         await self._run(
             f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
-            (
-                record.id,
-                record.user.issuer,
-                record.user.subject,
-                record.client_id,
-                record.flow,
-                record.message,
-                record.state,
-                record.created_at,
-                record.updated_at,
-                record.expires_at,
-                json.dumps(record.details),
-            ),
+            record.row(),
         )
 
     async def count_active(self, user: User) -> int:

@@ -12,6 +12,7 @@ implement it. A Redis backend implements the same methods.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import time
@@ -88,6 +89,23 @@ class Record:
             created_at=now,
             updated_at=now,
             details=dict(details or {}),
+        )
+
+    def row(self) -> tuple[Any, ...]:
+        """The record as a SQL row, in the column order the SQL backends share (details as JSON)."""
+        user = self.user
+        return (
+            self.id,
+            user.issuer,
+            user.subject,
+            self.client_id,
+            self.flow,
+            self.message,
+            self.state,
+            self.created_at,
+            self.updated_at,
+            self.expires_at,
+            json.dumps(self.details),
         )
 
     def effective(self, now: float | None = None) -> Record:
