@@ -123,7 +123,7 @@ def url_details(report: UrlReport, server: str) -> RenderableType:
     for warning in report.warnings:
         mark, style = ("✖", "red") if warning.severity == "block" else ("⚠", "yellow")
         warnings.add_row(
-            Text(mark, style=style), Text.assemble(safe(warning.message), (f"  [{warning.code}]", "dim"))
+            Text(mark, style=style), Text.assemble(safe(warning.say(_)), (f"  [{warning.code}]", "dim"))
         )
     if report.warnings:
         lines.append(warnings)

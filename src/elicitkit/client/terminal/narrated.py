@@ -82,7 +82,7 @@ class Transcript:
         if not report.parts:
             text.append(reveal(report.url))
         self.console.print(text)
-        warnings = "; ".join(w.message for w in report.warnings) or _("no warnings")
+        warnings = "; ".join(w.say(_) for w in report.warnings) or _("no warnings")
         site = _("site: %(domain)s (%(warnings)s)") % {
             "domain": reveal(report.domain_unicode or "?"),
             "warnings": warnings,

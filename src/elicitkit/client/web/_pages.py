@@ -162,7 +162,7 @@ class _Pages:
                 sent_as=reveal(report.url) if drawn != report.url else None,
                 domain=_forms(report.domain_unicode, report.domain),
                 host=_forms(report.host_unicode, report.host),
-                warnings=[(w.severity, reveal(w.message), w.code) for w in report.warnings],
+                warnings=[(w.severity, reveal(w.say(_)), w.code) for w in report.warnings],
             )
         elapsed = max(0.0, time.monotonic() - question.started)
         return self._render(
