@@ -175,7 +175,7 @@ class NarratedUI:
         titles = {name: str(prop.get("title", name)) for name, prop in properties.items()}
         who = {"person": self.person}
         if question.problems:  # the same form again, the answers kept, the problems named
-            problems = "; ".join(problem.message for problem in question.problems)
+            problems = "; ".join(problem.say(_) for problem in question.problems)
             t.say(self.client, _("does not send that: %(problems)s") % {"problems": problems}, style="yellow")
             t.say(self.client, _("shows the form again, with %(person)s's answers kept.") % who)
         else:

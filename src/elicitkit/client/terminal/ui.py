@@ -350,7 +350,7 @@ def _check_one(field: Field, value: Any) -> str | None:
         return None
     alone = {"type": "object", "properties": {field.name: dict(field.schema)}}
     for problem in _schema.validate(alone, {field.name: value}):
-        return safe(problem.message)
+        return safe(problem.say(_))
     return None
 
 

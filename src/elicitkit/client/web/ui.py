@@ -31,7 +31,7 @@ from elicitkit.client._fields import safe
 from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting
 from elicitkit.client.web._board import Board, Question
 from elicitkit.client.web._pages import build_app
-from elicitkit.i18n import Translator, from_environment, translator
+from elicitkit.i18n import Translator, from_environment, speaking, translator
 
 __all__ = ["PageOpener", "WebUI"]
 
@@ -136,7 +136,8 @@ class WebUI:
 
     async def _ask(self, question: Question) -> Any:
         await self.start()
-        entry = self._board.add(question)
+        with speaking(self.words):  # a form's problems are worded as it is added
+            entry = self._board.add(question)
         self._summon()
         try:
             return await entry.future
