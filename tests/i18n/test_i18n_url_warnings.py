@@ -113,3 +113,11 @@ async def test_the_web_consent_explains_punycode_in_its_language(locale: str, ex
             await asyncio.sleep(0.01)
         task.cancel()
     assert expected in html, html
+
+
+def test_a_warning_compares_as_before() -> None:
+    from elicitkit.urls import UrlWarning
+
+    warning = inspect("https://xn--exmple-cua.com/").warnings[0]
+    assert warning == UrlWarning("punycode", warning.message, "warn")
+    assert "template" not in repr(warning)

@@ -21,7 +21,7 @@ import re
 import socket
 import urllib.parse
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import idna
@@ -52,8 +52,8 @@ class UrlWarning:
     code: str
     message: str
     severity: Literal["warn", "block"]
-    template: str = ""
-    params: tuple[tuple[str, str], ...] = ()
+    template: str = field(default="", compare=False, repr=False)
+    params: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     def say(self, gettext: Callable[[str], str]) -> str:
         """The sentence in the language of `gettext` (a UI's `Translator.gettext`)."""
