@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from elicitkit.client._fields import Field, hint, safe, show
-from elicitkit.client.ui import Waiting
+from elicitkit.client.ui import Waiting, said
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import ngettext
 from elicitkit.urls import UrlReport
@@ -158,7 +158,7 @@ def waiting_panel(waiting: Waiting) -> RenderableType:
     for elicitation_id, message in waiting.pending:
         lines.append(Text.assemble("  • ", safe(message), (f"  ({safe(elicitation_id)})", "dim")))
     for note in waiting.notes:
-        lines.append(Text(f"  {safe(note)}", style="dim"))
+        lines.append(Text(f"  {safe(said(note, _))}", style="dim"))
     if waiting.timed_out:
         lines.append(
             Text(

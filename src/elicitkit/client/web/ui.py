@@ -28,7 +28,7 @@ from typing import Any, Literal
 import uvicorn
 
 from elicitkit.client._fields import safe
-from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting, said
 from elicitkit.client.web._board import Board, Question
 from elicitkit.client.web._pages import build_app
 from elicitkit.i18n import Translator, from_environment, speaking, translator
@@ -130,7 +130,7 @@ class WebUI:
 
     def notice(self, text: str) -> None:
         """Show a notice on the open page (and on the next one drawn)."""
-        self._board.notice(safe(text))
+        self._board.notice(safe(said(text, self.words.gettext)))
 
     # -- the machinery ---------------------------------------------------------------------
 
