@@ -149,3 +149,27 @@ async def test_the_narration_says_the_problems_in_its_language(locale: str) -> N
     said = drawn.getvalue()
     expected = "'size' 不能大于 12，而现在是 40。" if locale == "zh_CN" else problems[0].message
     assert expected in said, said
+
+
+async def test_the_chinese_web_forms_own_check_of_a_multi_choice_speaks_chinese() -> None:
+    multi = {
+        "type": "object",
+        "properties": {
+            "toppings": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["ham", "egg", "leek"]},
+                "minItems": 1,
+                "maxItems": 2,
+            }
+        },
+    }
+    async with WebUI(opener=lambda url: None, locale="zh_CN") as ui, httpx.AsyncClient(timeout=10) as http:
+        task = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Pizza?", multi, {})))
+        await ui.start()
+        for _ in range(200):
+            if 'name="csrf"' in (html := (await http.get(ui.url)).text):
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+    assert 'data-min-text="至少选择 1 项。"' in html and 'data-max-text="最多选择 2 项。"' in html, html
+    assert "set.dataset.minText" in html  # what the browser says when the limit is broken
