@@ -88,7 +88,9 @@ def check_command(
     """Check an answer strictly against its form schema. Exit 1 when it is not valid."""
     problems = validate(_read(schema_path), _read(content_path))
     if as_json:
-        typer.echo(json.dumps([dataclasses.asdict(p) for p in problems], indent=2))
+        typer.echo(
+            json.dumps([{"field": p.field, "code": p.code, "message": p.message} for p in problems], indent=2)
+        )
     else:
         for p in problems:
             typer.echo(f"{p.field or '(answer)'}  [{p.code}] {p.message}")

@@ -296,6 +296,6 @@ def problems_by_field(problems: Sequence[ValidationProblem], known: Collection[s
     grouped: dict[str | None, str] = {}
     for problem in problems:
         where = problem.field if problem.field in known else None
-        message = safe(problem.message)
+        message = safe(problem.say(_))
         grouped[where] = f"{grouped[where]} {message}" if where in grouped else message
     return grouped

@@ -35,7 +35,8 @@ from elicitkit.client._association import RequestWatch
 from elicitkit.client.completions import Completions
 from elicitkit.client.errors import ElicitationRateLimitedError
 from elicitkit.client.limits import PromptGate, Sizes, cut
-from elicitkit.client.ui import Accept, Cancel, FormQuestion, Reply, UrlQuestion
+from elicitkit.client.ui import Accept, Cancel, FormQuestion, Notice, Reply, UrlQuestion
+from elicitkit.i18n import noop
 
 if TYPE_CHECKING:
     from elicitkit.client.handler import ElicitationHandler
@@ -158,8 +159,14 @@ class ServerElicitations:
             initial = content
             await anyio.lowlevel.checkpoint()
         self._notice(
-            f"{server}'s form was cancelled: {MAX_REFUSED_ANSWERS + 1} answers in a row did not fit its "
-            "rules, so nothing was sent."
+            Notice(
+                noop(
+                    "%(server)s's form was cancelled: %(count)s answers in a row did not fit its rules, "
+                    "so nothing was sent."
+                ),
+                server=server,
+                count=MAX_REFUSED_ANSWERS + 1,
+            )
         )
         return ElicitResult(action="cancel")
 
@@ -188,8 +195,9 @@ class ServerElicitations:
         reply = await self._ask(self.handler.ui.ask_url_consent, question)
         if report.verdict == "block":
             # The person sees why (a phishing attempt should be visible), but nothing opens it.
-            reasons = "; ".join(w.message.rstrip(".") for w in report.warnings if w.severity == "block")
-            self._notice(f"{server} asked to open a URL that was blocked and not opened: {reasons}.")
+            reasons = tuple(w for w in report.warnings if w.severity == "block")
+            template = noop("%(server)s asked to open a URL that was blocked and not opened: %(reasons)s.")
+            self._notice(Notice(template, server=server, reasons=reasons))
             return "cancel" if isinstance(reply, Cancel) else "decline"
         if not isinstance(reply, Accept):
             return reply.action
@@ -199,7 +207,12 @@ class ServerElicitations:
             logger.exception("opening the URL failed")
             opened = False
         if not opened:
-            self._notice(f"No browser could be opened; open this URL yourself if you trust it: {url}")
+            self._notice(
+                Notice(
+                    noop("No browser could be opened; open this URL yourself if you trust it: %(url)s"),
+                    url=url,
+                )
+            )
         return "accept"
 
     async def _ask(self, ask: Callable[[Any], Any], question: Any) -> Reply:
@@ -224,6 +237,6 @@ class ServerElicitations:
         if isinstance(message, ElicitCompleteNotification):
             elicitation_id = message.params.elicitation_id
             if self.completions.complete(elicitation_id):
-                self._notice(f"{self.server_name()}: an elicitation completed.")
+                self._notice(Notice(noop("%(server)s: an elicitation completed."), server=self.server_name()))
             else:
                 logger.info("ignored completion notice for unknown or completed id %r", elicitation_id)

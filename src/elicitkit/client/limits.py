@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from elicitkit.client.errors import ElicitationRateLimitedError
+from elicitkit.client.ui import Notice
+from elicitkit.i18n import noop
 
 logger = logging.getLogger("elicitkit.client")
 
@@ -201,7 +203,11 @@ class PromptGate:
             now = self._clock()
             if now - self._last_notice >= _NOTICE_EVERY:
                 self._last_notice = now
-                self._notice(f"{server} is asking too often; extra questions are dismissed.")
+                self._notice(
+                    Notice(
+                        noop("%(server)s is asking too often; extra questions are dismissed."), server=server
+                    )
+                )
             raise ElicitationRateLimitedError(
                 f"{server} asked for more than this client shows (at most {self.limit.burst} questions "
                 f"at once, then one every {_every(self.limit.per_second)}); the extra request was dismissed."

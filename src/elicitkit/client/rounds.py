@@ -45,14 +45,17 @@ from mcp_types import (
 
 from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.errors import ElicitationCancelledError, ElicitationLoopError
-from elicitkit.client.ui import Waiting
+from elicitkit.client.ui import Notice, Waiting
+from elicitkit.i18n import noop
 
 T = TypeVar("T")
 Retry = Callable[[InputResponses | None, str | None], Awaitable["T | InputRequiredResult"]]
 
-_WAITING_NOTE = (
-    "The call is made again now and then until the page is done (2026-07-28 has no completion "
-    "notice); cancel stops it and tells the server."
+_WAITING_NOTE = Notice(
+    noop(
+        "The call is made again now and then until the page is done (2026-07-28 has no completion "
+        "notice); cancel stops it and tells the server."
+    )
 )
 _GOODBYE_TIMEOUT = 3.0
 """How long telling the server about a cancel may take once the person has left."""
@@ -265,7 +268,8 @@ class _Call:
             try:
                 await self.retry(cancels, request_state)
             except Exception as exc:  # the connection may be gone; the server's record expires then
-                self.answers._notice(f"{self.server} could not be told of the cancel ({exc}).")
+                template = noop("%(server)s could not be told of the cancel (%(error)s).")
+                self.answers._notice(Notice(template, server=self.server, error=exc))
 
 
 def _url_of(request: InputRequest) -> str | None:

@@ -6,7 +6,7 @@ never sees JSON-RPC, and the handler never draws. Implementations: terminal, web
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -37,6 +37,39 @@ class Cancel:
 
 
 Reply = Accept | Decline | Cancel
+
+
+class Notice(str):
+    """A notice the client gives a person: its English text (it is a `str`, so a UI that speaks
+    no other language shows it as is), and `say(gettext)` for a UI that does. `template` is a
+    gettext message; a value with its own `say` (a URL warning), or a tuple of them, is said too."""
+
+    template: str
+    params: Mapping[str, Any]
+
+    def __new__(cls, template: str, **params: Any) -> Notice:
+        text = super().__new__(cls, _render(template, params, str))
+        text.template, text.params = template, params
+        return text
+
+    def say(self, gettext: Callable[[str], str]) -> str:
+        return _render(gettext(self.template), self.params, gettext)
+
+
+def said(text: str, gettext: Callable[[str], str]) -> str:
+    """`text` as a UI of `gettext`'s language shows it: a `Notice` translated, other text as is."""
+    return text.say(gettext) if isinstance(text, Notice) else text
+
+
+def _render(template: str, params: Mapping[str, Any], gettext: Callable[[str], str]) -> str:
+    return template % {name: _value(value, gettext) for name, value in params.items()}
+
+
+def _value(value: Any, gettext: Callable[[str], str]) -> str:
+    if isinstance(value, tuple):
+        return "; ".join(_value(v, gettext).rstrip(".。") for v in value)
+    say = getattr(value, "say", None)
+    return str(say(gettext)) if callable(say) else str(value)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from datetime import date
 from functools import lru_cache
 
+from elicitkit.i18n import noop
+
 _FULL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
@@ -115,8 +117,8 @@ CHECKS: dict[str, Callable[[str], bool]] = {
 
 #: How each format is described to a person who got it wrong.
 DESCRIBED = {
-    "email": "an email address such as name@example.com",
-    "uri": "an absolute URI such as https://example.com/page",
-    "date": "a date such as 2025-11-25",
-    "date-time": "a date and time with a time zone such as 2025-11-25T14:30:00Z",
+    "email": noop("an email address such as name@example.com"),
+    "uri": noop("an absolute URI such as https://example.com/page"),
+    "date": noop("a date such as 2025-11-25"),
+    "date-time": noop("a date and time with a time zone such as 2025-11-25T14:30:00Z"),
 }

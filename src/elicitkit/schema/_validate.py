@@ -16,6 +16,7 @@ Problem codes (stable): `invalid-schema`, `not-an-object`, `unknown-field`, `mis
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import threading
@@ -27,7 +28,9 @@ from typing import Any
 from pydantic_core import CoreSchema, PydanticCustomError, SchemaError, SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
 
+from elicitkit.i18n import noop
 from elicitkit.schema import _formats, _patterns
+from elicitkit.schema._sentences import NOT_A, cut, cut_list, json_type, sentence
 from elicitkit.schema._subset import (
     ANNOTATIONS,
     FORMATS,
@@ -44,11 +47,24 @@ _CACHE_SIZE = 256
 
 @dataclass(frozen=True)
 class ValidationProblem:
-    """One thing wrong with an answer. `field` is the property name, or None for the whole answer."""
+    """One thing wrong with an answer. `field` is the property name, or None for the whole answer.
+
+    `message` is in English; `say(gettext)` gives it in a person's language from its gettext
+    `template`, its values (`params`) and which of them are themselves messages (`terms`).
+    """
 
     field: str | None
     code: str
     message: str
+    template: str = dataclasses.field(default="", compare=False, repr=False)
+    params: tuple[tuple[str, str], ...] = dataclasses.field(default=(), compare=False, repr=False)
+    terms: tuple[str, ...] = dataclasses.field(default=(), compare=False, repr=False)
+
+    def say(self, gettext: Callable[[str], str]) -> str:
+        """The sentence in the language of `gettext` (a UI's `Translator.gettext`)."""
+        if not self.template:
+            return self.message
+        return gettext(self.template) % {k: gettext(v) if k in self.terms else v for k, v in self.params}
 
 
 def validate(schema: Mapping[str, Any], content: Any) -> list[ValidationProblem]:
@@ -156,12 +172,12 @@ def _compile(schema: Any) -> _Compiled:
         }
         core = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
         choices = {
-            name: _cut_list(choices_of(prop, kind) or [])
+            name: cut_list(choices_of(prop, kind) or [])
             for name, prop in properties.items()
             if (kind := kind_of(prop)) in ("enum", "titled-enum", "multi", "titled-multi")
         }
-        known = _cut_list(list(properties)) or "no fields"
-        shown = {name: _cut(name) for name in properties}
+        known = cut_list(list(properties)) or "no fields"
+        shown = {name: cut(name) for name in properties}
         return _Compiled(SchemaValidator(core), properties, choices=choices, known=known, shown=shown)
     except _BadSchema as exc:
         return _invalid(exc.field, exc.message)
@@ -176,7 +192,7 @@ def _top_level(schema: Any) -> dict[str, Mapping[str, Any]]:
         if keyword not in TOP_KEYWORDS and keyword not in ANNOTATIONS:
             raise _BadSchema(
                 None,
-                f"The schema uses {_cut(keyword)} (at {pointer(keyword)}), which is outside the form-mode "
+                f"The schema uses {cut(keyword)} (at {pointer(keyword)}), which is outside the form-mode "
                 "subset; answers are never checked against half a schema, so it is refused.",
             )
     if schema.get("type") != "object":
@@ -205,7 +221,7 @@ def _field_schema(name: str, prop: Mapping[str, Any]) -> CoreSchema:
         if keyword not in KEYWORDS[kind] and keyword not in ANNOTATIONS:
             raise _BadSchema(
                 name,
-                f"Field {_cut(name)} uses {_cut(keyword)} (at {pointer('properties', name, keyword)}), which "
+                f"Field {cut(name)} uses {cut(keyword)} (at {pointer('properties', name, keyword)}), which "
                 f"a form-mode {kind} field cannot have; the schema is refused rather than half-checked.",
             )
     if kind == "string":
@@ -232,7 +248,7 @@ def _string(name: str, prop: Mapping[str, Any]) -> CoreSchema:
     if pattern is not None:
         problem = _patterns.pattern_problem(pattern)
         if problem is not None:
-            raise _BadSchema(name, f"Field {_cut(name)} cannot be checked: {problem}.")
+            raise _BadSchema(name, f"Field {cut(name)} cannot be checked: {problem}.")
     string: CoreSchema = cs.str_schema(
         min_length=_count(name, prop, "minLength"),
         max_length=_count(name, prop, "maxLength"),
@@ -285,7 +301,7 @@ def _only(name: str, part: Any, allowed: frozenset[str], where: str) -> None:
             at = pointer("properties", name, *where.split("/"), keyword)
             raise _BadSchema(
                 name,
-                f"Field {_cut(name)} uses {_cut(keyword)} (at {at}), which a form cannot check; "
+                f"Field {cut(name)} uses {cut(keyword)} (at {at}), which a form cannot check; "
                 "the schema is refused rather than half-checked.",
             )
     for i, option in enumerate(_listed(part.get("anyOf")) if where == "items" else []):
@@ -305,24 +321,31 @@ def _choices(name: str, prop: Mapping[str, Any], kind: Kind) -> list[str]:
 # -- the small validators pydantic-core calls --------------------------------------------------
 
 
-def _fail(code: str, message: str) -> PydanticCustomError:
-    return PydanticCustomError("elicitkit", "{message}", {"code": code, "message": message})
+def _fail(code: str, template: str, terms: tuple[str, ...] = (), **params: object) -> PydanticCustomError:
+    return PydanticCustomError("elicitkit", code, {"code": code, "sentence": (code, template, params, terms)})
 
 
 def _number_check(integer: bool, low: float | None, high: float | None) -> Callable[[Any], Any]:
-    wanted = "an integer" if integer else "a number"
+    wanted = noop("an integer") if integer else noop("a number")
 
     def check(value: Any) -> Any:
         kind = type(value)
         if kind is float:
             if not math.isfinite(value) or (integer and not value.is_integer()):
-                raise _fail("wrong-type", f"must be {wanted}, not {_cut(value)}.")
+                raise _fail("wrong-type", NOT_A, ("wanted",), wanted=wanted, got=cut(value))
         elif kind is not int:
-            raise _fail("wrong-type", f"must be {wanted}, not {_json_type(value)}.")
+            raise _fail("wrong-type", NOT_A, ("wanted", "got"), wanted=wanted, got=json_type(value))
         if low is not None and value < low:
-            raise _fail("too-small", f"must be at least {low}, not {_cut(value)}.")
+            raise _fail(
+                "too-small", noop("%(name)s must be at least %(low)s, not %(got)s."), low=low, got=cut(value)
+            )
         if high is not None and value > high:
-            raise _fail("too-large", f"must be at most {high}, not {_cut(value)}.")
+            raise _fail(
+                "too-large",
+                noop("%(name)s must be at most %(high)s, not %(got)s."),
+                high=high,
+                got=cut(value),
+            )
         return value
 
     return check
@@ -334,7 +357,7 @@ def _format_check(fmt: str) -> Callable[[str], str]:
 
     def check(value: str) -> str:
         if not conforms(value):
-            raise _fail("format", f"must be {described}, not {_cut(value)}.")
+            raise _fail("format", NOT_A, ("wanted",), wanted=described, got=cut(value))
         return value
 
     return check
@@ -344,43 +367,14 @@ def _no_duplicates(values: list[str]) -> list[str]:
     if len(set(values)) != len(values):
         repeated = sorted({v for v in values if values.count(v) > 1})
         raise _fail(
-            "duplicate", f"names {', '.join(map(repr, repeated))} more than once; pick each choice once."
+            "duplicate",
+            noop("%(name)s names %(repeated)s more than once; pick each choice once."),
+            repeated=", ".join(map(repr, repeated)),
         )
     return values
 
 
 # -- turning pydantic's errors into sentences ---------------------------------------------------
-
-_SHOWN = 80  # characters of a value (or a field name) repeated in a problem's sentence
-
-
-def _cut(value: Any) -> str:
-    """`repr(value)`, cut to a length a sentence can carry: no echo of a megabyte."""
-    shown = repr(value)
-    return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + "…"
-
-
-def _cut_list(values: list[Any], most: int = 10) -> str:
-    shown = ", ".join(_cut(v) for v in values[:most])
-    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 def _explain(exc: ValidationError, compiled: _Compiled) -> list[ValidationProblem]:
@@ -388,67 +382,24 @@ def _explain(exc: ValidationError, compiled: _Compiled) -> list[ValidationProble
     for error in exc.errors(include_url=False):
         loc, kind, value = error["loc"], error["type"], error.get("input")
         if not loc:
-            problems.append(
-                ValidationProblem(
-                    None, "not-an-object", f"The answer must be a JSON object, not {_json_type(value)}."
-                )
-            )
+            template = noop("The answer must be a JSON object, not %(got)s.")
+            problems.append(_problem(None, "not-an-object", template, ("got",), {"got": json_type(value)}))
             continue
         name = loc[0] if isinstance(loc[0], str) else None
         if kind == "elicitkit":  # one of ours: the sentence is made already
-            ctx: dict[str, Any] = error["ctx"]
-            code, sentence = ctx["code"], ctx["message"]
+            code, template, params, terms = error["ctx"]["sentence"]
         else:
-            code, sentence = _sentence(kind, error.get("ctx") or {}, value, name, compiled, loc)
+            code, template, params, terms = sentence(
+                kind, error.get("ctx") or {}, value, loc, compiled.choices.get(name or "", ""), compiled.known
+            )
         shown = compiled.shown.get(name) if name is not None else None
-        problems.append(ValidationProblem(name, code, f"{shown or _cut(loc[0])} {sentence}"))
+        problems.append(_problem(name, code, template, terms, {"name": shown or cut(loc[0]), **params}))
     return problems
 
 
-def _sentence(
-    kind: str,
-    ctx: dict[str, Any],
-    value: Any,
-    name: str | None,
-    compiled: _Compiled,
-    loc: tuple[int | str, ...],
-) -> tuple[str, str]:
-    if kind in ("extra_forbidden", "invalid_key"):
-        return (
-            "unknown-field",
-            f"is not a field of this form; remove it (the form asks for {compiled.known}).",
-        )
-    if kind == "missing":
-        return "missing", "is required; give it a value."
-    if kind == "string_pattern_mismatch":
-        return "pattern", f"must match the pattern {_cut(ctx['pattern'])}; {_cut(value)} does not."
-    if kind == "string_too_short":
-        return "too-short", f"must be at least {ctx['min_length']} characters long, not {len(value)}."
-    if kind == "string_too_long":
-        return "too-long", f"must be at most {ctx['max_length']} characters long, not {len(value)}."
-    if kind == "too_short":
-        return (
-            "too-few",
-            f"must have at least {_choices_count(ctx['min_length'])}, not {ctx['actual_length']}.",
-        )
-    if kind == "too_long":
-        return (
-            "too-many",
-            f"must have at most {_choices_count(ctx['max_length'])}, not {ctx['actual_length']}.",
-        )
-    if kind == "literal_error":
-        choices = compiled.choices.get(name or "", "")
-        where = f"item {loc[1]} ({_cut(value)})" if len(loc) > 1 else _cut(value)
-        return "not-a-choice", f"has {where}, which is not one of its choices: {choices}."
-    if kind == "string_unicode":
-        return "wrong-type", "must be valid Unicode text (it holds an unpaired surrogate)."
-    expected = {"string_type": "a string", "bool_type": "a boolean", "list_type": "a list of choices"}.get(
-        kind
-    )
-    if expected is not None:
-        return "wrong-type", f"must be {expected}, not {_json_type(value)}."
-    return "invalid", f"is not valid: {kind}."
-
-
-def _choices_count(n: object) -> str:
-    return f"{n} choice" if n == 1 else f"{n} choices"
+def _problem(
+    field: str | None, code: str, template: str, terms: tuple[str, ...], params: dict[str, Any]
+) -> ValidationProblem:
+    """A problem whose English is `template` with `params`; `say` translates it (terms too)."""
+    values = {key: str(value) for key, value in params.items()}
+    return ValidationProblem(field, code, template % values, template, tuple(values.items()), terms)

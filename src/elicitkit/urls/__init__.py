@@ -15,18 +15,18 @@ part before "@" look like the destination.
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import json
 import re
 import socket
 import urllib.parse
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import idna
-from publicsuffixlist import PublicSuffixList
 
+from elicitkit.i18n import noop
 from elicitkit.urls._characters import (
     is_bidi,
     is_control,
@@ -36,6 +36,7 @@ from elicitkit.urls._characters import (
     looks_ascii,
     scripts_of,
 )
+from elicitkit.urls._names import embedded_domain, label_forms, registrable
 
 Verdict = Literal["ok", "warn", "block"]
 PartRole = Literal["scheme", "userinfo", "subdomain", "domain", "port", "path", "query", "fragment"]
@@ -45,11 +46,18 @@ __all__ = ["PartRole", "UrlPart", "UrlReport", "UrlWarning", "Verdict", "inspect
 
 @dataclass(frozen=True)
 class UrlWarning:
-    """One reason for caution, with a stable `code` and a sentence for a person."""
+    """One reason for caution: a stable `code`, a sentence in English, and for `say` its gettext
+    message (`template`) and values (`params`)."""
 
     code: str
     message: str
     severity: Literal["warn", "block"]
+    template: str = field(default="", compare=False, repr=False)
+    params: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
+
+    def say(self, gettext: Callable[[str], str]) -> str:
+        """The sentence in the language of `gettext` (a UI's `Translator.gettext`)."""
+        return gettext(self.template) % dict(self.params) if self.template else self.message
 
 
 @dataclass(frozen=True)
@@ -92,7 +100,9 @@ class UrlReport:
         """The report as plain JSON-ready data."""
         data = asdict(self)
         data["parts"] = [asdict(p) for p in self.parts]
-        data["warnings"] = [asdict(w) for w in self.warnings]
+        data["warnings"] = [
+            {"code": w.code, "message": w.message, "severity": w.severity} for w in self.warnings
+        ]
         return data
 
     def to_json(self, *, indent: int | None = None) -> str:
@@ -116,46 +126,14 @@ def reveal(text: str) -> str:
     return "".join(f"\\u{ord(c):04x}" if is_hidden(c) else c for c in text)
 
 
-# --- public suffixes ---------------------------------------------------------------------
-
-
-@functools.cache
-def _psl() -> PublicSuffixList:
-    """The offline public-suffix list: the snapshot inside the package, no download, no disk cache.
-
-    Private suffixes count (github.io, ...): there each name has its own owner. A name under no
-    listed suffix has no registrable domain (no implicit "*" rule).
-    """
-    return PublicSuffixList(only_icann=False, accept_unknown=False)
-
-
-def _registrable(host: str) -> tuple[str, str] | None:
-    """The registrable domain of `host` and its public suffix, or None when it has none."""
-    domain = _psl().privatesuffix(host)
-    if not isinstance(domain, str):
-        return None
-    return domain, domain.partition(".")[2]
-
-
-_CLASSIC_TLDS = {"com", "net", "org", "edu", "gov", "mil", "int", "info", "biz"}
 _LONG_HOST = 60
 _DEEP_SUBDOMAIN = 4
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _C0_OR_SPACE = "".join(map(chr, range(0x21)))
 _DROPPED = str.maketrans("", "", "\t\n\r")
 _DOTS = re.compile("[.\u3002\uff0e\uff61]")
-_ASCII_LABEL = re.compile(r"[a-z0-9_-]{1,63}")
 _IPV4_LIKE = re.compile(r"[0-9a-fx.]+")
 _NUMBER = re.compile(r"[0-9]+|0x[0-9a-f]*")
-
-
-def _embedded_domain(labels: list[str]) -> str | None:
-    """A well-known domain spelled inside the subdomain, like microsoft.com in login.microsoft.com.evil.io."""
-    for end in range(2, len(labels) + 1):
-        found = _registrable(".".join(labels[:end]))
-        if found is not None and (found[1] in _CLASSIC_TLDS or "." in found[1]):
-            return found[0]
-    return None
 
 
 # --- the inspection ----------------------------------------------------------------------
@@ -166,7 +144,8 @@ def _quote(text: str) -> str:
 
 
 def _unreadable(url: str) -> UrlReport:
-    warning = UrlWarning("unparseable", "This cannot be read as a URL.", "block")
+    template = noop("This cannot be read as a URL.")
+    warning = UrlWarning("unparseable", template, "block", template)
     return UrlReport(url=url, verdict="block", host="", domain=None, parts=(), warnings=(warning,))
 
 
@@ -184,11 +163,20 @@ class _Inspection:
         self.domain_unicode: str | None = None
         self.loopback = False
 
-    def warn(self, code: str, message: str) -> None:
-        self.warnings.setdefault(code, UrlWarning(code, message, "warn"))
+    def warn(self, code: str, template: str, **params: object) -> None:
+        self.add(code, "warn", template, params)
 
-    def block(self, code: str, message: str) -> None:
-        self.warnings.setdefault(code, UrlWarning(code, message, "block"))
+    def block(self, code: str, template: str, **params: object) -> None:
+        self.add(code, "block", template, params)
+
+    def add(
+        self, code: str, severity: Literal["warn", "block"], template: str, params: dict[str, object]
+    ) -> None:
+        if code not in self.warnings:
+            values = {name: str(value) for name, value in params.items()}
+            self.warnings[code] = UrlWarning(
+                code, template % values, severity, template, tuple(values.items())
+            )
 
     def report(self) -> UrlReport:
         if not isinstance(self.url, str):
@@ -222,18 +210,20 @@ class _Inspection:
         if any(map(is_control, text)):
             self.block(
                 "control-character",
-                "The URL contains control characters or line breaks, which browsers drop or change.",
+                noop("The URL contains control characters or line breaks, which browsers drop or change."),
             )
         if any(map(is_bidi, text)):
             self.block(
                 "bidi-control",
-                "The URL contains right-to-left or other direction controls, "
-                "which can make it read differently from what it is.",
+                noop(
+                    "The URL contains right-to-left or other direction controls, "
+                    "which can make it read differently from what it is."
+                ),
             )
         if any(map(is_invisible, text)):
-            self.block("invisible-character", "The URL contains invisible characters.")
+            self.block("invisible-character", noop("The URL contains invisible characters."))
         if any(c.isspace() for c in text if not is_control(c)):
-            self.warn("whitespace", "The URL contains spaces, which a browser will change.")
+            self.warn("whitespace", noop("The URL contains spaces, which a browser will change."))
 
     def read(self, text: str, read_as: str, split: urllib.parse.SplitResult) -> None:
         """Draw `text` in parts, judging it by `read_as`, the same URL as a browser reads it."""
@@ -246,24 +236,28 @@ class _Inspection:
         if "\\" in text[: len(text) - len(rest) + 1]:
             self.block(
                 "backslash",
-                "The URL has a backslash in its host part, which browsers read as a slash, "
-                "so it may go somewhere other than it seems.",
+                noop(
+                    "The URL has a backslash in its host part, which browsers read as a slash, "
+                    "so it may go somewhere other than it seems."
+                ),
             )
         before_fragment, hash_, fragment = rest.partition("#")
         path, qmark, query = before_fragment.partition("?")
 
         if not scheme:
-            self.block("missing-scheme", "The URL has no scheme; only https (and http) links can be opened.")
+            self.block(
+                "missing-scheme", noop("The URL has no scheme; only https (and http) links can be opened.")
+            )
         elif scheme not in _DEFAULT_PORTS:
             self.block(
                 "scheme-not-allowed",
-                f"The scheme {_quote(scheme + ':')} is not allowed; "
-                "only https (and http) links can be opened.",
+                noop("The scheme %(scheme)s is not allowed; only https (and http) links can be opened."),
+                scheme=_quote(scheme + ":"),
             )
         if split.netloc:
             self.read_authority(split.netloc, scheme)
         elif scheme in _DEFAULT_PORTS:
-            self.block("missing-host", "The URL names no host.")
+            self.block("missing-host", noop("The URL names no host."))
         if scheme == "http":
             self.check_http()
 
@@ -276,11 +270,19 @@ class _Inspection:
     def check_http(self) -> None:
         if self.loopback:
             return
-        message = "The link uses plain http, so the page and what you type into it are not encrypted."
         if self.allow_http:
-            self.warn("insecure-http", message)
+            self.warn(
+                "insecure-http",
+                noop("The link uses plain http, so the page and what you type into it are not encrypted."),
+            )
         else:
-            self.block("insecure-http", message + " Only https is allowed except for this computer.")
+            self.block(
+                "insecure-http",
+                noop(
+                    "The link uses plain http, so the page and what you type into it are not encrypted. "
+                    "Only https is allowed except for this computer."
+                ),
+            )
 
     def read_authority(self, netloc: str, scheme: str) -> None:
         userinfo, at_sign, hostport = netloc.rpartition("@")
@@ -294,8 +296,11 @@ class _Inspection:
             self.parts.append(UrlPart(userinfo + at_sign, "userinfo"))
             self.block(
                 "userinfo",
-                f"The text before '@' ({_quote(userinfo)}) is a user name, not the site; "
-                f"the site is {_quote(host)}.",
+                noop(
+                    "The text before '@' (%(userinfo)s) is a user name, not the site; the site is %(host)s."
+                ),
+                userinfo=_quote(userinfo),
+                host=_quote(host),
             )
         self.read_host(host)
         if port:
@@ -305,15 +310,15 @@ class _Inspection:
     def check_port(self, port: str, scheme: str) -> None:
         digits = port[1:]
         if not port.startswith(":") or (digits and not (digits.isascii() and digits.isdigit())):
-            self.block("invalid-port", f"The port {_quote(port)} is not a number.")
+            self.block("invalid-port", noop("The port %(port)s is not a number."), port=_quote(port))
         elif digits and int(digits) > 65535:
-            self.block("invalid-port", f"The port {_quote(digits)} is out of range.")
+            self.block("invalid-port", noop("The port %(port)s is out of range."), port=_quote(digits))
         elif digits and int(digits) != _DEFAULT_PORTS.get(scheme) and not self.loopback:
-            self.warn("unusual-port", f"The link uses the unusual port {digits}.")
+            self.warn("unusual-port", noop("The link uses the unusual port %(port)s."), port=digits)
 
     def read_host(self, raw: str) -> None:
         if not raw:
-            self.block("missing-host", "The URL names no host.")
+            self.block("missing-host", noop("The URL names no host."))
             return
         self.host = self.host_unicode = raw
         if raw.startswith("["):
@@ -323,7 +328,8 @@ class _Inspection:
         if "%" in host:
             self.block(
                 "percent-encoded-host",
-                f"The host {_quote(raw)} is percent-encoded, which hides the name a browser will go to.",
+                noop("The host %(host)s is percent-encoded, which hides the name a browser will go to."),
+                host=_quote(raw),
             )
             host = urllib.parse.unquote(host)
         try:
@@ -340,7 +346,7 @@ class _Inspection:
         self.read_name(raw, labels)
 
     def invalid_host(self, raw: str) -> None:
-        self.block("invalid-host", f"The host {_quote(raw)} is not a valid name.")
+        self.block("invalid-host", noop("The host %(host)s is not a valid name."), host=_quote(raw))
         self.parts.append(UrlPart(raw, "domain"))
 
     def read_ipv6(self, raw: str) -> None:
@@ -356,7 +362,9 @@ class _Inspection:
         if address.ipv4_mapped is not None:
             self.block(
                 "encoded-ip",
-                f"The host {_quote(raw)} is the IPv4 address {address.ipv4_mapped} written as IPv6.",
+                noop("The host %(host)s is the IPv4 address %(address)s written as IPv6."),
+                host=_quote(raw),
+                address=address.ipv4_mapped,
             )
         self.check_ip(address)
 
@@ -373,18 +381,25 @@ class _Inspection:
         self.host = self.host_unicode = self.domain = self.domain_unicode = str(address)
         if str(address) != mapped:
             self.block(
-                "encoded-ip", f"The host {_quote(raw)} is the IP address {address} written in disguise."
+                "encoded-ip",
+                noop("The host %(host)s is the IP address %(address)s written in disguise."),
+                host=_quote(raw),
+                address=address,
             )
         self.check_ip(address)
 
     def check_ip(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> None:
         self.loopback = address.is_loopback
         if not self.loopback:
-            self.warn("ip-address", f"The host is the bare IP address {address}, with no name to check.")
+            self.warn(
+                "ip-address",
+                noop("The host is the bare IP address %(address)s, with no name to check."),
+                address=address,
+            )
 
     def read_name(self, raw: str, labels: list[str]) -> None:
         try:
-            ascii_labels, unicode_labels = map(list, zip(*map(_label_forms, labels), strict=True))
+            ascii_labels, unicode_labels = map(list, zip(*map(label_forms, labels), strict=True))
         except (idna.IDNAError, UnicodeError, ValueError):
             self.invalid_host(raw)
             return
@@ -395,7 +410,7 @@ class _Inspection:
             return
         self.loopback = labels[-1] == "localhost"  # and its subdomains (RFC 6761)
 
-        found = _registrable(self.host)
+        found = registrable(self.host)
         size = len(found[0].split(".")) if found is not None else len(labels)
         self.domain = ".".join(ascii_labels[-size:])
         self.domain_unicode = ".".join(unicode_labels[-size:])
@@ -404,21 +419,26 @@ class _Inspection:
         if any("xn--" in label for label in _DOTS.split(raw.lower())):
             self.warn(
                 "punycode",
-                f"The host is written in punycode ({_quote(self.host)}), "
-                f"which reads as {_quote(self.host_unicode)}.",
+                noop("The host is written in punycode (%(host)s), which reads as %(unicode)s."),
+                host=_quote(self.host),
+                unicode=_quote(self.host_unicode),
             )
         if not raw.isascii():
             self.warn(
                 "idn",
-                f"The host {_quote(raw)} uses international characters; "
-                f"its ASCII form is {_quote(self.host)}.",
+                noop("The host %(host)s uses international characters; its ASCII form is %(ascii)s."),
+                host=_quote(raw),
+                ascii=_quote(self.host),
             )
         self.check_labels(unicode_labels)
         if found is None and not self.loopback:
             self.warn(
                 "no-registrable-domain",
-                f"The host {_quote(self.host_unicode)} is not under a known public suffix, "
-                "so there is no registered domain to check.",
+                noop(
+                    "The host %(host)s is not under a known public suffix, "
+                    "so there is no registered domain to check."
+                ),
+                host=_quote(self.host_unicode),
             )
         self.check_depth(unicode_labels[:-size])
 
@@ -441,28 +461,36 @@ class _Inspection:
             scripts = scripts_of(label)
             if is_mixed(scripts):
                 self.block(
-                    "mixed-scripts", f"The host part {_quote(label)} mixes letters from different alphabets."
+                    "mixed-scripts",
+                    noop("The host part %(label)s mixes letters from different alphabets."),
+                    label=_quote(label),
                 )
             imitated = looks_ascii(label)
             if imitated is not None and (scripts != home or "LATIN" in scripts):
                 self.block(
                     "confusable",
-                    f"The host part {_quote(label)} imitates {_quote(imitated)} with look-alike letters.",
+                    noop("The host part %(label)s imitates %(imitated)s with look-alike letters."),
+                    label=_quote(label),
+                    imitated=_quote(imitated),
                 )
 
     def check_depth(self, subdomain: list[str]) -> None:
-        embedded = _embedded_domain(subdomain)
+        embedded = embedded_domain(subdomain)
         if embedded is not None:
             self.warn(
                 "domain-in-subdomain",
-                f"The host begins with {_quote(embedded)}, "
-                f"but the site is {_quote(self.domain_unicode or '')}.",
+                noop("The host begins with %(embedded)s, but the site is %(domain)s."),
+                embedded=_quote(embedded),
+                domain=_quote(self.domain_unicode or ""),
             )
         if len(self.host_unicode) > _LONG_HOST or len(subdomain) >= _DEEP_SUBDOMAIN:
             self.warn(
                 "long-host",
-                "The host is long or deeply nested, so the real domain, "
-                f"{_quote(self.domain_unicode or '')}, may be cut off on screen.",
+                noop(
+                    "The host is long or deeply nested, so the real domain, %(domain)s, "
+                    "may be cut off on screen."
+                ),
+                domain=_quote(self.domain_unicode or ""),
             )
 
 
@@ -470,14 +498,3 @@ def _split_query(text: str) -> tuple[str, str]:
     """The URL up to its query or fragment, and the rest."""
     end = min((i for i in (text.find("?"), text.find("#")) if i >= 0), default=len(text))
     return text[:end], text[end:]
-
-
-def _label_forms(label: str) -> tuple[str, str]:
-    """The ASCII and Unicode forms of one mapped label; plain ASCII may use "_", as browsers allow."""
-    if label.startswith("xn--"):
-        return label, idna.ulabel(label)  # decoding validates it
-    if label.isascii():
-        if not _ASCII_LABEL.fullmatch(label):
-            raise ValueError(label)
-        return label, label
-    return idna.alabel(label).decode("ascii"), label

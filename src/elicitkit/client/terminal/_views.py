@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from elicitkit.client._fields import Field, hint, safe, show
-from elicitkit.client.ui import Waiting
+from elicitkit.client.ui import Waiting, said
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import ngettext
 from elicitkit.urls import UrlReport
@@ -123,7 +123,7 @@ def url_details(report: UrlReport, server: str) -> RenderableType:
     for warning in report.warnings:
         mark, style = ("✖", "red") if warning.severity == "block" else ("⚠", "yellow")
         warnings.add_row(
-            Text(mark, style=style), Text.assemble(safe(warning.message), (f"  [{warning.code}]", "dim"))
+            Text(mark, style=style), Text.assemble(safe(warning.say(_)), (f"  [{warning.code}]", "dim"))
         )
     if report.warnings:
         lines.append(warnings)
@@ -158,7 +158,7 @@ def waiting_panel(waiting: Waiting) -> RenderableType:
     for elicitation_id, message in waiting.pending:
         lines.append(Text.assemble("  • ", safe(message), (f"  ({safe(elicitation_id)})", "dim")))
     for note in waiting.notes:
-        lines.append(Text(f"  {safe(note)}", style="dim"))
+        lines.append(Text(f"  {safe(said(note, _))}", style="dim"))
     if waiting.timed_out:
         lines.append(
             Text(

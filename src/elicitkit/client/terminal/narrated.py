@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from elicitkit.client.ui import Accept, Decline, ElicitationUI, FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.ui import said as in_words
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import ngettext, noop
 from elicitkit.urls import UrlReport, reveal
@@ -82,7 +83,7 @@ class Transcript:
         if not report.parts:
             text.append(reveal(report.url))
         self.console.print(text)
-        warnings = "; ".join(w.message for w in report.warnings) or _("no warnings")
+        warnings = "; ".join(w.say(_) for w in report.warnings) or _("no warnings")
         site = _("site: %(domain)s (%(warnings)s)") % {
             "domain": reveal(report.domain_unicode or "?"),
             "warnings": warnings,
@@ -175,7 +176,7 @@ class NarratedUI:
         titles = {name: str(prop.get("title", name)) for name, prop in properties.items()}
         who = {"person": self.person}
         if question.problems:  # the same form again, the answers kept, the problems named
-            problems = "; ".join(problem.message for problem in question.problems)
+            problems = "; ".join(problem.say(_) for problem in question.problems)
             t.say(self.client, _("does not send that: %(problems)s") % {"problems": problems}, style="yellow")
             t.say(self.client, _("shows the form again, with %(person)s's answers kept.") % who)
         else:
@@ -227,7 +228,7 @@ class NarratedUI:
             }
             self.transcript.say(self.client, said)
         elif waiting.notes:  # a 2026-07-28 call: made again until the page is done
-            self.transcript.say(self.client, _("waits for the page.") + f" {waiting.notes[0]}")
+            self.transcript.say(self.client, _("waits for the page.") + f" {in_words(waiting.notes[0], _)}")
         else:
             said = ngettext(
                 "the call is held (error -32042) until the elicitation completes; it will retry by itself.",
@@ -239,5 +240,5 @@ class NarratedUI:
         return await self.inner.wait(waiting)
 
     def notice(self, text: str) -> None:
-        self.transcript.say(_("notice"), text, style="green")
+        self.transcript.say(_("notice"), in_words(text, _), style="green")
         self.inner.notice(text)

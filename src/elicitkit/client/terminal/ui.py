@@ -51,7 +51,7 @@ from elicitkit.client.terminal._views import (
     url_details,
     waiting_panel,
 )
-from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, Reply, UrlQuestion, Waiting, said
 from elicitkit.i18n import Translator, from_environment, noop, spoken, translator
 from elicitkit.i18n import gettext as _
 
@@ -302,7 +302,7 @@ class TerminalUI:
     def notice(self, text: str) -> None:
         """A one-line notice; printed above the current screen if one is up, without disturbing it."""
         line = Text("◆ ", style="cyan")
-        line.append(safe(text))
+        line.append(safe(said(text, self.words.gettext)))
         app = self._screens.current
         if app is None or not app.is_running:
             self.console.print(line)
@@ -350,7 +350,7 @@ def _check_one(field: Field, value: Any) -> str | None:
         return None
     alone = {"type": "object", "properties": {field.name: dict(field.schema)}}
     for problem in _schema.validate(alone, {field.name: value}):
-        return safe(problem.message)
+        return safe(problem.say(_))
     return None
 
 

@@ -189,6 +189,10 @@ def _widget(f: Field, index: int, raw: Raw, problem: str | None) -> Widget:
         if f.kind == "multi":
             kind = "checkbox"
             attrs.update(_numbers(("data-min", s.get("minItems")), ("data-max", s.get("maxItems"))))
+            if "data-min" in attrs:  # the browser's own message for the limit, in the page's language
+                attrs["data-min-text"] = _("Choose at least %(minItems)s.") % s
+            if "data-max" in attrs:
+                attrs["data-max-text"] = _("Choose at most %(maxItems)s.") % s
         else:
             kind = "radio" if len(options) <= _RADIOS_UP_TO else "select"
     elif f.kind == "boolean":

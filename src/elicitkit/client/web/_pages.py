@@ -29,7 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from elicitkit.client._fields import safe
-from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion
+from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion, said
 from elicitkit.client.web._board import Board, Entry
 from elicitkit.i18n import Translator, current, environment, speaking
 from elicitkit.i18n import gettext as _
@@ -162,7 +162,7 @@ class _Pages:
                 sent_as=reveal(report.url) if drawn != report.url else None,
                 domain=_forms(report.domain_unicode, report.domain),
                 host=_forms(report.host_unicode, report.host),
-                warnings=[(w.severity, reveal(w.message), w.code) for w in report.warnings],
+                warnings=[(w.severity, reveal(w.say(_)), w.code) for w in report.warnings],
             )
         elapsed = max(0.0, time.monotonic() - question.started)
         return self._render(
@@ -173,7 +173,7 @@ class _Pages:
             server=server,
             waiting=question,
             pending=[(safe(i), safe(m)) for i, m in question.pending],
-            notes=[safe(n) for n in question.notes],
+            notes=[safe(said(n, _)) for n in question.notes],
             elapsed=f"{elapsed:.1f}",
             clock=_clock(elapsed),
         )

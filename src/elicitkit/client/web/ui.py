@@ -28,10 +28,10 @@ from typing import Any, Literal
 import uvicorn
 
 from elicitkit.client._fields import safe
-from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting, said
 from elicitkit.client.web._board import Board, Question
 from elicitkit.client.web._pages import build_app
-from elicitkit.i18n import Translator, from_environment, translator
+from elicitkit.i18n import Translator, from_environment, speaking, translator
 
 __all__ = ["PageOpener", "WebUI"]
 
@@ -130,13 +130,14 @@ class WebUI:
 
     def notice(self, text: str) -> None:
         """Show a notice on the open page (and on the next one drawn)."""
-        self._board.notice(safe(text))
+        self._board.notice(safe(said(text, self.words.gettext)))
 
     # -- the machinery ---------------------------------------------------------------------
 
     async def _ask(self, question: Question) -> Any:
         await self.start()
-        entry = self._board.add(question)
+        with speaking(self.words):  # a form's problems are worded as it is added
+            entry = self._board.add(question)
         self._summon()
         try:
             return await entry.future

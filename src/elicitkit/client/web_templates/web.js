@@ -80,8 +80,8 @@
     const check = () => {
       const ticked = boxes.filter((box) => box.checked).length;
       const counted = ticked > 0 || set.dataset.required === "true";
-      const message = counted && ticked < low ? `Choose at least ${low}.`
-        : ticked > high ? `Choose at most ${high}.` : "";
+      const message = counted && ticked < low ? set.dataset.minText || `Choose at least ${low}.`
+        : ticked > high ? set.dataset.maxText || `Choose at most ${high}.` : "";
       boxes.forEach((box) => box.setCustomValidity(""));
       if (boxes.length) boxes[0].setCustomValidity(message);
     };

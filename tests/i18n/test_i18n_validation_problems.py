@@ -1,0 +1,175 @@
+# ruff: noqa: RUF001 (Chinese is written with fullwidth punctuation)
+"""The problems `schema.validate` finds in an answer are said in the person's language where a
+UI shows them (the client's check before sending); `validate` itself stays English and free of
+language state: `message` is what it always was, and `say(gettext)` renders its template."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from typing import Any
+
+import httpx
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+from rich.console import Console
+
+from elicitkit.client.terminal import TerminalUI
+from elicitkit.client.ui import Accept, FormQuestion
+from elicitkit.client.web import WebUI
+from elicitkit.i18n import speaking, translator
+from elicitkit.schema import ValidationProblem, validate
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Your name", "maxLength": 5},
+        "size": {"type": "integer", "title": "Party size", "minimum": 1, "maximum": 12},
+    },
+    "required": ["name", "size"],
+}
+EVERY = {
+    "type": "object",
+    "properties": {
+        "word": {"type": "string", "minLength": 2, "maxLength": 3, "pattern": "^[a-z]+$"},
+        "mail": {"type": "string", "format": "email"},
+        "when": {"type": "string", "format": "date"},
+        "n": {"type": "integer", "minimum": 1, "maximum": 3},
+        "x": {"type": "number"},
+        "ok": {"type": "boolean"},
+        "pick": {"type": "string", "enum": ["a", "b"]},
+        "many": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["a", "b", "c"]},
+            "minItems": 1,
+            "maxItems": 2,
+        },
+        "one": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 1},
+    },
+    "required": ["word"],
+}
+ANSWERS: list[Any] = [
+    [1],
+    None,
+    {},
+    {"word": "x", "other": 1},
+    {"word": "abcd"},
+    {"word": "AB"},
+    {"word": 5},
+    {"word": "ab\ud800"},
+    {"word": "ab", "mail": "nope", "when": "tomorrow"},
+    {"word": "ab", "n": 0, "x": 1.5},
+    {"word": "ab", "n": 9},
+    {"word": "ab", "n": 1.5, "x": "1"},
+    {"word": "ab", "n": "1"},
+    {"word": "ab", "ok": "yes", "pick": "z"},
+    {"word": "ab", "many": [], "one": ["a", "b"]},
+    {"word": "ab", "many": ["a", "b", "c"], "one": "a"},
+    {"word": "ab", "many": ["a", "a"], "one": ["z"]},
+]
+
+
+def test_every_problem_says_its_english_and_its_chinese() -> None:
+    english, chinese = translator("en").gettext, translator("zh_CN").gettext
+    codes: set[str] = set()
+    for answer in ANSWERS:
+        for problem in validate(EVERY, answer):
+            codes.add(problem.code)
+            assert problem.template, problem
+            assert problem.say(english) == problem.message
+            said = problem.say(chinese)
+            assert re.search("[\u4e00-\u9fff]", said) and said != problem.message, said
+            assert not re.search(r"\b(must|is|has|names)\b", said), said
+    assert codes >= {
+        "not-an-object", "unknown-field", "missing", "wrong-type", "too-short", "too-long", "pattern",
+        "format", "not-a-choice", "too-small", "too-large", "too-few", "too-many", "duplicate",
+    }  # fmt: skip
+
+
+def test_the_english_is_what_it_was_and_a_problem_compares_as_before() -> None:
+    problems = validate(SCHEMA, {"name": "Annabel", "size": 40.5})
+    assert problems == [
+        ValidationProblem("name", "too-long", "'name' must be at most 5 characters long, not 7."),
+        ValidationProblem("size", "wrong-type", "'size' must be an integer, not 40.5."),
+    ]
+    assert problems[1].say(translator("zh_CN").gettext) == "'size' 必须是整数，而不是 40.5。"
+    written = ValidationProblem(None, "whole", "That name is taken.")  # a handler's own words
+    assert written.say(translator("zh_CN").gettext) == "That name is taken."
+
+
+async def test_the_chinese_web_form_shows_the_clients_problems_in_chinese() -> None:
+    problems = tuple(validate(SCHEMA, {"name": "Ann", "size": 40, "pets": 2}))
+    question = FormQuestion("Bistro", "Book?", SCHEMA, {"name": "Ann", "size": 40}, problems)
+    async with WebUI(opener=lambda url: None, locale="zh_CN") as ui, httpx.AsyncClient(timeout=10) as http:
+        task = asyncio.create_task(ui.ask_form(question))
+        await ui.start()
+        for _ in range(200):
+            if 'name="csrf"' in (html := (await http.get(ui.url)).text):
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+    page = re.sub(r"\s+", " ", html)
+    assert "&#39;size&#39; 不能大于 12，而现在是 40。" in page, page
+    assert "&#39;pets&#39; 不是这份表单的字段" in page
+    assert "must be at most" not in page and "is not a field" not in page
+
+
+async def test_the_chinese_terminal_form_shows_the_clients_problems_in_chinese() -> None:
+    problems = tuple(validate(SCHEMA, {"name": "Ann", "size": 40}))
+    question = FormQuestion("Bistro", "Book?", SCHEMA, {"name": "Ann", "size": 40}, problems)
+    drawn, screens = io.StringIO(), io.StringIO()
+    with create_pipe_input() as pipe:
+        ui = TerminalUI(
+            input=pipe,
+            output=Vt100_Output(screens, lambda: Size(rows=30, columns=120), term="xterm"),
+            console=Console(file=drawn, width=120),
+            locale="zh_CN",
+        )
+        pipe.send_text("\r" + "\x7f\x7f4\r" + "s")
+        reply = await asyncio.wait_for(ui.ask_form(question), 10)
+    assert reply == Accept({"name": "Ann", "size": 4})
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screens.getvalue() + drawn.getvalue())
+    assert "不能大于 12，而现在是 40。" in shown, shown
+    assert "must be at most" not in shown
+
+
+@pytest.mark.parametrize("locale", ["zh_CN", "en"])
+async def test_the_narration_says_the_problems_in_its_language(locale: str) -> None:
+    from elicitkit.client.scripted import ScriptedUI
+    from elicitkit.demo.transcript import NarratedUI, Transcript
+
+    drawn = io.StringIO()
+    problems = tuple(validate(SCHEMA, {"name": "Ann", "size": 40}))
+    with speaking(locale):
+        ui = NarratedUI(ScriptedUI(Accept()), Transcript(Console(file=drawn, width=200)), "alice")
+        await ui.ask_form(FormQuestion("Bistro", "Book?", SCHEMA, {}, problems))
+    said = drawn.getvalue()
+    expected = "'size' 不能大于 12，而现在是 40。" if locale == "zh_CN" else problems[0].message
+    assert expected in said, said
+
+
+async def test_the_chinese_web_forms_own_check_of_a_multi_choice_speaks_chinese() -> None:
+    multi = {
+        "type": "object",
+        "properties": {
+            "toppings": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["ham", "egg", "leek"]},
+                "minItems": 1,
+                "maxItems": 2,
+            }
+        },
+    }
+    async with WebUI(opener=lambda url: None, locale="zh_CN") as ui, httpx.AsyncClient(timeout=10) as http:
+        task = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Pizza?", multi, {})))
+        await ui.start()
+        for _ in range(200):
+            if 'name="csrf"' in (html := (await http.get(ui.url)).text):
+                break
+            await asyncio.sleep(0.01)
+        task.cancel()
+    assert 'data-min-text="至少选择 1 项。"' in html and 'data-max-text="最多选择 2 项。"' in html, html
+    assert "set.dataset.minText" in html  # what the browser says when the limit is broken
