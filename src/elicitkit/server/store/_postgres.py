@@ -16,12 +16,11 @@ wait) a record a browser is completing at that moment.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from elicitkit.server.errors import StoreUnavailableError
@@ -105,21 +104,6 @@ def import_asyncpg() -> Any:
             "The PostgreSQL store needs asyncpg; install it with: pip install 'elicitkit[postgres]'"
         ) from exc
     return asyncpg
-
-
-def _record(row: Any) -> Record:
-    return Record(
-        id=row[0],
-        user=User(issuer=row[1], subject=row[2]),
-        client_id=row[3],
-        flow=row[4],
-        message=row[5],
-        state=cast(State, row[6]),
-        created_at=row[7],
-        updated_at=row[8],
-        expires_at=row[9],
-        details=json.loads(row[10]),
-    )
 
 
 class PostgresStore:
@@ -258,7 +242,7 @@ class PostgresStore:
     async def get(self, elicitation_id: str) -> Record | None:
         sql = f"SELECT {_COLUMNS} FROM {self.prefix}records WHERE id = $1"  # noqa: S608
         row = await self._run(lambda conn: conn.fetchrow(sql, elicitation_id))
-        return None if row is None else _record(row).effective()
+        return None if row is None else Record.from_row(row).effective()
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -294,7 +278,7 @@ class PostgresStore:
             *extra,
         )
         row = await self._run(lambda conn: conn.fetchrow(sql, *args))
-        return None if row is None else _record(row)
+        return None if row is None else Record.from_row(row)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import sqlite3
@@ -11,7 +10,7 @@ import time
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import aiosqlite
 import anyio
@@ -49,21 +48,6 @@ _COLUMNS = "id, issuer, subject, client_id, flow, message, state, created_at, up
 def default_store_path() -> Path:
     """Where the store lives when the author does not say: the user's data directory."""
     return Path(platformdirs.user_data_dir("elicitkit", appauthor=False)) / "elicitkit.sqlite3"
-
-
-def _row_to_record(row: Any) -> Record:
-    return Record(
-        id=row[0],
-        user=User(issuer=row[1], subject=row[2]),
-        client_id=row[3],
-        flow=row[4],
-        message=row[5],
-        state=cast(State, row[6]),
-        created_at=row[7],
-        updated_at=row[8],
-        expires_at=row[9],
-        details=json.loads(row[10]),
-    )
 
 
 # Of every so many writes, one runs on the worker thread, whose connection checkpoints the WAL
@@ -179,7 +163,7 @@ class SQLiteStore:
             (elicitation_id,),
             write=False,
         )
-        return _row_to_record(rows[0]).effective() if rows else None
+        return Record.from_row(rows[0]).effective() if rows else None
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -201,7 +185,7 @@ class SQLiteStore:
             params += [user.issuer, user.subject]
         sql += f" RETURNING {_COLUMNS}"
         rows = await self._run(sql, params)
-        return _row_to_record(rows[0]) if rows else None
+        return Record.from_row(rows[0]) if rows else None
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now

@@ -91,6 +91,22 @@ class Record:
             details=dict(details or {}),
         )
 
+    @classmethod
+    def from_row(cls, row: Any) -> Record:
+        """A record read back from a SQL row of `row()`'s column order (details as JSON text)."""
+        return cls(
+            id=row[0],
+            user=User(issuer=row[1], subject=row[2]),
+            client_id=row[3],
+            flow=row[4],
+            message=row[5],
+            state=row[6],
+            created_at=row[7],
+            updated_at=row[8],
+            expires_at=row[9],
+            details=json.loads(row[10]),
+        )
+
     def row(self) -> tuple[Any, ...]:
         """The record as a SQL row, in the column order the SQL backends share (details as JSON)."""
         user = self.user
