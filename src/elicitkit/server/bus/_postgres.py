@@ -19,9 +19,9 @@ import hashlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from elicitkit.server.bus import Listener, Listeners, Unsubscribe, call_listener
+from elicitkit.server.bus import Listener, Listeners, Unsubscribe
 from elicitkit.server.errors import BusUnavailableError
-from elicitkit.server.store import POSTGRES_CHANNEL, TERMINAL, PostgresStore, Store, import_asyncpg
+from elicitkit.server.store import POSTGRES_CHANNEL, PostgresStore, Store, import_asyncpg
 
 if TYPE_CHECKING:
     import asyncpg
@@ -73,7 +73,6 @@ class PostgresBus:
         )
         self._listeners = Listeners()
         self._reader: asyncio.Task[None] | None = None
-        self._deliveries: set[asyncio.Task[None]] = set()
         self._sender: asyncpg.Connection | None = None
         self._sending = asyncio.Lock()
         self.connected = asyncio.Event()
@@ -119,9 +118,7 @@ class PostgresBus:
         if reader is not None:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
-        for task in list(self._deliveries):
-            task.cancel()
-        await asyncio.gather(*self._deliveries, return_exceptions=True)
+        await self._listeners.cancel_deliveries()
         sender, self._sender = self._sender, None
         if sender is not None:
             sender.terminate()
@@ -141,7 +138,7 @@ class PostgresBus:
                 if failures:
                     logger.warning("PostgreSQL bus listening again after %d failed attempt(s)", failures)
                 failures = 0
-                await self._catch_up()
+                await self._listeners.catch_up(self.store, "PostgreSQL")
                 while not lost.is_set():
                     try:
                         await asyncio.wait_for(lost.wait(), self.health_every)
@@ -164,25 +161,6 @@ class PostgresBus:
         if payload.startswith(_HASHED):
             for elicitation_id in self._listeners.ids():
                 if payload_for(elicitation_id) == payload:
-                    self._deliver(elicitation_id)
+                    self._listeners.deliver(elicitation_id)
             return
-        self._deliver(payload)
-
-    def _deliver(self, elicitation_id: str) -> None:
-        for listener in self._listeners.take(elicitation_id):
-            task = asyncio.get_running_loop().create_task(call_listener(listener, elicitation_id))
-            self._deliveries.add(task)
-            task.add_done_callback(self._deliveries.discard)
-
-    async def _catch_up(self) -> None:
-        """Deliver the ids we wait for that finished while we were not listening."""
-        if self.store is None:
-            return
-        for elicitation_id in self._listeners.ids():
-            try:
-                record = await self.store.get(elicitation_id)
-            except Exception as exc:  # the store may still be coming back; the next reconnect retries
-                logger.warning("PostgreSQL bus could not catch up on %s...: %s", elicitation_id[:8], exc)
-                continue
-            if record is not None and record.state in TERMINAL and elicitation_id in self._listeners:
-                self._deliver(elicitation_id)
+        self._listeners.deliver(payload)

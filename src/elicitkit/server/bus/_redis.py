@@ -25,11 +25,10 @@ from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import ClusterPubSub
 
-from elicitkit.server.bus import Listener, Listeners, Unsubscribe, call_listener
+from elicitkit.server.bus import Listener, Listeners, Unsubscribe
 from elicitkit.server.errors import BusUnavailableError
 from elicitkit.server.store import (
     COMPLETIONS_CHANNEL,
-    TERMINAL,
     RedisStore,
     Store,
     cluster_gate,
@@ -84,7 +83,6 @@ class RedisBus:
         )
         self._listeners = Listeners()
         self._reader: asyncio.Task[None] | None = None
-        self._deliveries: set[asyncio.Task[None]] = set()
         self.connected = asyncio.Event()
         """Set while the bus is subscribed; cleared during an outage (tests and health checks)."""
 
@@ -132,9 +130,7 @@ class RedisBus:
         if reader is not None:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
-        for task in list(self._deliveries):
-            task.cancel()
-        await asyncio.gather(*self._deliveries, return_exceptions=True)
+        await self._listeners.cancel_deliveries()
         if self._owns_client:
             await self.client.aclose()
 
@@ -173,7 +169,7 @@ class RedisBus:
                         if failures:
                             logger.warning("Redis bus subscribed again after %d failed attempt(s)", failures)
                         failures = 0
-                        await self._catch_up()
+                        await self._listeners.catch_up(self.store, "Redis")
             except Exception as exc:  # anything but cancellation: log, back off, subscribe again
                 self.connected.clear()
                 delay = min(self.backoff_cap, self.backoff_base * 2**failures)
@@ -191,26 +187,7 @@ class RedisBus:
     def _dispatch(self, message: dict[str, Any]) -> None:
         data = message.get("data")
         elicitation_id = data.decode() if isinstance(data, bytes) else str(data)
-        self._deliver(elicitation_id)
-
-    def _deliver(self, elicitation_id: str) -> None:
-        for listener in self._listeners.take(elicitation_id):
-            task = asyncio.get_running_loop().create_task(call_listener(listener, elicitation_id))
-            self._deliveries.add(task)
-            task.add_done_callback(self._deliveries.discard)
-
-    async def _catch_up(self) -> None:
-        """Deliver the ids we wait for that finished while we were not subscribed."""
-        if self.store is None:
-            return
-        for elicitation_id in self._listeners.ids():
-            try:
-                record = await self.store.get(elicitation_id)
-            except Exception as exc:  # the store may still be coming back; the next reconnect retries
-                logger.warning("Redis bus could not catch up on %s...: %s", elicitation_id[:8], exc)
-                continue
-            if record is not None and record.state in TERMINAL and elicitation_id in self._listeners:
-                self._deliver(elicitation_id)
+        self._listeners.deliver(elicitation_id)
 
 
 def _text(value: bytes | str) -> str:

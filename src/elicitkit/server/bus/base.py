@@ -9,9 +9,12 @@ methods across replicas.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
+
+from elicitkit.server.store import TERMINAL, RecordStore
 
 __all__ = ["Bus", "Listener", "Listeners", "LocalBus", "Unsubscribe"]
 
@@ -36,6 +39,7 @@ class Listeners:
 
     def __init__(self) -> None:
         self._by_id: dict[str, list[Listener]] = {}
+        self._deliveries: set[asyncio.Task[None]] = set()
 
     def __contains__(self, elicitation_id: object) -> bool:
         return elicitation_id in self._by_id
@@ -62,6 +66,32 @@ class Listeners:
     def take(self, elicitation_id: str) -> list[Listener]:
         """Remove and return the listeners of `elicitation_id`, so none runs twice."""
         return self._by_id.pop(elicitation_id, [])
+
+    def deliver(self, elicitation_id: str) -> None:
+        """Start the listeners of `elicitation_id` as tasks (a bus's reader must not wait on them)."""
+        for listener in self.take(elicitation_id):
+            task = asyncio.get_running_loop().create_task(call_listener(listener, elicitation_id))
+            self._deliveries.add(task)
+            task.add_done_callback(self._deliveries.discard)
+
+    async def catch_up(self, store: RecordStore | None, bus: str) -> None:
+        """Deliver the ids waited for that finished while the `bus` was not listening."""
+        if store is None:
+            return
+        for elicitation_id in self.ids():
+            try:
+                record = await store.get(elicitation_id)
+            except Exception as exc:  # the store may still be coming back; the next reconnect retries
+                logger.warning("%s bus could not catch up on %s...: %s", bus, elicitation_id[:8], exc)
+                continue
+            if record is not None and record.state in TERMINAL and elicitation_id in self:
+                self.deliver(elicitation_id)
+
+    async def cancel_deliveries(self) -> None:
+        """Stop the listeners still running (the bus is closing)."""
+        for task in list(self._deliveries):
+            task.cancel()
+        await asyncio.gather(*self._deliveries, return_exceptions=True)
 
 
 async def call_listener(listener: Listener, elicitation_id: str) -> None:
