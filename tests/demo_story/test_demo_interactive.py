@@ -112,10 +112,12 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     t.keys("s")
     t.wait_for("result  Booked Chez Elicit on 2026-12-24 for 4, on the terrace; vegetarian, gluten-free;")
     # decline, then cancel
-    t.wait_for("Book a table at Le Refus")
+    # each key waits for the screen that takes it: a key sent while the form is still being
+    # drawn (before the terminal is in raw mode) is read by the line discipline, not the form
+    wait_after(t, "Book a table at Le Refus", "Date ✱")
     t.keys("C-d")
     t.wait_for("result  No table booked: you declined")
-    t.wait_for("Book a table at Chez Annul")
+    wait_after(t, "Book a table at Chez Annul", "Date ✱")
     t.keys("C-c")
     t.wait_for("result  No table booked: the question was dismissed.")
     # the URL consent screen: the full URL, the domain, the choice
@@ -130,14 +132,14 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     assert complete_in_browser(url, secret="demo-weather-123") == ("Demo Weather API key", "Done")
     t.wait_for("result  Sunny and 21 °C in Lisbon")
     # -32042: consent, the waiting screen, then the call retries by itself once the page is done
-    t.wait_for("Sending messages needs your Demo Messenger token")
+    wait_after(t, "Sending messages needs your Demo Messenger token", "Open this page?")
     t.keys("o")
     t.wait_for("retry")
     url = last_url(t.screen())
     assert complete_in_browser(url, secret="demo-messenger-456") == ("Demo Messenger token", "Done")
     t.wait_for("result  Message to bob sent")
     # decline the calendar: nothing opens, and step 7 is skipped
-    t.wait_for("list_events needs to read your Demo Calendar")
+    wait_after(t, "list_events needs to read your Demo Calendar", "Open this page?")
     t.keys("d")
     # the same form on a 2026-07-28 connection: the question comes in the tool result
     t.wait_for("[8/10] The same tool on a 2026-07-28 connection")
@@ -166,6 +168,7 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     # the URL flows on 2026-07-28: alice declines both links this time; nothing opens
     for number, asking in [(9, "The weather tool needs your"), (10, "list_events needs to read")]:
         wait_after(t, f"[{number}/10]", asking)
+        wait_after(t, asking, "Open this page?")
         t.keys("d")
     screen = t.wait_for("EXIT=", timeout=30)
     assert "That was the whole story" in screen
