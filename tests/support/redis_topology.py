@@ -103,11 +103,15 @@ class SentinelGroup:
                     stderr=subprocess.DEVNULL,
                 )
             )
-        self._wait(lambda: all(self._sentinel_knows_replica(port) for port in self.sentinel_ports))
+        # Ready means able to fail over: each Sentinel sees the replica, and knows the other two
+        # (they find each other by hello messages every 2 s; before that no quorum can form).
+        self._wait(lambda: all(self._sentinel_ready(port) for port in self.sentinel_ports), within=60)
 
-    def _sentinel_knows_replica(self, port: int) -> bool:
-        reply = _ask(port, "SENTINEL", "REPLICAS", SERVICE, password=None, tls=self.tls)
-        return "flags" in reply and "s_down" not in reply
+    def _sentinel_ready(self, port: int) -> bool:
+        replicas = _ask(port, "SENTINEL", "REPLICAS", SERVICE, password=None, tls=self.tls)
+        peers = _ask(port, "SENTINEL", "SENTINELS", SERVICE, password=None, tls=self.tls)
+        others = len(self.sentinel_ports) - 1
+        return "flags" in replicas and "s_down" not in replicas and peers.split().count("runid") == others
 
     def primary_port(self) -> int:
         reply = _ask(
@@ -127,7 +131,7 @@ class SentinelGroup:
         node.kill()
         return node
 
-    def wait_failover(self, old_port: int, within: float = 20.0) -> int:
+    def wait_failover(self, old_port: int, within: float = 30.0) -> int:
         self._wait(lambda: self.primary_port() != old_port, within)
         new = self.primary_port()
         self._wait(lambda: "role:master" in _ask(new, "INFO", "replication", tls=self.tls), within)

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from support.redis_server import RedisServer
+from support.redis_topology import PASSWORD, USER, SentinelGroup
 
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus._redis import RedisBus
@@ -310,3 +311,18 @@ async def test_a_large_sweep_leaves_redis_responsive(store: RedisStore) -> None:
     assert completed == 100
     assert slowest < 0.5, slowest  # one batch at a time (about 40 ms), never the whole sweep at once
     assert await store.client.zcard(store._keys("any")[1]) == 0
+
+
+async def test_a_write_that_lands_on_a_replica_is_a_typed_error(sentinel_group: SentinelGroup) -> None:
+    """During a failover a connection can still reach the demoted primary. A write that changes
+    nothing there (its condition fails) is followed by WAIT, which a replica refuses: the caller
+    gets the typed "retry" error, not redis-py's ResponseError, and a write is refused as read-only."""
+    replica = sentinel_group.nodes[1].port
+    store = open_store(f"redis://{USER}:{PASSWORD}@127.0.0.1:{replica}/0", replicas_ack=1)
+    try:
+        with pytest.raises(StoreUnavailableError, match="answered from a replica"):
+            await store.transition("no-such-id", from_states=ACTIVE, to="completed", user=ALICE)
+        with pytest.raises(StoreUnavailableError, match="read-only replica"):
+            await store.create(new_record())
+    finally:
+        await store.close()  # type: ignore[attr-defined]

@@ -132,10 +132,25 @@ class RedisStore:
         acknowledged only once that many replicas hold it."""
         if not self.replicas_ack:
             return await queue(self.client)
+        demoted = None
         async with self.client.pipeline(transaction=False) as pipe:
             await queue(pipe)
             pipe.wait(self.replicas_ack, max(1, int(self.ack_timeout * 1000)))
-            result, acked = await pipe.execute()
+            try:
+                result, acked = await pipe.execute()
+            except redis_errors.ResponseError as exc:
+                if "WAIT cannot be used with replica" not in str(exc):
+                    raise
+                demoted = exc  # a write that changed nothing reached a node demoted by a failover
+        if demoted is not None:
+            # Its connection is idle again: close it, so the next call asks for the primary anew.
+            if isinstance(self.client, Redis):
+                await self.client.connection_pool.disconnect(inuse_connections=False)
+            raise StoreUnavailableError(
+                f"Redis at {self._where()} answered from a replica, not the primary (a failover is "
+                "under way, or the store URL names a replica); retry: a retried change never "
+                "applies twice."
+            ) from demoted
         if int(acked) < self.replicas_ack:
             raise StoreUnavailableError(
                 f"Redis at {self._where()} applied a write that only {acked} of {self.replicas_ack} "
