@@ -6,7 +6,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from elicitkit.extras import lazy_names
-from elicitkit.server.bus.base import Bus, Listener, Listeners, LocalBus, Unsubscribe, call_listener
+from elicitkit.server.bus.base import (
+    Bus,
+    Listener,
+    Listeners,
+    ListeningBus,
+    LocalBus,
+    Unsubscribe,
+    call_listener,
+)
 
 if TYPE_CHECKING:
     from elicitkit.server.bus._postgres import PostgresBus
@@ -16,6 +24,7 @@ __all__ = [
     "Bus",
     "Listener",
     "Listeners",
+    "ListeningBus",
     "LocalBus",
     "PostgresBus",
     "RedisBus",

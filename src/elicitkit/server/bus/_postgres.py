@@ -19,8 +19,7 @@ import hashlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from elicitkit.server.bus import Listener, Listeners, Unsubscribe
-from elicitkit.server.errors import BusUnavailableError
+from elicitkit.server.bus.base import ListeningBus
 from elicitkit.server.store import POSTGRES_CHANNEL, PostgresStore, Store, import_asyncpg
 
 if TYPE_CHECKING:
@@ -41,7 +40,7 @@ def payload_for(elicitation_id: str) -> str:
     return _HASHED + hashlib.sha256(elicitation_id.encode()).hexdigest()
 
 
-class PostgresBus:
+class PostgresBus(ListeningBus):
     """A `Bus` over PostgreSQL LISTEN/NOTIFY (asyncpg), shared by every replica of a server.
 
     `dsn` is the database URL; `store`, when given, lets the bus catch up on completions
@@ -50,6 +49,8 @@ class PostgresBus:
     `health_every` is how often the listening connection is checked. The listening task starts
     with the first `subscribe` (or `start()`) and stops with `close()`.
     """
+
+    backend = "PostgreSQL"
 
     def __init__(
         self,
@@ -61,9 +62,9 @@ class PostgresBus:
         backoff_base: float = 0.05,
         backoff_cap: float = 2.0,
     ) -> None:
+        super().__init__(store)
         self._asyncpg = import_asyncpg()
         self.dsn = dsn
-        self.store = store
         self.channel = channel
         self.health_every = health_every
         self.backoff_base = backoff_base
@@ -71,24 +72,8 @@ class PostgresBus:
         self._store_announces = (
             isinstance(store, PostgresStore) and store.completions_channel == channel and store.dsn == dsn
         )
-        self._listeners = Listeners()
-        self._reader: asyncio.Task[None] | None = None
         self._sender: asyncpg.Connection | None = None
         self._sending = asyncio.Lock()
-        self.connected = asyncio.Event()
-        """Set while the bus is listening; cleared during an outage (tests and health checks)."""
-
-    def start(self) -> None:
-        """Start listening now rather than at the first `subscribe` (must run in the event loop)."""
-        if self._reader is None or self._reader.done():
-            self._reader = asyncio.get_running_loop().create_task(
-                self._listen(), name="elicitkit-postgres-bus"
-            )
-
-    def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
-        unsubscribe = self._listeners.add(elicitation_id, listener)
-        self.start()
-        return unsubscribe
 
     async def publish(self, elicitation_id: str) -> None:
         if self._store_announces:
@@ -102,23 +87,10 @@ class PostgresBus:
                 )
         except (self._asyncpg.PostgresConnectionError, self._asyncpg.InterfaceError, OSError) as exc:
             self._sender = None
-            raise BusUnavailableError(
-                f"The completion of elicitation {elicitation_id[:8]}... could not be published, because "
-                f"PostgreSQL did not answer ({exc}). The record is saved; the client finds it finished "
-                "when it retries."
-            ) from exc
-
-    async def wait_connected(self, within: float = 10.0) -> None:
-        """Start listening and wait until it is (so a test or a probe knows the bus is live)."""
-        self.start()
-        await asyncio.wait_for(self.connected.wait(), within)
+            raise self._unpublished(elicitation_id, exc) from exc
 
     async def close(self) -> None:
-        reader, self._reader = self._reader, None
-        if reader is not None:
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
-        await self._listeners.cancel_deliveries()
+        await self._stop_listening()
         sender, self._sender = self._sender, None
         if sender is not None:
             sender.terminate()
@@ -138,7 +110,7 @@ class PostgresBus:
                 if failures:
                     logger.warning("PostgreSQL bus listening again after %d failed attempt(s)", failures)
                 failures = 0
-                await self._listeners.catch_up(self.store, "PostgreSQL")
+                await self._listeners.catch_up(self.store, self.backend)
                 while not lost.is_set():
                     try:
                         await asyncio.wait_for(lost.wait(), self.health_every)

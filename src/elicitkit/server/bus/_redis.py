@@ -25,8 +25,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import ClusterPubSub
 
-from elicitkit.server.bus import Listener, Listeners, Unsubscribe
-from elicitkit.server.errors import BusUnavailableError
+from elicitkit.server.bus.base import ListeningBus
 from elicitkit.server.store import (
     COMPLETIONS_CHANNEL,
     RedisStore,
@@ -43,7 +42,7 @@ logger = logging.getLogger(__name__)
 _DOWN = (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.RedisClusterException, OSError)
 
 
-class RedisBus:
+class RedisBus(ListeningBus):
     """A `Bus` over Redis pub/sub (redis-py asyncio), shared by every replica of a server.
 
     `client` is a `redis.asyncio.Redis` (`open_bus("redis://...")` builds one with retries and
@@ -53,6 +52,8 @@ class RedisBus:
     sends nothing more. The listening task starts with the first `subscribe` (or `start()`)
     and stops with `close()`.
     """
+
+    backend = "Redis"
 
     def __init__(
         self,
@@ -64,8 +65,8 @@ class RedisBus:
         backoff_cap: float = 2.0,
         owns_client: bool = True,
     ) -> None:
+        super().__init__(store)
         self.client = client
-        self.store = store
         self.channel = channel
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
@@ -81,24 +82,6 @@ class RedisBus:
             and store.completions_channel == channel
             and _same_server(store.client, client)
         )
-        self._listeners = Listeners()
-        self._reader: asyncio.Task[None] | None = None
-        self.connected = asyncio.Event()
-        """Set while the bus is subscribed; cleared during an outage (tests and health checks)."""
-
-    def start(self) -> None:
-        """Start listening now rather than at the first `subscribe` (must run in the event loop)."""
-        if self._reader is None or self._reader.done():
-            self._reader = asyncio.get_running_loop().create_task(self._listen(), name="elicitkit-redis-bus")
-
-    def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
-        unsubscribe = self._listeners.add(elicitation_id, listener)
-        self.start()
-        return unsubscribe
-
-    def waiting(self) -> int:
-        """How many elicitations someone in this process waits for: a health and leak figure."""
-        return len(self._listeners)
 
     async def publish(self, elicitation_id: str) -> None:
         if self._store_announces:
@@ -114,23 +97,10 @@ class RedisBus:
             else:
                 await self.client.publish(self.channel, elicitation_id)
         except _DOWN as exc:
-            raise BusUnavailableError(
-                f"The completion of elicitation {elicitation_id[:8]}... could not be published, because "
-                f"Redis did not answer ({exc}). The record is saved; the client finds it finished "
-                "when it retries."
-            ) from exc
-
-    async def wait_connected(self, within: float = 10.0) -> None:
-        """Start listening and wait until subscribed (so a test or a probe knows the bus is live)."""
-        self.start()
-        await asyncio.wait_for(self.connected.wait(), within)
+            raise self._unpublished(elicitation_id, exc) from exc
 
     async def close(self) -> None:
-        reader, self._reader = self._reader, None
-        if reader is not None:
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
-        await self._listeners.cancel_deliveries()
+        await self._stop_listening()
         if self._owns_client:
             await self.client.aclose()
 
@@ -169,7 +139,7 @@ class RedisBus:
                         if failures:
                             logger.warning("Redis bus subscribed again after %d failed attempt(s)", failures)
                         failures = 0
-                        await self._listeners.catch_up(self.store, "Redis")
+                        await self._listeners.catch_up(self.store, self.backend)
             except Exception as exc:  # anything but cancellation: log, back off, subscribe again
                 self.connected.clear()
                 delay = min(self.backoff_cap, self.backoff_base * 2**failures)

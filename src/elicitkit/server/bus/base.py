@@ -14,9 +14,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from elicitkit.server.errors import BusUnavailableError
 from elicitkit.server.store import TERMINAL, RecordStore
 
-__all__ = ["Bus", "Listener", "Listeners", "LocalBus", "Unsubscribe"]
+__all__ = ["Bus", "Listener", "Listeners", "ListeningBus", "LocalBus", "Unsubscribe"]
 
 logger = logging.getLogger(__name__)
 
@@ -118,3 +119,58 @@ class LocalBus:
     async def publish(self, elicitation_id: str) -> None:
         for listener in self._listeners.take(elicitation_id):
             await call_listener(listener, elicitation_id)
+
+
+class ListeningBus:
+    """What the buses across replicas share: one listening task per process, started by the
+    first `subscribe` (or `start()`), delivering to this process's listeners. A subclass writes
+    `_listen()` (connect, set `connected`, `catch_up`, deliver; reconnect on loss) and `publish`."""
+
+    backend = "a bus"
+    """The server the bus runs on, as a sentence names it ("Redis", "PostgreSQL")."""
+
+    def __init__(self, store: RecordStore | None) -> None:
+        self.store = store
+        self._listeners = Listeners()
+        self._reader: asyncio.Task[None] | None = None
+        self.connected = asyncio.Event()
+        """Set while the bus listens; cleared during an outage (tests and health checks)."""
+
+    def start(self) -> None:
+        """Start listening now rather than at the first `subscribe` (must run in the event loop)."""
+        if self._reader is None or self._reader.done():
+            name = f"elicitkit-{self.backend.lower()}-bus"
+            self._reader = asyncio.get_running_loop().create_task(self._listen(), name=name)
+
+    def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
+        unsubscribe = self._listeners.add(elicitation_id, listener)
+        self.start()
+        return unsubscribe
+
+    def waiting(self) -> int:
+        """How many elicitations someone in this process waits for: a health and leak figure."""
+        return len(self._listeners)
+
+    async def wait_connected(self, within: float = 10.0) -> None:
+        """Start listening and wait until it is (so a test or a probe knows the bus is live)."""
+        self.start()
+        await asyncio.wait_for(self.connected.wait(), within)
+
+    async def _listen(self) -> None:
+        raise NotImplementedError
+
+    async def _stop_listening(self) -> None:
+        """Stop the listening task and the listeners still running (the bus is closing)."""
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+        await self._listeners.cancel_deliveries()
+
+    def _unpublished(self, elicitation_id: str, exc: BaseException) -> BusUnavailableError:
+        """The error of a `publish` that did not reach the server."""
+        return BusUnavailableError(
+            f"The completion of elicitation {elicitation_id[:8]}... could not be published, because "
+            f"{self.backend} did not answer ({exc}). The record is saved; the client finds it "
+            "finished when it retries."
+        )
