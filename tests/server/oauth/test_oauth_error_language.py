@@ -11,7 +11,8 @@ import html
 import re
 
 import pytest
-from support.oauth_harness import auth, mcp_session, token
+from mcp.shared.exceptions import MCPError
+from support.oauth_harness import Browser, auth, mcp_session, token, url_required
 from support.oidc_harness import SECRET, connect, running
 
 from elicitkit.demo.auth_server import DemoAuthServer
@@ -59,3 +60,18 @@ async def test_a_provider_error_is_explained_in_chinese_and_in_english(auth: Dem
             "Peer Calendar needs you to sign in there first (login_required). Nothing was stored. "
             "Open the link from your application again to retry."
         ) in said(silent_en.text)
+
+
+async def test_the_hand_off_page_is_titled_in_the_browsers_language(auth: DemoAuthServer) -> None:
+    async with running(auth) as run, mcp_session(f"{run.base}/mcp", await token(auth, "alice")) as alice:
+        with pytest.raises(MCPError) as raised:
+            await alice.client.call_tool("use", {"name": "basic"})
+        url = url_required(raised.value)
+        for languages, heading in (
+            ("zh-CN", "<h1>连接 Peer Calendar</h1>"),
+            ("en", "<h1>Connect Peer Calendar</h1>"),
+        ):
+            async with Browser(auth, "alice") as browser:
+                browser.http.headers["Accept-Language"] = languages
+                moving_on = await browser.submit(await browser.open(url), action="connect")
+            assert moving_on.status_code == 200 and heading in moving_on.text, moving_on.text

@@ -83,6 +83,7 @@ CALLBACK_PREFIX = f"{PREFIX}/callback"
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _STATE_AAD = b"elicitkit/oauth-state/v1"
+_CONNECT = noop("Connect %(service)s")
 _UNAVAILABLE = noop("The service cannot be reached from here right now. Nothing was stored; try again later.")
 _ALREADY = noop(
     "This request was completed already, or is being completed in another window; nothing new was stored."
@@ -151,7 +152,7 @@ class OAuthConnection:
         self.context = url_mode.context
         self.name = name
         self.service = service
-        self.title = f"Connect {service}"
+        self.title = _CONNECT % {"service": service}  # the consent page's, as the site shows a flow's title
         self.client_id = client_id
         self.client_secret = client_secret
         self.scopes = list(scopes)
@@ -303,7 +304,11 @@ class OAuthConnection:
         await site.store.put_once(self._tokens.state_key(state), sealed, ttl=self.state_ttl)
         url = await self._provider(metadata).authorization_url(state, verifier)
         return site.render(
-            "oauth_continue.html", request=request, title=self.title, service=self.service, url=url
+            "oauth_continue.html",
+            request=request,
+            title=_(_CONNECT) % {"service": self.service},
+            service=self.service,
+            url=url,
         )
 
     async def callback(self, request: Request) -> Response:
