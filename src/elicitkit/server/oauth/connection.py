@@ -152,7 +152,7 @@ class OAuthConnection:
         self.context = url_mode.context
         self.name = name
         self.service = service
-        self.title = _CONNECT % {"service": service}  # the consent page's, as the site shows a flow's title
+        self.title = _CONNECT % {"service": service}  # the consent page shows a flow's title as given
         self.client_id = client_id
         self.client_secret = client_secret
         self.scopes = list(scopes)
