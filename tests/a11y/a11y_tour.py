@@ -19,9 +19,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mcp.shared.exceptions import MCPError
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from playwright.async_api import Browser, BrowserContext, Page, Route, async_playwright, expect
 from support.chromium import CHROMIUM, CHROMIUM_ARGS
 from support.oauth_harness import agenda_with, url_required
 from support.url_harness import SECRET, Weather, build_weather, mcp_session, serve
@@ -208,7 +209,8 @@ async def secret_tour(browser: Browser, locale: str, visit: Visit) -> None:
 
 
 async def oauth_tour(browser: Browser, locale: str, visit: Visit) -> None:
-    """Consent, the hand-off to the provider, the provider's sign-in, connected, a stale link."""
+    """Consent, the provider's error and a second try, the hand-off to the provider, the
+    provider's sign-in, connected, a stale link."""
     async with (
         DemoAuthServer() as auth,
         DemoProvider(client_id="agenda-server", client_secret="agenda-s3cret") as provider,
@@ -226,6 +228,23 @@ async def oauth_tour(browser: Browser, locale: str, visit: Visit) -> None:
         await sign_in(page, "alice")
         await page.wait_for_url(url)
         await visit("OAuth consent", page)
+
+        # First the provider answers with an error (temporarily_unavailable, sent back to the
+        # callback as a provider does); the person then opens the link again.
+        async def unavailable(route: Route) -> None:
+            state = parse_qs(urlsplit(route.request.url).query)["state"][0]
+            answer = urlencode({"state": state, "error": "temporarily_unavailable"})
+            back = f"{agenda.calendar.redirect_uri}?{answer}"
+            await route.fulfill(status=302, headers={"location": back})
+
+        await page.route(f"{provider.url}/**", unavailable)
+        await page.click("button[value=connect]")
+        await page.wait_for_url(f"{agenda.calendar.redirect_uri}?*")
+        await expect(page.locator(".refusal")).to_contain_text("temporarily_unavailable")
+        await visit("OAuth: the provider's error", page)
+        await page.unroute(f"{provider.url}/**")
+        await page.goto(url)
+        await page.wait_for_selector("button[value=connect]")
 
         # The hand-off page sends the browser on at once; hold it there to look at it.
         await page.route(f"{provider.url}/**", lambda route: route.abort("aborted"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -19,7 +20,7 @@ STDIO_SERVER = [sys.executable, str(Path(__file__).with_name("coffee_stdio_serve
 
 
 def client(
-    *args: str, answers: object | None = None, tmp_path: Path | None = None
+    *args: str, answers: object | None = None, tmp_path: Path | None = None, lang: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     command = [str(ELICITKIT), "client", *args]
     if answers is not None:
@@ -27,7 +28,13 @@ def client(
         path = tmp_path / "answers.json"
         path.write_text(json.dumps(answers))
         command[2:2] = ["--answers", str(path)]
-    return subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    env = None
+    if lang is not None:  # the language the command speaks: LANG alone decides
+        env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+        env["LANG"] = lang
+    return subprocess.run(
+        command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, env=env
+    )
 
 
 def free_port() -> int:
@@ -175,3 +182,27 @@ def test_a_command_that_does_not_exist_is_named_in_a_sentence() -> None:
     done = client("--call", "anything", "--", "no-such-mcp-server-command")
     assert done.returncode == 1
     assert "Cannot start 'no-such-mcp-server-command': No such file or directory." in done.stderr
+
+
+def test_the_command_speaks_chinese_under_a_chinese_lang(tmp_path: Path) -> None:
+    """Its own lines and the narration in Chinese; the server's words and the result as sent."""
+    answers = [{"action": "accept", "content": {"size": "large", "cups": 2}}]
+    args = ("--call", "order_coffee", "--args", '{"name": "Ada"}', "--", *STDIO_SERVER)
+    done = client(*args, answers=answers, tmp_path=tmp_path, lang="zh_CN.UTF-8")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "2 large coffee(s) for Ada, no milk."  # the tool's result, as sent
+    for chinese in (
+        "已连接到 tiny-stdio",
+        '正在调用 order_coffee {"name": "Ada"}',
+        "tiny-stdio  请 脚本 填写表单",
+    ):
+        assert chinese in done.stderr, done.stderr
+    for english in ("Connected to", "Calling", "asks the script"):
+        assert english not in done.stderr, done.stderr
+    assert "Connected to tiny-stdio" in client(*args, answers=answers, tmp_path=tmp_path, lang="C").stderr
+    gone = client("--call", "anything", "--", "no-such-mcp-server-command", lang="zh_CN.UTF-8")
+    assert gone.returncode == 1 and "无法启动 'no-such-mcp-server-command'" in gone.stderr, gone.stderr
+    chosen = client(
+        "--locale", "en", "--call", "anything", "--", "no-such-mcp-server-command", lang="zh_CN.UTF-8"
+    )
+    assert "Cannot start 'no-such-mcp-server-command'" in chosen.stderr, chosen.stderr

@@ -173,3 +173,39 @@ async def test_the_chinese_web_forms_own_check_of_a_multi_choice_speaks_chinese(
         task.cancel()
     assert 'data-min-text="至少选择 1 项。"' in html and 'data-max-text="最多选择 2 项。"' in html, html
     assert "set.dataset.minText" in html  # what the browser says when the limit is broken
+
+
+def test_a_cut_list_of_choices_or_fields_says_how_many_more_in_one_whole_sentence() -> None:
+    """Past ten items a list is cut; "and N more" is part of its sentence in each language (the
+    English as it always was), never an English tail glued onto a Chinese sentence."""
+    many = [f"c{i}" for i in range(13)]
+    schema = {
+        "type": "object",
+        "properties": {
+            **{f"f{i}": {"type": "string", "enum": many} for i in range(12)},
+            "m": {"type": "array", "items": {"type": "string", "enum": many[:11]}},
+        },
+    }
+    shown = "'c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9'"
+    fields = "'f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7', 'f8', 'f9'"
+    problems = validate(schema, {"f0": "x", "m": ["q"], "zz": 1})
+    assert [p.message for p in problems] == [
+        f"'f0' has 'x', which is not one of its choices: {shown} and 3 more.",
+        f"'m' has item 0 ('q'), which is not one of its choices: {shown} and 1 more.",
+        f"'zz' is not a field of this form; remove it (the form asks for {fields} and 3 more).",
+    ]
+    chinese = [p.say(translator("zh_CN").gettext) for p in problems]
+    assert chinese == [
+        f"'f0' 的值 'x' 不是它的选项之一：{shown}，另外还有 3 个选项。",
+        f"'m' 的第 0 项（'q'）不是它的选项之一：{shown}，另外还有 1 个选项。",
+        f"'zz' 不是这份表单的字段；请删除它（表单要求的字段是 {fields}，另外还有 3 个）。",
+    ]
+    assert all(p.say(translator("en").gettext) == p.message for p in problems)
+    empty = validate({"type": "object", "properties": {}}, {"zz": 1})
+    assert [p.message for p in empty] == [
+        "'zz' is not a field of this form; remove it (the form asks for no fields)."
+    ]
+    assert (
+        empty[0].say(translator("zh_CN").gettext)
+        == "'zz' 不是这份表单的字段；请删除它（这份表单没有任何字段）。"
+    )

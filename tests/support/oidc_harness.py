@@ -62,6 +62,10 @@ class Setup:
                 {"scopes": [*SCOPES, "calendar.write"], "authorization_params": {"ui_locales": "de"}},
             ),
             "wrong": ({"client_secret": "the-real-one"}, {}),  # the server is configured with SECRET
+            "silent": (
+                {"client_secret": SECRET},
+                {"authorization_params": {"prompt": "none"}},
+            ),  # login_required
         }
     )
 
@@ -164,11 +168,16 @@ async def stored(run: Running, name: str) -> dict[str, Any]:
     return dict(json.loads(raw))
 
 
-async def connect(run: Running, auth: DemoAuthServer, alice: Any, name: str) -> tuple[str, httpx.Response]:
-    """alice calls the tool, gets the link (-32042), consents, signs in at the peer, comes back."""
+async def connect(
+    run: Running, auth: DemoAuthServer, alice: Any, name: str, *, languages: str | None = None
+) -> tuple[str, httpx.Response]:
+    """alice calls the tool, gets the link (-32042), consents, signs in at the peer, comes back;
+    her browser asks for pages in `languages` (an Accept-Language value) when given."""
     with pytest.raises(MCPError) as raised:
         await alice.client.call_tool("use", {"name": name})
     async with Browser(auth, "alice") as browser:
+        if languages is not None:
+            browser.http.headers["Accept-Language"] = languages
         authorize = await consent_here(browser, url_required(raised.value))
         callback = await run.peer.sign_in(browser.http, authorize, "alice")
         return authorize, await browser.http.get(callback)

@@ -32,6 +32,7 @@ from mcp_types import CallToolResult, TextContent, Tool
 from rich.console import Console
 from rich.text import Text
 
+from elicitkit.cli._language import LocaleOption, words
 from elicitkit.client import (
     Accept,
     Cancel,
@@ -46,11 +47,14 @@ from elicitkit.client import (
     open_in_system_browser,
 )
 from elicitkit.client.terminal.narrated import NarratedUI, Transcript
+from elicitkit.client.ui import said
+from elicitkit.i18n import current, noop, speaking
+from elicitkit.i18n import gettext as _
 
 __all__ = ["client", "read_answers"]
 
 _PROTOCOLS = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"}
-_HELP = "Commands: tools | call NAME [JSON arguments] | help | quit"
+_HELP = noop("Commands: tools | call NAME [JSON arguments] | help | quit")
 
 
 class AnswersError(ValueError):
@@ -89,6 +93,7 @@ def client(
             'taking the next {"wait": "retry" | "cancel"} entry of --answers (cancel when none is left).',
         ),
     ] = 300.0,
+    locale: LocaleOption = None,
 ) -> None:
     """Connect to an MCP server, call its tools, and answer their elicitations.
 
@@ -126,7 +131,21 @@ def client(
         except (OSError, json.JSONDecodeError, AnswersError) as error:
             raise typer.BadParameter(str(error), param_hint="--answers") from None
     server = _server(target, _headers(headers or [], token))
-    session = _Session(server, _PROTOCOLS[protocol], declared, wait)
+    with speaking(words(locale)):  # what this command says, and its terminal and web UIs
+        session = _Session(server, _PROTOCOLS[protocol], declared, wait)
+        raise typer.Exit(_run(session, call, arguments, web, replies, waits))
+
+
+def _run(
+    session: _Session,
+    call: str | None,
+    arguments: dict[str, Any],
+    web: bool,
+    replies: list[Reply | Callable[[Any], Reply]],
+    waits: list[Literal["retry", "cancel"]],
+) -> int:
+    """Run the session; its exit code, with one sentence (never a traceback) when it fails."""
+    server = session.server
     try:
         if call is not None:
             code = asyncio.run(session.call_once(call, arguments, replies, waits))
@@ -145,13 +164,13 @@ def client(
         if group.subgroup((KeyboardInterrupt, asyncio.CancelledError)) is None:
             raise
         code = _interrupted()
-    raise typer.Exit(code)
+    return code
 
 
 def _interrupted() -> int:
     """Ctrl-C, at any point: one sentence, exit code 130 (128 + SIGINT), no traceback."""
     Console(stderr=True, highlight=False, soft_wrap=True).print(
-        "Cancelled (Ctrl-C); nothing more was sent.", markup=False
+        _("Cancelled (Ctrl-C); nothing more was sent."), markup=False
     )
     return 130
 
@@ -179,15 +198,19 @@ def _connection_failure(error: BaseException, server: Server, refused: int | Non
         return _connection_failure(error.exceptions[0], server, refused)
     if isinstance(server, StdioServerParameters):
         if isinstance(error, FileNotFoundError | PermissionError):
-            return f"Cannot start {server.command!r}: {error.strerror}. Check the command after --."
+            values = {"command": repr(server.command), "reason": error.strerror}
+            return _("Cannot start %(command)s: %(reason)s. Check the command after --.") % values
         return None
     url = server[0]
     if refused is not None:
-        return f"{url} answered HTTP {refused}: it needs authorization; pass --token or --header."
+        answer = _("%(url)s answered HTTP %(status)s: it needs authorization; pass --token or --header.")
+        return answer % {"url": url, "status": refused}
     if isinstance(error, httpx2.HTTPStatusError):
-        return f"{url} answered HTTP {error.response.status_code}; is it an MCP endpoint (streamable HTTP)?"
+        answer = _("%(url)s answered HTTP %(status)s; is it an MCP endpoint (streamable HTTP)?")
+        return answer % {"url": url, "status": error.response.status_code}
     if isinstance(error, httpx2.TransportError):
-        return f"Cannot reach {url} ({type(error).__name__}); is the server running there?"
+        answer = _("Cannot reach %(url)s (%(error)s); is the server running there?")
+        return answer % {"url": url, "error": type(error).__name__}
     return None
 
 
@@ -297,25 +320,21 @@ class _Session:
         A call held by -32042 goes through the library's own retry loop (`ElicitingClient`): the
         same gate, the same bound on rounds, completion notices retried at once."""
         scripted = ScriptedUI(*replies, waits=waits or ())
-        ui = NarratedUI(scripted, Transcript(self.err), "the script", client="elicitkit client")
+        ui = NarratedUI(scripted, Transcript(self.err), _("the script"), client="elicitkit client")
 
         def show_url(url: str) -> bool:
-            self.err.print(Text(f"  (not opened: {url})", style="dim"))
+            self.err.print(Text("  " + _("(not opened: %(url)s)") % {"url": url}, style="dim"))
             return True
 
         async with AsyncExitStack() as stack:
             connected = await self._connect(stack, ui, show_url)
-            self.err.print(
-                Text(
-                    f"Connected to {connected.elicitations.server_name()} ({connected.protocol_version}).",
-                    style="dim",
-                )
-            )
-            self.err.print(Text(f"Calling {name} {json.dumps(arguments, ensure_ascii=False)}", style="dim"))
+            self.err.print(Text(_connected(connected), style="dim"))
+            calling = {"tool": name, "arguments": json.dumps(arguments, ensure_ascii=False)}
+            self.err.print(Text(_("Calling %(tool)s %(arguments)s") % calling, style="dim"))
             try:
                 result = await connected.call_tool(name, arguments)
             except (MCPError, ElicitationError) as error:
-                self.err.print(Text(f"The call failed: {error}", style="red"))
+                self.err.print(Text(_("The call failed: %(error)s") % {"error": error}, style="red"))
                 return 1
         self.out.print(_result_text(result), markup=False)
         return 1 if result.is_error else 0
@@ -329,26 +348,20 @@ class _Session:
             if web:
                 from elicitkit.client.web import WebUI
 
-                page = await stack.enter_async_context(WebUI())
+                page = await stack.enter_async_context(WebUI(locale=current().locale))
                 address = await page.start()
-                self.out.print(
-                    Text(f"Questions appear at {address} (it opens in your browser).", style="dim")
-                )
+                appear = _("Questions appear at %(address)s (it opens in your browser).")
+                self.out.print(Text(appear % {"address": address}, style="dim"))
                 ui = page
             else:
                 from elicitkit.client.terminal import TerminalUI
 
-                ui = TerminalUI()
+                ui = TerminalUI(locale=current().locale)
             connected = await self._connect(stack, ui, open_in_system_browser)
-            self.out.print(
-                Text(
-                    f"Connected to {connected.elicitations.server_name()} ({connected.protocol_version}).",
-                    style="bold",
-                )
-            )
+            self.out.print(Text(_connected(connected), style="bold"))
             tools = {tool.name: tool for tool in (await connected.list_tools()).tools}
             _print_tools(self.out, tools)
-            self.out.print(Text(_HELP, style="dim"))
+            self.out.print(Text(_(_HELP), style="dim"))
             prompt: PromptSession[str] = PromptSession()
             while True:
                 try:
@@ -357,7 +370,7 @@ class _Session:
                     return 0
                 except KeyboardInterrupt:
                     continue
-                command, _, rest = line.partition(" ")
+                command, _space, rest = line.partition(" ")
                 if command in ("quit", "exit", "q"):
                     return 0
                 if command in ("tools", "list"):
@@ -366,43 +379,49 @@ class _Session:
                 elif command == "call":
                     await self._call(connected, tools, rest.strip())
                 elif command:
-                    self.out.print(Text(_HELP, style="dim"))
+                    self.out.print(Text(_(_HELP), style="dim"))
 
     async def _call(self, connected: ElicitingClient, tools: Mapping[str, Tool], text: str) -> None:
-        name, _, raw = text.partition(" ")
+        name, _space, raw = text.partition(" ")
         if name not in tools:
-            self.out.print(
-                Text(f"No tool {name!r}; the tools are: {', '.join(tools) or '(none)'}.", style="red")
-            )
+            known = {"name": repr(name), "tools": ", ".join(tools) or _("(none)")}
+            self.out.print(Text(_("No tool %(name)s; the tools are: %(tools)s.") % known, style="red"))
             return
         try:
             arguments = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError as error:
-            self.out.print(
-                Text(f'The arguments are not JSON ({error}); give an object, e.g. {{"a": 1}}.', style="red")
-            )
+            not_json = _('The arguments are not JSON (%(error)s); give an object, e.g. {"a": 1}.')
+            self.out.print(Text(not_json % {"error": error}, style="red"))
             return
         if not isinstance(arguments, dict):
-            self.out.print(Text("Give the arguments as a JSON object.", style="red"))
+            self.out.print(Text(_("Give the arguments as a JSON object."), style="red"))
             return
         try:
             result = await connected.call_tool(name, arguments)
         except (MCPError, ElicitationError) as error:
-            self.out.print(Text(f"The call failed: {error}", style="red"))
+            self.out.print(Text(_("The call failed: %(error)s") % {"error": error}, style="red"))
             return
         style = "red" if result.is_error else "green"
-        line = Text("error: " if result.is_error else "result: ", style=style)
+        line = Text(_("error: ") if result.is_error else _("result: "), style=style)
         self.out.print(line.append(_result_text(result)))
 
 
 def _print_tools(console: Console, tools: Mapping[str, Tool]) -> None:
-    console.print(Text(f"{len(tools)} tool(s):", style="bold"))
+    console.print(Text(_("%(count)d tool(s):") % {"count": len(tools)}, style="bold"))
     for tool in tools.values():
         params = ", ".join(tool.input_schema.get("properties", {}))
         line = Text(f"  {tool.name}({params})", style="bold")
         if tool.description:
             line.append(f"  {tool.description.strip().splitlines()[0]}", style="dim")
         console.print(line)
+
+
+def _connected(connected: ElicitingClient) -> str:
+    server = said(connected.elicitations.server_name(), _)
+    return _("Connected to %(server)s (%(version)s).") % {
+        "server": server,
+        "version": connected.protocol_version,
+    }
 
 
 def _result_text(result: CallToolResult) -> str:

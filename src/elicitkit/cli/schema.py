@@ -1,7 +1,10 @@
 """`elicitkit schema lint|check|show`.
 
 Exit codes: 0 when all is well, 1 when the schema has errors or the answer is invalid, 2 when
-an input cannot be read at all (no such file, not JSON, no such type).
+an input cannot be read at all (no such file, not JSON, no such type). What the commands say
+to a person is in the terminal's language (or `--locale`'s), an answer's problems too; `--json`
+and the codes are the same in every language. The lint's findings are English: they speak to
+the schema's author about the spec's own terms.
 """
 
 from __future__ import annotations
@@ -10,12 +13,16 @@ import dataclasses
 import importlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from elicitkit.schema import SchemaBuildError, build, lint, validate
+from elicitkit.cli._language import LocaleOption, words
+from elicitkit.i18n import gettext as _
+from elicitkit.i18n import speaking
+from elicitkit.schema import SchemaBuildError, ValidationProblem, build, lint, validate
 
 app = typer.Typer(
     help="Lint form schemas, check answers, show the schema built for a type.", no_args_is_help=True
@@ -25,7 +32,7 @@ _JSON = typer.Option("--json", help="Print the findings as a JSON list.")
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(_("error: %(problem)s") % {"problem": message}, err=True)
     return typer.Exit(2)
 
 
@@ -34,11 +41,13 @@ def _read(path: str) -> Any:
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise _fail(f"cannot read {path}: {exc.strerror or exc}.") from None
+        raise _fail(
+            _("cannot read %(path)s: %(reason)s.") % {"path": path, "reason": exc.strerror or exc}
+        ) from None
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise _fail(f"{path} is not JSON ({exc}).") from None
+        raise _fail(_("%(path)s is not JSON (%(reason)s).") % {"path": path, "reason": exc}) from None
 
 
 @app.command("lint")
@@ -52,8 +61,14 @@ def lint_command(
         list[str] | None,
         typer.Option("--allow-sensitive", help="FIELD=REASON: a field that only looks sensitive."),
     ] = None,
+    locale: LocaleOption = None,
 ) -> None:
     """Say everything in a form schema that the 2025-11-25 subset does not allow. Exit 1 on errors."""
+    with speaking(words(locale)):
+        _lint(path, as_json, message, allow_sensitive or [])
+
+
+def _lint(path: str, as_json: bool, message: str | None, allow_sensitive: list[str]) -> None:
     document = _read(path)
     if isinstance(document, dict) and isinstance(document.get("params"), dict):
         document = document["params"]
@@ -61,20 +76,31 @@ def lint_command(
         message = message if message is not None else document.get("message")
         document = document["requestedSchema"]
     allowed: dict[str, str] = {}
-    for item in allow_sensitive or []:
+    for item in allow_sensitive:
         field, equals, reason = item.partition("=")
         if not (field and equals and reason.strip()):
-            raise _fail(f"--allow-sensitive takes FIELD=REASON, like token='a raffle ticket'; got {item!r}.")
+            raise _fail(
+                _("--allow-sensitive takes FIELD=REASON, like token='a raffle ticket'; got %(item)s.")
+                % {"item": repr(item)}
+            )
         allowed[field] = reason
     findings = lint(document, message=message if isinstance(message, str) else None, allow_sensitive=allowed)
     if as_json:
         typer.echo(json.dumps([dataclasses.asdict(f) for f in findings], indent=2))
     else:
+        severities = {"error": _("error"), "warning": _("warning")}
+        width = max(len(word) for word in severities.values())
         for f in findings:
-            typer.echo(f"{f.severity:<7} {f.pointer or '(message)'}  [{f.code}] {f.message}")
+            severity = severities.get(f.severity, f.severity)
+            pointer = f.pointer or _("(message)")
+            typer.echo(f"{severity:<{width}} {pointer}  [{f.code}] {f.message}")
         errors = sum(f.severity == "error" for f in findings)
-        warnings = len(findings) - errors
-        typer.echo(f"{errors} error(s), {warnings} warning(s)." if findings else "No problems found.")
+        counts = {"errors": errors, "warnings": len(findings) - errors}
+        typer.echo(
+            _("%(errors)d error(s), %(warnings)d warning(s).") % counts
+            if findings
+            else _("No problems found.")
+        )
     if any(f.severity == "error" for f in findings):
         raise typer.Exit(1)
 
@@ -84,17 +110,26 @@ def check_command(
     schema_path: Annotated[str, typer.Argument(help="The requestedSchema; - for stdin.")],
     content_path: Annotated[str, typer.Argument(help="The `content` of an accepted answer; - for stdin.")],
     as_json: Annotated[bool, _JSON] = False,
+    locale: LocaleOption = None,
 ) -> None:
     """Check an answer strictly against its form schema. Exit 1 when it is not valid."""
-    problems = validate(_read(schema_path), _read(content_path))
+    with speaking(words(locale)) as said:
+        problems = validate(_read(schema_path), _read(content_path))
+        _report(problems, as_json, said.gettext)
+
+
+def _report(problems: list[ValidationProblem], as_json: bool, gettext: Callable[[str], str]) -> None:
     if as_json:
         typer.echo(
             json.dumps([{"field": p.field, "code": p.code, "message": p.message} for p in problems], indent=2)
         )
     else:
         for p in problems:
-            typer.echo(f"{p.field or '(answer)'}  [{p.code}] {p.message}")
-        typer.echo(f"{len(problems)} problem(s)." if problems else "The answer is valid.")
+            field = p.field or _("(answer)")
+            typer.echo(f"{field}  [{p.code}] {p.say(gettext)}")
+        typer.echo(
+            _("%(count)d problem(s).") % {"count": len(problems)} if problems else _("The answer is valid.")
+        )
     if problems:
         raise typer.Exit(1)
 
@@ -102,11 +137,19 @@ def check_command(
 @app.command("show")
 def show_command(
     target: Annotated[str, typer.Argument(help="MODULE:NAME of a pydantic model, dataclass or TypedDict.")],
+    locale: LocaleOption = None,
 ) -> None:
     """Print the requestedSchema that `build` makes for a type."""
-    module_name, _, name = target.partition(":")
+    with speaking(words(locale)):
+        _show(target)
+
+
+def _show(target: str) -> None:
+    module_name, _colon, name = target.partition(":")
     if not module_name or not name:
-        raise _fail(f"{target!r} is not MODULE:NAME (for example myapp.forms:Contact).")
+        raise _fail(
+            _("%(target)s is not MODULE:NAME (for example myapp.forms:Contact).") % {"target": repr(target)}
+        )
     if "" not in sys.path:
         sys.path.insert(0, "")  # let `show` find modules in the current directory, as `python -m` does
     try:
@@ -114,10 +157,10 @@ def show_command(
         for part in name.split("."):
             tp = getattr(tp, part)
     except (ImportError, AttributeError) as exc:
-        raise _fail(f"cannot load {target}: {exc}.") from None
+        raise _fail(_("cannot load %(target)s: %(reason)s.") % {"target": target, "reason": exc}) from None
     try:
         schema = build(tp)
     except SchemaBuildError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(_("error: %(problem)s") % {"problem": exc}, err=True)
         raise typer.Exit(1) from None
     typer.echo(json.dumps(schema, indent=2))

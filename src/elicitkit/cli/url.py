@@ -5,9 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from elicitkit.cli._language import LocaleOption, words
+from elicitkit.i18n import gettext as _
+from elicitkit.i18n import noop, speaking
 from elicitkit.urls import PartRole, UrlReport, inspect, reveal
 
 app = typer.Typer(help="Inspect a URL as a client would before asking to open it.", no_args_is_help=True)
@@ -25,6 +29,8 @@ _PART_STYLES: dict[PartRole, str] = {
     "fragment": "dim",
 }
 _VERDICT_STYLES = {"ok": "bold green", "warn": "bold yellow", "block": "bold red"}
+_VERDICTS = {"ok": noop("OK"), "warn": noop("WARN"), "block": noop("BLOCK")}
+"""The verdict in words, for a person; the exit status and `--json` say it for scripts."""
 
 
 @app.command("inspect")
@@ -34,24 +40,32 @@ def inspect_command(
     allow_http: Annotated[
         bool, typer.Option("--allow-http", help="Accept plain http beyond this computer (with a warning).")
     ] = False,
+    locale: LocaleOption = None,
 ) -> None:
     """Show a URL's registrable domain, its parts and every warning, without fetching it.
 
-    Exit status: 0 ok, 1 warn, 2 block (2 also for a mistyped command).
+    Exit status: 0 ok, 1 warn, 2 block (2 also for a mistyped command). The report for people
+    is in the terminal's language (or --locale's); --json is the same in every language.
     """
     report = inspect(url, allow_http=allow_http)
     if as_json:
         typer.echo(report.to_json(indent=2))
     else:
-        Console(highlight=False, soft_wrap=True).print(render(report))
+        with speaking(words(locale)):
+            Console(highlight=False, soft_wrap=True).print(render(report))
     raise typer.Exit(EXIT_CODES[report.verdict])
 
 
 def render(report: UrlReport) -> Text:
-    """The report for a terminal: the URL drawn in parts with the domain highlighted.
-
-    Hidden characters are shown as escapes, so the terminal draws what is really there.
+    """The report for a terminal, in the current language: the URL drawn in parts with the domain
+    highlighted. Hidden characters are shown as escapes, so the terminal draws what is really there.
     """
+    site, host, verdict, none = _("Site"), _("Host"), _("Verdict"), _("(none)")
+    width = max(cell_len(site), cell_len(host), cell_len(verdict)) + 2
+
+    def label(word: str) -> str:
+        return word + " " * (width - cell_len(word))
+
     text = Text()
     if report.parts:
         for part in report.parts:
@@ -59,19 +73,19 @@ def render(report: UrlReport) -> Text:
     else:
         text.append(reveal(report.url), style="dim")
     text.append("\n\n")
-    text.append("Site     ")
-    text.append(reveal(report.domain_unicode or "(none)"), style="bold")
+    text.append(label(site))
+    text.append(reveal(report.domain_unicode or none), style="bold")
     if report.domain and report.domain != report.domain_unicode:
         text.append(f"  ({reveal(report.domain)})")
-    text.append("\nHost     ")
-    text.append(reveal(report.host_unicode or "(none)"))
+    text.append("\n" + label(host))
+    text.append(reveal(report.host_unicode or none))
     if report.host and report.host != report.host_unicode:
         text.append(f"  ({reveal(report.host)})")
-    text.append("\nVerdict  ")
-    text.append(report.verdict.upper(), style=_VERDICT_STYLES[report.verdict])
+    text.append("\n" + label(verdict))
+    text.append(_(_VERDICTS[report.verdict]), style=_VERDICT_STYLES[report.verdict])
     for warning in report.warnings:
         style = "red" if warning.severity == "block" else "yellow"
         text.append("\n  ")
         text.append(f"{warning.code}", style=style)
-        text.append(f": {warning.message}")
+        text.append(": " + warning.say(_))
     return text

@@ -49,6 +49,8 @@ Action = Literal["accept", "decline", "cancel"]
 
 _CANCEL = Cancel()
 _LOG_EVERY = 30.0
+_UNNAMED = Notice(noop("An MCP server"))
+"""A server that gave no name: English where a str is read, said in a UI's language (`said`)."""
 
 MAX_REFUSED_ANSWERS = 5
 """Answers in a row that may fail validation before the form is cancelled: a UI that keeps
@@ -83,7 +85,7 @@ class ServerElicitations:
             info = context.session.server_info
             if info is not None:
                 self._server_name = cut(info.title or info.name, self.sizes.title)
-        return self._server_name or "An MCP server"
+        return self._server_name or _UNNAMED
 
     def learn_server_name(self, name: str | None) -> None:
         if self._server_name is None and name:

@@ -8,7 +8,7 @@ from typing import Any
 
 from elicitkit.i18n import noop
 
-__all__ = ["NOT_A", "Sentence", "cut", "cut_list", "json_type", "sentence"]
+__all__ = ["NOT_A", "Listed", "Sentence", "cut", "cut_list", "json_type", "sentence"]
 
 Sentence = tuple[str, str, dict[str, Any], tuple[str, ...]]
 """A problem's code, its template, the template's values, and which values are themselves messages."""
@@ -25,9 +25,23 @@ def cut(value: Any) -> str:
     return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + "…"
 
 
+class Listed(str):
+    """A list cut for a sentence: its English text (a `str`, read as before wherever it goes), and
+    the items `shown` and how many were left out (`more`), so a template of its own says the
+    "and N more" whole in any language instead of gluing an English tail on."""
+
+    shown: str
+    more: int
+
+    def __new__(cls, shown: str, more: int = 0) -> Listed:
+        text = super().__new__(cls, f"{shown} and {more} more" if more > 0 else shown)
+        text.shown, text.more = shown, max(more, 0)
+        return text
+
+
 def cut_list(values: list[Any], most: int = 10) -> str:
-    shown = ", ".join(cut(v) for v in values[:most])
-    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
+    """The first `most` values for a sentence, as a `Listed`."""
+    return Listed(", ".join(cut(v) for v in values[:most]), len(values) - most)
 
 
 def json_type(value: Any) -> str:
@@ -58,8 +72,10 @@ def sentence(
 ) -> Sentence:
     """The code, template, values and terms of one of pydantic's errors, said as elicitkit says it."""
     if kind in ("extra_forbidden", "invalid_key"):
-        template = noop("%(name)s is not a field of this form; remove it (the form asks for %(known)s).")
-        return "unknown-field", template, {"known": known}, ()
+        if known in ("", "no fields"):  # a form without fields
+            return "unknown-field", _NO_FIELDS, {}, ()
+        template, values = _listed(_KNOWN, "known", known)
+        return "unknown-field", template, values, ()
     if kind == "missing":
         return "missing", noop("%(name)s is required; give it a value."), {}, ()
     if kind == "string_pattern_mismatch":
@@ -86,18 +102,11 @@ def sentence(
         template = _COUNTS[kind, limit == 1]
         return _COUNT_CODES[kind], template, {"limit": limit, "got": ctx["actual_length"]}, ()
     if kind == "literal_error":
-        params: dict[str, Any] = {"choices": choices, "got": cut(value)}
+        template, params = _listed(_CHOICES[len(loc) > 1], "choices", choices)
+        params["got"] = cut(value)
         if len(loc) > 1:
-            template = noop(
-                "%(name)s has item %(item)s (%(got)s), which is not one of its choices: %(choices)s."
-            )
-            return "not-a-choice", template, {**params, "item": loc[1]}, ()
-        return (
-            "not-a-choice",
-            noop("%(name)s has %(got)s, which is not one of its choices: %(choices)s."),
-            params,
-            (),
-        )
+            params["item"] = loc[1]
+        return "not-a-choice", template, params, ()
     if kind == "string_unicode":
         return (
             "wrong-type",
@@ -111,6 +120,31 @@ def sentence(
     return "invalid", noop("%(name)s is not valid: %(kind)s."), {"kind": kind}, ()
 
 
+def _listed(templates: tuple[str, str], name: str, listed: str) -> tuple[str, dict[str, Any]]:
+    """The template for a list (the second when items were left out) and its values."""
+    if isinstance(listed, Listed) and listed.more:
+        return templates[1], {name: listed.shown, "more": listed.more}
+    return templates[0], {name: listed}
+
+
+_NO_FIELDS = noop("%(name)s is not a field of this form; remove it (the form asks for no fields).")
+_KNOWN = (
+    noop("%(name)s is not a field of this form; remove it (the form asks for %(known)s)."),
+    noop("%(name)s is not a field of this form; remove it (the form asks for %(known)s and %(more)s more)."),
+)
+_CHOICES = {
+    False: (
+        noop("%(name)s has %(got)s, which is not one of its choices: %(choices)s."),
+        noop("%(name)s has %(got)s, which is not one of its choices: %(choices)s and %(more)s more."),
+    ),
+    True: (
+        noop("%(name)s has item %(item)s (%(got)s), which is not one of its choices: %(choices)s."),
+        noop(
+            "%(name)s has item %(item)s (%(got)s), which is not one of its choices: %(choices)s and "
+            "%(more)s more."
+        ),
+    ),
+}
 _EXPECTED = {
     "string_type": noop("a string"),
     "bool_type": noop("a boolean"),

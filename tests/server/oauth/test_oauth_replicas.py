@@ -32,7 +32,7 @@ from support.redis_server import RedisServer, redis_server
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
 from elicitkit.server.backends import open_store
-from elicitkit.server.oauth import connection as oauth
+from elicitkit.server.oauth import _refresh as refreshing
 from elicitkit.server.store import Store
 from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.user import User
@@ -121,7 +121,7 @@ async def test_a_refresh_held_elsewhere_is_waited_for_then_refused_not_repeated(
 ) -> None:
     """While another replica holds the refresh lock (alive, or dead within the lock's ttl), a call
     waits, then fails with a sentence; it never refreshes alongside, so the grant survives."""
-    monkeypatch.setattr(oauth, "_REFRESH_WAIT", 0.5)
+    monkeypatch.setattr(refreshing, "_REFRESH_WAIT", 0.5)
     async with replicas(auth, provider, lambda: SQLiteStore(tmp_path / "shared.sqlite3")) as (a, b):
         mcp_token = await token(auth, "alice")
         async with mcp_session(f"{a.base}/mcp", mcp_token) as alice:

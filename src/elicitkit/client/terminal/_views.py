@@ -25,7 +25,7 @@ _URL_STYLES = {"domain": "bold reverse", "userinfo": "bold red underline"}
 
 def header(server: str, verb: str, message: str, keys: str | None = None) -> Panel:
     """Who asks and why (C-30): the server's name and its message, both inert."""
-    title = Text.assemble((_("The server "), ""), (f"“{safe(server)}”", "bold"), f" {verb}")
+    title = Text.assemble((_("The server "), ""), (f"“{safe(said(server, _))}”", "bold"), f" {verb}")
     subtitle = Text(keys, style="dim") if keys else None
     return Panel(
         Text(safe(message)),
@@ -114,7 +114,7 @@ def url_details(report: UrlReport, server: str) -> RenderableType:
         lines.append(
             Text(
                 _("Nothing odd found in the URL. Open it only if you expected this from “%(server)s”.")
-                % {"server": safe(server)}
+                % {"server": safe(said(server, _))}
             )
         )
     warnings = Table.grid(padding=(0, 1), pad_edge=True)
@@ -147,7 +147,7 @@ def waiting_panel(waiting: Waiting) -> RenderableType:
     count = len(waiting.pending)
     title = Text.assemble(
         (_("Waiting for "), ""),
-        (f"“{safe(waiting.server)}”", "bold"),
+        (f"“{safe(said(waiting.server, _))}”", "bold"),
         ": "
         + ngettext("%(num)d step to finish in your browser", "%(num)d steps to finish in your browser", count)
         % {"num": count}

@@ -180,7 +180,7 @@ class NarratedUI:
             t.say(self.client, _("does not send that: %(problems)s") % {"problems": problems}, style="yellow")
             t.say(self.client, _("shows the form again, with %(person)s's answers kept.") % who)
         else:
-            t.say(question.server, _("asks %(person)s to fill in a form:") % who)
+            t.say(in_words(question.server, _), _("asks %(person)s to fill in a form:") % who)
             t.quote(question.message)
             t.rows(
                 [(titles[name], describe_field(prop, name in required)) for name, prop in properties.items()]
@@ -207,7 +207,8 @@ class NarratedUI:
 
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
         t = self.transcript
-        t.say(question.server, _("asks %(person)s to open a page in the browser:") % {"person": self.person})
+        asks = _("asks %(person)s to open a page in the browser:") % {"person": self.person}
+        t.say(in_words(question.server, _), asks)
         t.quote(question.message)
         t.url(question.report)
         reply = await self.inner.ask_url_consent(question)

@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from elicitkit.client._fields import safe
 from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion, said
+from elicitkit.client.ui import said as in_words
 from elicitkit.client.web._board import Board, Entry
 from elicitkit.i18n import Translator, current, environment, speaking
 from elicitkit.i18n import gettext as _
@@ -135,7 +136,7 @@ class _Pages:
         if entry is None:
             return self._render(request, "idle.html", title=_("Nothing to answer"))
         question = entry.question
-        server = safe(question.server)
+        server = safe(said(question.server, _))
         if isinstance(question, FormQuestion):
             assert entry.draft is not None
             return self._render(
@@ -228,7 +229,7 @@ class _Pages:
         return RedirectResponse(f"{self.base}/", status_code=303)
 
     def _answer_form(self, entry: Entry, action: str, posted: Mapping[str, list[str]]) -> None:
-        draft, server = entry.draft, safe(entry.question.server)
+        draft, server = entry.draft, safe(in_words(entry.question.server, _))
         assert draft is not None
         if action == "decline":
             said = _("You declined the form; “%(server)s” is told you said no.") % {"server": server}

@@ -25,7 +25,13 @@ from authlib.integrations.base_client import OAuthError  # type: ignore[import-u
 from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
 from authlib.oauth2.rfc7523 import PrivateKeyJWT  # type: ignore[import-untyped]
 
-from elicitkit.server.oauth.errors import OAuthConfigError, OAuthProviderError, explain
+from elicitkit.server.oauth.errors import (
+    UNREADABLE,
+    Explanation,
+    OAuthConfigError,
+    OAuthProviderError,
+    explain,
+)
 from elicitkit.server.oauth.metadata import ProviderMetadata
 from elicitkit.server.tokens import basic_credentials
 
@@ -111,10 +117,7 @@ class ProviderClient:
             raise OAuthProviderError(explain(self.service, safe_code(error.error), "token")) from None
         except _UNREADABLE as error:
             logger.warning("OAuth code exchange with %s failed: %s", self.service, type(error).__name__)
-            raise OAuthProviderError(
-                f"{self.service} could not be reached or gave an answer we cannot read. "
-                "Nothing was stored. Try again in a moment."
-            ) from None
+            raise OAuthProviderError(Explanation((UNREADABLE,), (("service", self.service),))) from None
 
     async def refresh(self, refresh_token: str) -> dict[str, Any] | None:
         """Fresh tokens (the refresh token kept if none came back), or None when the grant is over."""

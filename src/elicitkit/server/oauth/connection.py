@@ -24,14 +24,13 @@ redirects may go, and Chromium enforces that, so a redirect to the provider woul
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
-import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import httpx
 from authlib.common.security import generate_token  # type: ignore[import-untyped]
 from starlette.datastructures import FormData
@@ -49,15 +48,17 @@ from elicitkit.server.oauth._client import (
 )
 from elicitkit.server.oauth._consent import Consents
 from elicitkit.server.oauth._grant import BearerAuth, granted, not_granted, partly_granted
+from elicitkit.server.oauth._refresh import FreshTokens
 from elicitkit.server.oauth._tokens import StoredTokens
 from elicitkit.server.oauth.errors import (
+    Explanation,
     OAuthConfigError,
     OAuthConnectionError,
     OAuthProviderError,
     explain,
 )
 from elicitkit.server.oauth.metadata import ProviderMetadata, discover, refuse_own_server
-from elicitkit.server.store import ACTIVE, Record, holding
+from elicitkit.server.store import ACTIVE, Record
 from elicitkit.server.user import LOCAL_ISSUER, Caller, User
 from elicitkit.server.web.login import OAuthLogin
 from elicitkit.server.web.site import PREFIX, BrowserSession
@@ -82,11 +83,7 @@ CALLBACK_PREFIX = f"{PREFIX}/callback"
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _STATE_AAD = b"elicitkit/oauth-state/v1"
-_REFRESH_HOLD = 60.0
-"""Seconds the store's refresh lock lasts: well past a refresh's worst case (the request's 10 s
-timeout per HTTP phase, plus the vault read and write), so only a dead holder's lock runs out."""
-_REFRESH_WAIT = 10.0
-"""Seconds a replica waits for another one's refresh before it gives up with an error."""
+_CONNECT = noop("Connect %(service)s")
 _UNAVAILABLE = noop("The service cannot be reached from here right now. Nothing was stored; try again later.")
 _ALREADY = noop(
     "This request was completed already, or is being completed in another window; nothing new was stored."
@@ -155,7 +152,7 @@ class OAuthConnection:
         self.context = url_mode.context
         self.name = name
         self.service = service
-        self.title = f"Connect {service}"
+        self.title = _CONNECT % {"service": service}  # the consent page shows a flow's title as given
         self.client_id = client_id
         self.client_secret = client_secret
         self.scopes = list(scopes)
@@ -186,9 +183,9 @@ class OAuthConnection:
                 revocation_endpoint=revocation_endpoint,
             ).checked()
             self._refuse_own_server(self._metadata, None)  # fail at start-up when we can tell already
-        self._locks: dict[User, anyio.Lock] = {}
         self._consents = Consents(self.context.vault, name, self.scopes)
         self._tokens = StoredTokens(self.context.vault, name)
+        self._fresh = FreshTokens(self._tokens, self.context.store, service)
         url_mode.add(self)
 
     @property
@@ -218,7 +215,8 @@ class OAuthConnection:
         caller = self.context.identity.caller()
         metadata = await self.metadata(caller.user)
         if await self._consents.covers(caller.user, caller.client_id):
-            access = await self._stored_access(caller.user, metadata, rejected)
+            provider = functools.partial(self._provider, metadata)
+            access = await self._fresh.access(caller.user, provider, rejected, self.leeway)
             if access is not None:
                 return access
         details = await self._details(caller, metadata)
@@ -306,7 +304,11 @@ class OAuthConnection:
         await site.store.put_once(self._tokens.state_key(state), sealed, ttl=self.state_ttl)
         url = await self._provider(metadata).authorization_url(state, verifier)
         return site.render(
-            "oauth_continue.html", request=request, title=self.title, service=self.service, url=url
+            "oauth_continue.html",
+            request=request,
+            title=_(_CONNECT) % {"service": self.service},
+            service=self.service,
+            url=url,
         )
 
     async def callback(self, request: Request) -> Response:
@@ -385,7 +387,7 @@ class OAuthConnection:
         try:
             tokens = await self._provider(metadata).exchange(code, bound["verifier"])
         except OAuthProviderError as failure:
-            return self._page_error(request, noop("%(service)s did not connect"), str(failure), 502)
+            return self._page_error(request, noop("%(service)s did not connect"), failure, 502)
         if await site.complete(record.id, user, lambda _: self._tokens.save(user, tokens)) != "completed":
             await self._provider(metadata).revoke(tokens)
             return self._page_error(request, noop("Already completed"), _ALREADY, 409)
@@ -410,52 +412,6 @@ class OAuthConnection:
             authorization_params=self.authorization_params,
         )
 
-    async def _stored_access(
-        self, user: User, metadata: ProviderMetadata, rejected: str | None
-    ) -> str | None:
-        """The stored access token, refreshed first if it expired or was rejected; None: ask again."""
-        lock = self._locks.setdefault(user, anyio.Lock())
-        try:
-            async with lock:  # one refresh at a time per user: rotated refresh tokens are single-use
-                return await self._fresh_access(user, metadata, rejected)
-        finally:
-            if not lock.locked() and not lock.statistics().tasks_waiting:
-                self._locks.pop(user, None)  # per-user state lives only while someone uses it
-
-    async def _fresh_access(self, user: User, metadata: ProviderMetadata, rejected: str | None) -> str | None:
-        tokens = await self._tokens.load(user)
-        if tokens is None:
-            return None
-        if self._usable(tokens, rejected):
-            return str(tokens["access_token"])
-        # ... and one across replicas sharing the store: two refreshing at once would spend the
-        # same rotated refresh token, and a provider with reuse detection revokes the grant.
-        async with holding(
-            self.context.store, self._tokens.refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
-        ) as held:
-            if not held:
-                raise OAuthProviderError(
-                    f"Another server is refreshing the {self.service} access token and has not "
-                    "finished; try again in a moment."
-                )
-            tokens = await self._tokens.load(user)  # another replica may have refreshed meanwhile
-            if tokens is None:
-                return None
-            if self._usable(tokens, rejected):
-                return str(tokens["access_token"])
-            refresh = tokens.get("refresh_token")
-            fresh = await self._provider(metadata).refresh(refresh) if refresh else None
-            if fresh is None:  # no refresh token, or the grant is over: the person connects again
-                await self._tokens.delete(user)
-                return None
-            await self._tokens.save(user, fresh)
-            return str(fresh["access_token"])
-
-    def _usable(self, tokens: Mapping[str, Any], rejected: str | None) -> bool:
-        expires_at = tokens.get("expires_at")
-        expired = isinstance(expires_at, int | float) and time.time() >= expires_at - self.leeway
-        return str(tokens["access_token"]) != rejected and not expired
-
     async def _provider_said_no(self, request: Request, record: Record, error: str) -> Response:
         site, _ = self.context.site, self.context.site.translator(request).gettext
         if error == "access_denied":  # the person said no at the provider: a decline
@@ -467,11 +423,14 @@ class OAuthConnection:
         reason = explain(self.service, safe_code(error), "authorize")
         return self._page_error(request, noop("%(service)s did not connect"), reason, 502)
 
-    def _page_error(self, request: Request, title: str, reason: str, status: int) -> Response:
-        """A refusal page; `title` and `reason`, elicitkit's messages or not, in the page's language."""
+    def _page_error(
+        self, request: Request, title: str, reason: str | Explanation | OAuthProviderError, status: int
+    ) -> Response:
+        """A refusal page in the page's language: `title` and `reason` are elicitkit's messages
+        (naming the service as given), or `reason` is an explanation that says itself."""
         _, values = self.context.site.translator(request).gettext, {"service": self.service}
-        reason = _(reason) % values if "%(service)s" in reason else _(reason)  # else: not one of ours
-        return self.context.site.refusal(request, _(title) % values, reason, status_code=status)
+        said = _(reason) % values if isinstance(reason, str) else reason.say(_)
+        return self.context.site.refusal(request, _(title) % values, said, status_code=status)
 
     # -- S-32 --------------------------------------------------------------------------------
 
