@@ -250,9 +250,10 @@ async def oauth_tour(browser: Browser, locale: str, visit: Visit) -> None:
         await page.route(f"{provider.url}/**", lambda route: route.abort("aborted"))
         await page.click("button[value=connect]")
         await page.wait_for_selector("a.continue")
+        onward = await page.get_attribute("a.continue", "href") or ""  # before it moves on by itself
         await visit("OAuth continue", page)
         await page.unroute(f"{provider.url}/**")
-        await page.goto(await page.get_attribute("a.continue", "href") or "")
+        await page.goto(onward)
         await page.wait_for_selector("input[name=username]")
         await visit("provider sign-in and consent", page)
         await sign_in(page, "alice")

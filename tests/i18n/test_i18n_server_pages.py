@@ -134,3 +134,23 @@ async def test_refusals_and_the_last_page_are_translated_too() -> None:
         declined = await s.http.post(s.url, data={"csrf": csrf, "action": "decline"}, headers=browser)
         assert declined.status_code == 200
         assert "你已拒绝。没有保存任何内容。" in declined.text and "You declined" not in declined.text
+
+
+async def test_a_secrets_own_check_speaks_the_page_language() -> None:
+    """What the flow itself says about the entry ("Enter the ...") is elicitkit's, so translated;
+    the title inside it is the author's, as given."""
+    async with serving() as s:
+        for headers, expected in ((ZH, "请输入Weather API key。"), (EN, "Enter the Weather API key.")):
+            page = await s.http.get(s.url, headers=headers)
+            csrf = page.text.split('name="csrf" value="', 1)[1].split('"', 1)[0]
+            browser = {**headers, "cookie": page.headers["set-cookie"].split(";", 1)[0]}
+            empty = await s.http.post(
+                s.url, data={"csrf": csrf, "action": "save", "secret": ""}, headers=browser
+            )
+            assert empty.status_code == 400 and expected in empty.text, empty.text
+            long = {"csrf": csrf, "action": "save", "secret": "x" * 9000}
+            too_long = await s.http.post(s.url, data=long, headers=browser)
+            assert too_long.status_code == 400
+            assert (
+                "这个Weather API key太长了。" if headers is ZH else "That is too long for a Weather API key."
+            ) in (too_long.text)

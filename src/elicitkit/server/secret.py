@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import FormData
 
+from elicitkit.i18n import gettext
 from elicitkit.server.errors import UrlElicitationNotCompletedError
 from elicitkit.server.store import Record
 
@@ -85,9 +86,9 @@ class Secret:
     async def check(self, record: Record, form: FormData) -> str | None:
         value = form.get("secret")
         if not isinstance(value, str) or not value:
-            return f"Enter the {self.title}."
+            return gettext("Enter the %(title)s.") % {"title": self.title}  # in the page's language
         if len(value) > _MAX_LENGTH:
-            return f"That is too long for a {self.title}."
+            return gettext("That is too long for a %(title)s.") % {"title": self.title}
         if self.validator is None:
             return None
         verdict = self.validator(value)

@@ -67,11 +67,14 @@ async def test_the_hand_off_page_is_titled_in_the_browsers_language(auth: DemoAu
         with pytest.raises(MCPError) as raised:
             await alice.client.call_tool("use", {"name": "basic"})
         url = url_required(raised.value)
-        for languages, heading in (
-            ("zh-CN", "<h1>连接 Peer Calendar</h1>"),
-            ("en", "<h1>Connect Peer Calendar</h1>"),
+        for languages, heading, why in (
+            ("zh-CN", "<h1>连接 Peer Calendar</h1>", "此工具需要访问你的 Peer Calendar 账户。"),
+            ("en", "<h1>Connect Peer Calendar</h1>", "This tool needs access to your Peer Calendar account."),
         ):
             async with Browser(auth, "alice") as browser:
                 browser.http.headers["Accept-Language"] = languages
-                moving_on = await browser.submit(await browser.open(url), action="connect")
+                consent = await browser.open(url)
+                # the consent page too: its heading and elicitkit's default message (no author's one)
+                assert heading in consent.text and why in consent.text, consent.text
+                moving_on = await browser.submit(consent, action="connect")
             assert moving_on.status_code == 200 and heading in moving_on.text, moving_on.text

@@ -37,7 +37,7 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
-from elicitkit.i18n import noop
+from elicitkit.i18n import gettext, noop
 from elicitkit.server.errors import VaultDecryptError
 from elicitkit.server.oauth._client import (
     ProviderClient,
@@ -84,6 +84,7 @@ CALLBACK_PREFIX = f"{PREFIX}/callback"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _STATE_AAD = b"elicitkit/oauth-state/v1"
 _CONNECT = noop("Connect %(service)s")
+_NEEDS_ACCESS = noop("This tool needs access to your %(service)s account.")
 _UNAVAILABLE = noop("The service cannot be reached from here right now. Nothing was stored; try again later.")
 _ALREADY = noop(
     "This request was completed already, or is being completed in another window; nothing new was stored."
@@ -152,13 +153,13 @@ class OAuthConnection:
         self.context = url_mode.context
         self.name = name
         self.service = service
-        self.title = _CONNECT % {"service": service}  # the consent page shows a flow's title as given
         self.client_id = client_id
         self.client_secret = client_secret
         self.scopes = list(scopes)
         self.issuer = issuer  # compared exactly with the discovery document's (RFC 8414)
         self.scope_descriptions = dict(scope_descriptions or {})
-        self.message = message or f"This tool needs access to your {service} account."
+        self.message = message or _NEEDS_ACCESS % {"service": service}
+        self._default_message = message is None  # elicitkit's words: the page says them in its language
         self.resource = resource
         self.token_endpoint_auth_method = token_endpoint_auth_method
         self.authorization_params = check_authorization_params(authorization_params or {})
@@ -187,6 +188,11 @@ class OAuthConnection:
         self._tokens = StoredTokens(self.context.vault, name)
         self._fresh = FreshTokens(self._tokens, self.context.store, service)
         url_mode.add(self)
+
+    @property
+    def title(self) -> str:
+        """The consent page's heading, in the page's language (the current `speaking` one)."""
+        return gettext(_CONNECT) % {"service": self.service}
 
     @property
     def redirect_uri(self) -> str:
@@ -452,6 +458,7 @@ class OAuthConnection:
         """What the consent page shows: who asks, for which scopes, where the person goes next."""
         return {
             "service": self.service,
+            "default_message": self._default_message,
             "scopes": [self.scope_descriptions.get(scope, scope) for scope in self.scopes],
             "client": caller.client_id,
             "consented_at": await self._consents.when(caller.user, caller.client_id),

@@ -29,7 +29,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from elicitkit.extras import needs
-from elicitkit.i18n import Translator, negotiate, noop, translator
+from elicitkit.i18n import Translator, negotiate, noop, speaking, translator
 from elicitkit.server.errors import BackendUnavailableError, VaultDecryptError
 from elicitkit.server.store import ACTIVE, Record, holding
 from elicitkit.server.user import User
@@ -103,8 +103,12 @@ class Flow(Protocol):
 
     name: str
     """Unique per server; records name their flow."""
-    title: str
-    """What is asked, in a few words ("Weather API key")."""
+
+    @property
+    def title(self) -> str:
+        """What is asked, in a few words ("Weather API key")."""
+        ...
+
     template: str
     """The Jinja2 template of the landing page's form."""
 
@@ -170,11 +174,23 @@ class Site:
         own: list[BaseRoute] = [
             Route(f"{PREFIX}/static/style.css", self._style, methods=["GET"]),
             *self.browser.routes(self),
-            Route(f"{PREFIX}/{{elicitation_id}}", self._landing, methods=["GET"]),
-            Route(f"{PREFIX}/{{elicitation_id}}", self._submit, methods=["POST"]),
-            Route(f"{PREFIX}/callback/{{flow}}", self._flow_callback, methods=["GET"]),
+            Route(f"{PREFIX}/{{elicitation_id}}", self._speaking(self._landing), methods=["GET"]),
+            Route(f"{PREFIX}/{{elicitation_id}}", self._speaking(self._submit), methods=["POST"]),
+            Route(f"{PREFIX}/callback/{{flow}}", self._speaking(self._flow_callback), methods=["GET"]),
         ]
         return own
+
+    def _speaking(
+        self, endpoint: Callable[[Request], Awaitable[Response]]
+    ) -> Callable[[Request], Awaitable[Response]]:
+        """`endpoint` run in the page's language, so what a flow says (`elicitkit.i18n.gettext`:
+        a secret's "Enter the ...", an OAuth page's title) is in the words of the page."""
+
+        async def in_page_language(request: Request) -> Response:
+            with speaking(self.translator(request)):
+                return await endpoint(request)
+
+        return in_page_language
 
     def url_for(self, elicitation_id: str) -> str:
         """The URL a client shows: the public base and the record id, nothing else (S-21)."""
