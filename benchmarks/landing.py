@@ -14,7 +14,7 @@ app, the default SQLite store, the real `Secret` flow) serves both:
 The same `httpx.AsyncClient` (a keep-alive pool of `concurrency` connections, that many
 requests in flight) runs rounds of `per_round` requests of each kind, alternating which goes
 first; `landing_rps_ratio` is the median of the rounds' ratios (landing over bare). The
-request count is bounded: rounds x per_round of each kind. Target (issue 8): >= 0.5.
+request count is bounded: rounds x per_round of each kind. Target: >= 0.5 (issue 8), >= 0.8 (issue 21).
 
 `concurrency` is 1 by default: with several landing requests in flight, `SQLiteStore` answers
 some of them with "cannot commit transaction - SQL statements in progress" (a cursor left open

@@ -10,15 +10,10 @@ and sealed with the vault's key ring. Nothing sensitive goes into a URL or log.
 
 from __future__ import annotations
 
-import base64
 import hmac
-import json
 import logging
 import re
-import secrets
-import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 from urllib.parse import urlsplit
@@ -28,11 +23,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from elicitkit.extras import needs
 from elicitkit.i18n import Translator, negotiate, noop, speaking, translator
-from elicitkit.server.errors import BackendUnavailableError, VaultDecryptError
+from elicitkit.server.errors import BackendUnavailableError
 from elicitkit.server.store import ACTIVE, Record, holding
 from elicitkit.server.user import User
+from elicitkit.server.web.pages import Pages
+from elicitkit.server.web.sessions import COOKIE, BrowserSession, SessionCookies
 
 if TYPE_CHECKING:
     from elicitkit.server.bus import Bus
@@ -57,9 +53,6 @@ _R = TypeVar("_R", bound=Response)
 PREFIX = "/elicit"
 _FINISH_HOLD = 60.0
 """Seconds a page holds a record's lock while it keeps the entry: a dead holder's runs out."""
-COOKIE = "__Host-elicitkit"
-_SESSION_AAD = b"elicitkit/browser-session/v1"
-_SESSION_TTL = 12 * 3600
 _ELICITATION_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _HERE = Path(__file__).parent
 _UNNAMED = noop("This server")
@@ -75,27 +68,6 @@ SECURITY_HEADERS: Mapping[str, str] = {
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
 }
-
-
-@dataclass
-class BrowserSession:
-    """One browser's session: a random id, its CSRF token, and the person once known."""
-
-    sid: str
-    csrf: str
-    user: User | None = None
-    expires_at: float = 0.0
-    dirty: bool = False
-
-    @classmethod
-    def new(cls, user: User | None = None) -> BrowserSession:
-        return cls(
-            sid=secrets.token_urlsafe(24),
-            csrf=secrets.token_urlsafe(24),
-            user=user,
-            expires_at=time.time() + _SESSION_TTL,
-            dirty=True,
-        )
 
 
 class Flow(Protocol):
@@ -157,16 +129,8 @@ class Site:
         self.public_url = public_url.rstrip("/")
         self.locale: Translator | None = translator(locale) if locale is not None else None
         """The language of every page when set; None: each browser's `Accept-Language` decides."""
-        with needs("web"):
-            import jinja2
-
-            from elicitkit.i18n import environment
-
-        self._env = environment(
-            jinja2.FileSystemLoader(_HERE / "templates"),
-            undefined=jinja2.StrictUndefined,
-            auto_reload=False,  # templates ship with the package; no stat() per page
-        )
+        self._pages = Pages(_HERE / "templates")
+        self._cookies = SessionCookies()
 
     # -- routes --------------------------------------------------------------------------
 
@@ -199,32 +163,13 @@ class Site:
     # -- sessions ------------------------------------------------------------------------
 
     def load_session(self, request: Request) -> BrowserSession | None:
+        """The browser's session from its cookie; None without one, or when it does not open or
+        expired (see `SessionCookies`: a browser's cookie is opened once, then kept a while)."""
         raw = request.cookies.get(COOKIE)
-        if not raw:
-            return None
-        try:
-            data = json.loads(self.keys.open(_b64d(raw), _SESSION_AAD))
-            session = BrowserSession(sid=data["sid"], csrf=data["csrf"], expires_at=float(data["exp"]))
-            if data.get("iss") and data.get("sub"):
-                session.user = User(issuer=data["iss"], subject=data["sub"])
-        except (VaultDecryptError, ValueError, KeyError, TypeError):
-            return None
-        return session if session.expires_at > time.time() else None
+        return self._cookies.open(raw, self.keys) if raw else None
 
     def save_session(self, response: Response, session: BrowserSession) -> None:
-        data: dict[str, Any] = {"sid": session.sid, "csrf": session.csrf, "exp": session.expires_at}
-        if session.user is not None:
-            data["iss"], data["sub"] = session.user.issuer, session.user.subject
-        sealed = _b64e(self.keys.seal(json.dumps(data).encode(), _SESSION_AAD))
-        response.set_cookie(
-            COOKIE,
-            sealed,
-            max_age=max(0, int(session.expires_at - time.time())),
-            path="/",
-            secure=True,
-            httponly=True,
-            samesite="lax",
-        )
+        self._cookies.save(response, session, self.keys)
 
     async def announce(self, elicitation_id: str) -> None:
         """Publish that `elicitation_id` finished; an outage must not turn a saved answer into an error.
@@ -289,9 +234,7 @@ class Site:
         """`template` in the language of `request` (see `translator`)."""
         words = self.translator(request)
         name = words.gettext(self.server_name) if self.server_name == _UNNAMED else self.server_name
-        html = self._env.get_template(template).render(
-            server_name=name, prefix=PREFIX, **words.jinja, **context
-        )
+        html = self._pages.render(template, words, {"server_name": name, "prefix": PREFIX}, context)
         return harden(HTMLResponse(html, status_code=status_code))
 
     def refusal(self, request: Request, title: str, reason: str, *, status_code: int) -> HTMLResponse:
@@ -479,19 +422,15 @@ class Site:
 def harden(response: _R) -> _R:
     """Forbid framing, sniffing, caching and referrers on a page of ours."""
     raw = response.raw_headers
-    if raw[-len(_SECURITY_RAW) :] == _SECURITY_RAW:  # hardened already, nothing added since
-        return response
-    for name, value in SECURITY_HEADERS.items():
-        response.headers[name] = value
-    if raw[-len(_SECURITY_RAW) :] != _SECURITY_RAW:  # some were there before: put all at the end
-        lower = {name.lower().encode("latin-1") for name in SECURITY_HEADERS}
-        raw[:] = [pair for pair in raw if pair[0] not in lower] + _SECURITY_RAW
+    if raw[-len(_SECURITY_RAW) :] != _SECURITY_RAW:  # else hardened already, nothing added since
+        raw[:] = [pair for pair in raw if pair[0] not in _SECURITY_NAMES] + _SECURITY_RAW  # one of each, last
     return response
 
 
 _SECURITY_RAW = [
     (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in SECURITY_HEADERS.items()
 ]
+_SECURITY_NAMES = frozenset(name for name, _ in _SECURITY_RAW)
 
 
 def with_session(site: Site, response: Response, session: BrowserSession) -> Response:
@@ -499,11 +438,3 @@ def with_session(site: Site, response: Response, session: BrowserSession) -> Res
     if session.dirty:
         site.save_session(response, session)
     return harden(response)
-
-
-def _b64e(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def _b64d(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

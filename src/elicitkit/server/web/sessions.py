@@ -1,0 +1,117 @@
+"""The browser session cookie: one sealed cookie per browser, opened once per browser session.
+
+The cookie is `__Host-`, Secure, HttpOnly, SameSite=Lax, and sealed (AES-GCM) with the vault's
+key ring; it holds a random session id, the CSRF token of the session's forms, its expiry and,
+once known, the person (issuer and subject). Nothing else about the person is kept server-side.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from elicitkit.server.errors import VaultDecryptError
+from elicitkit.server.user import User
+
+if TYPE_CHECKING:
+    from starlette.responses import Response
+
+    from elicitkit.server.vault import KeyRing
+
+__all__ = ["COOKIE", "BrowserSession", "SessionCookies"]
+
+COOKIE = "__Host-elicitkit"
+_AAD = b"elicitkit/browser-session/v1"
+_TTL = 12 * 3600
+_OPENED = 1024
+"""Opened cookies kept at most (see `SessionCookies.open`)."""
+
+
+@dataclass
+class BrowserSession:
+    """One browser's session: a random id, its CSRF token, and the person once known."""
+
+    sid: str
+    csrf: str
+    user: User | None = None
+    expires_at: float = 0.0
+    dirty: bool = False
+
+    @classmethod
+    def new(cls, user: User | None = None) -> BrowserSession:
+        return cls(
+            sid=secrets.token_urlsafe(24),
+            csrf=secrets.token_urlsafe(24),
+            user=user,
+            expires_at=time.time() + _TTL,
+            dirty=True,
+        )
+
+
+class SessionCookies:
+    """Seals sessions into cookies and opens them, keeping the cookies that opened lately.
+
+    A browser sends the same cookie with every page, so a cookie that opened is kept, by its
+    sealed text, for that browser's next pages (at most `_OPENED` of them, the oldest go
+    first): only cookies sealed under the key ring get in, and the expiry is checked on every
+    page. What stays in memory is what those cookies hold (session id, CSRF token, person),
+    which this process can read from any of its cookies anyway with the key ring it holds; a
+    different key ring starts afresh. Nothing can revoke one cookie, with or without this.
+    """
+
+    def __init__(self) -> None:
+        self._opened: dict[str, tuple[str, str, float, User | None]] = {}
+        self._keys: KeyRing | None = None
+
+    def open(self, raw: str, keys: KeyRing) -> BrowserSession | None:
+        """The session in cookie value `raw`; None when it does not open under `keys` or expired."""
+        if self._keys is not keys:
+            self._opened, self._keys = {}, keys
+        opened = self._opened.get(raw)
+        if opened is None:
+            try:
+                data = json.loads(keys.open(_b64d(raw), _AAD))
+                user = (
+                    User(issuer=data["iss"], subject=data["sub"])
+                    if data.get("iss") and data.get("sub")
+                    else None
+                )
+                opened = (data["sid"], data["csrf"], float(data["exp"]), user)
+            except (VaultDecryptError, ValueError, KeyError, TypeError):
+                return None
+            if len(self._opened) >= _OPENED:
+                del self._opened[next(iter(self._opened))]
+            self._opened[raw] = opened
+        sid, csrf, expires_at, user = opened
+        if expires_at <= time.time():
+            del self._opened[raw]
+            return None
+        return BrowserSession(sid=sid, csrf=csrf, user=user, expires_at=expires_at)
+
+    def save(self, response: Response, session: BrowserSession, keys: KeyRing) -> None:
+        """Set the cookie of `session` on `response`, sealed under `keys`."""
+        data: dict[str, Any] = {"sid": session.sid, "csrf": session.csrf, "exp": session.expires_at}
+        if session.user is not None:
+            data["iss"], data["sub"] = session.user.issuer, session.user.subject
+        sealed = _b64e(keys.seal(json.dumps(data).encode(), _AAD))
+        response.set_cookie(
+            COOKIE,
+            sealed,
+            max_age=max(0, int(session.expires_at - time.time())),
+            path="/",
+            secure=True,
+            httponly=True,
+            samesite="lax",
+        )
+
+
+def _b64e(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _b64d(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
