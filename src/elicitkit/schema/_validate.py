@@ -441,7 +441,7 @@ def _explain(exc: ValidationError, compiled: _Compiled) -> list[ValidationProble
         code, template, params, terms = sentence_ or sentence(
             kind, error.get("ctx") or {}, value, loc, compiled.choices.get(name or "", ""), compiled.known
         )
-        values = {"name": shown.get(name) or cut(loc[0]) if name is not None else cut(loc[0])}
+        values = {"name": (shown.get(name) if name is not None else None) or cut(loc[0])}
         for key, item in params.items():
             values[key] = item if type(item) is str else str(item)
         problems.append(_problem(name, code, template, terms, values))
