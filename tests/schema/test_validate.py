@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import copy
+import enum
+import math
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic_core import PydanticCustomError
 
 from elicitkit.schema import ValidationProblem, validate
 from elicitkit.schema import _validate as validate_module
@@ -208,9 +213,72 @@ def test_integer_accepts_whole_floats_only_and_big_ints() -> None:
     assert [p.code for p in validate(schema, {"n": float("inf")})] == ["wrong-type"]
 
 
+def test_a_bound_too_large_for_a_float_still_checks() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 10**400}}}
+    assert validate(schema, {"n": 10**400}) == []
+    assert [p.code for p in validate(schema, {"n": 10**400 + 1})] == ["too-large"]
+
+
 def test_number_refuses_nan() -> None:
     schema = {"type": "object", "properties": {"n": {"type": "number"}}}
     assert [p.code for p in validate(schema, {"n": float("nan")})] == ["wrong-type"]
+
+
+class _Small(enum.IntEnum):
+    ONE = 1
+
+
+class _Float(float):
+    pass
+
+
+_BOUNDS: list[int | float | None] = [None, 0, 1, 150, -1.5, 0.5, 2**53, 2**70, 1e300]
+
+
+def _near(bound: int | float) -> list[Any]:
+    """Values on and around a bound: one less and more, the floats either side, the float."""
+    out: list[Any] = [bound, bound - 1, bound + 1, float(bound), math.nextafter(float(bound), -math.inf)]
+    return [*out, math.nextafter(float(bound), math.inf), int(bound) if math.isfinite(bound) else 0]
+
+
+_ODD: list[Any] = [
+    *[math.inf, -math.inf, math.nan, -0.0, 3.0, 3.5, 2**53 + 1, 10**400, -(10**400)],
+    *[True, False, None, "5", [], {}, _Small.ONE, _Float(1.0), _Float(1.5)],
+]
+
+
+@pytest.mark.parametrize("integer", [True, False])
+def test_the_number_check_refuses_exactly_what_its_problem_names(integer: bool) -> None:
+    """The check pydantic-core calls says only yes or no; `_explain` asks `_number_problem` why.
+    They are two functions (the check is the hot path), so they must agree on every value."""
+    values = _ODD + [v for b in _BOUNDS if b is not None for v in _near(b)]
+    for low in _BOUNDS:
+        for high in _BOUNDS:
+            check = validate_module._number_check(integer, low, high)
+            problem = validate_module._number_problem(integer, low, high)
+            for value in values:
+                try:
+                    accepted = check(value) is value
+                except PydanticCustomError:
+                    accepted = False
+                assert accepted == (problem(value) is None), (integer, low, high, value, problem(value))
+
+
+@given(
+    st.booleans(),
+    st.one_of(st.integers(-(2**60), 2**60), st.floats()),
+    st.one_of(st.integers(-(2**60), 2**60), st.floats()),
+    st.floats(),
+)
+def test_the_number_check_agrees_on_any_float(
+    integer: bool, lowest: float, highest: float, value: float
+) -> None:
+    low, high = (b if math.isfinite(b) else None for b in (lowest, highest))
+    try:
+        accepted = validate_module._number_check(integer, low, high)(value) is value
+    except PydanticCustomError:
+        accepted = False
+    assert accepted == (validate_module._number_problem(integer, low, high)(value) is None)
 
 
 def test_compiled_validators_are_cached_and_edits_are_noticed() -> None:

@@ -23,6 +23,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pydantic_core import CoreSchema, PydanticCustomError, SchemaError, SchemaValidator, ValidationError
@@ -30,7 +31,7 @@ from pydantic_core import core_schema as cs
 
 from elicitkit.i18n import noop
 from elicitkit.schema import _formats, _patterns
-from elicitkit.schema._sentences import NOT_A, cut, cut_list, json_type, sentence
+from elicitkit.schema._sentences import NOT_A, Sentence, cut, cut_list, json_type, sentence
 from elicitkit.schema._subset import (
     ANNOTATIONS,
     FORMATS,
@@ -43,6 +44,8 @@ from elicitkit.schema._subset import (
 )
 
 _CACHE_SIZE = 256
+
+_Said = Callable[[Any], Sentence | None]  # what is wrong with a value one of our checks refused
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,20 @@ class ValidationProblem:
 
 def validate(schema: Mapping[str, Any], content: Any) -> list[ValidationProblem]:
     """Return every problem with `content`; an empty list means valid. Never raises on JSON input."""
-    return _compiled(schema).check(content)
+    # `_compiled`'s first lines, inlined: this is the path of every answer.
+    entry = _by_id.get(id(schema))
+    if entry is not None and entry[0] is schema and entry[1] == schema:
+        compiled = entry[2]
+    else:
+        compiled = _compiled(schema)
+    validator = compiled.validator
+    if validator is None:
+        return list(compiled.broken)
+    try:
+        validator.validate_python(content)
+    except ValidationError as exc:
+        return _explain(exc, compiled)
+    return []
 
 
 class _BadSchema(Exception):
@@ -93,15 +109,9 @@ class _Compiled:
     choices: dict[str, str] = field(default_factory=dict)
     known: str = "no fields"
     shown: dict[str, str] = field(default_factory=dict)  # each field's name as a sentence starts
-
-    def check(self, content: Any) -> list[ValidationProblem]:
-        if self.validator is None:
-            return list(self.broken)
-        try:
-            self.validator.validate_python(content)
-        except ValidationError as exc:
-            return _explain(exc, self)
-        return []
+    # For each field one of our own checks guards (formats, numbers, duplicates): what it says
+    # about a value the check refused. The check itself only says no, which keeps raising cheap.
+    said: dict[str, _Said] = field(default_factory=dict)
 
 
 # -- the cache -------------------------------------------------------------------------------
@@ -166,8 +176,9 @@ def _compile(schema: Any) -> _Compiled:
     try:
         properties = _top_level(schema)
         required = set(schema.get("required", []))
+        said: dict[str, _Said] = {}
         fields = {
-            name: cs.typed_dict_field(_field_schema(name, prop), required=name in required)
+            name: cs.typed_dict_field(_field_schema(name, prop, said), required=name in required)
             for name, prop in properties.items()
         }
         core = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
@@ -178,7 +189,8 @@ def _compile(schema: Any) -> _Compiled:
         }
         known = cut_list(list(properties)) or "no fields"
         shown = {name: cut(name) for name in properties}
-        return _Compiled(SchemaValidator(core), properties, choices=choices, known=known, shown=shown)
+        validator = SchemaValidator(core)
+        return _Compiled(validator, properties, choices=choices, known=known, shown=shown, said=said)
     except _BadSchema as exc:
         return _invalid(exc.field, exc.message)
     except (SchemaError, RecursionError) as exc:  # pragma: no cover - belt and braces
@@ -213,7 +225,7 @@ def _top_level(schema: Any) -> dict[str, Mapping[str, Any]]:
     return properties
 
 
-def _field_schema(name: str, prop: Mapping[str, Any]) -> CoreSchema:
+def _field_schema(name: str, prop: Mapping[str, Any], said: dict[str, _Said]) -> CoreSchema:
     kind = kind_of(prop)
     if kind is None:
         raise _BadSchema(name, f"Field {name!r} is not one of the form-mode primitive types.")
@@ -225,9 +237,10 @@ def _field_schema(name: str, prop: Mapping[str, Any]) -> CoreSchema:
                 f"a form-mode {kind} field cannot have; the schema is refused rather than half-checked.",
             )
     if kind == "string":
-        return _string(name, prop)
+        return _string(name, prop, said)
     if kind in ("number", "integer"):
         low, high = _bound(name, prop, "minimum"), _bound(name, prop, "maximum")
+        said[name] = _number_problem(kind == "integer", low, high)
         return cs.no_info_plain_validator_function(_number_check(kind == "integer", low, high))
     if kind == "boolean":
         return cs.bool_schema(strict=True)
@@ -240,10 +253,11 @@ def _field_schema(name: str, prop: Mapping[str, Any]) -> CoreSchema:
         max_length=_count(name, prop, "maxItems"),
         strict=True,
     )
+    said[name] = _repeated
     return cs.no_info_after_validator_function(_no_duplicates, items)
 
 
-def _string(name: str, prop: Mapping[str, Any]) -> CoreSchema:
+def _string(name: str, prop: Mapping[str, Any], said: dict[str, _Said]) -> CoreSchema:
     pattern = prop.get("pattern")
     if pattern is not None:
         problem = _patterns.pattern_problem(pattern)
@@ -261,7 +275,8 @@ def _string(name: str, prop: Mapping[str, Any]) -> CoreSchema:
         return string
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise _BadSchema(name, f"Field {name!r} has format {fmt!r}; a form can only check {sorted(FORMATS)}.")
-    return cs.no_info_after_validator_function(_format_check(fmt), string)
+    said[name] = _not_in_format(fmt)
+    return cs.no_info_after_validator_function(_ACCEPTS[fmt], string)
 
 
 def _count(name: str, prop: Mapping[str, Any], keyword: str) -> int | None:
@@ -279,7 +294,7 @@ def _count(name: str, prop: Mapping[str, Any], keyword: str) -> int | None:
 
 def _bound(name: str, prop: Mapping[str, Any], keyword: str) -> int | float | None:
     value = prop.get(keyword)
-    if value is None or (type(value) in (int, float) and math.isfinite(value)):
+    if value is None or type(value) is int or (type(value) is float and math.isfinite(value)):
         return value
     raise _BadSchema(name, f"Field {name!r} has {keyword} {value!r}; it must be a number.")
 
@@ -319,59 +334,92 @@ def _choices(name: str, prop: Mapping[str, Any], kind: Kind) -> list[str]:
 
 
 # -- the small validators pydantic-core calls --------------------------------------------------
+#
+# Each only says yes or no: a refusal is a bare "elicitkit" error, and `_explain` asks the
+# field's entry in `_Compiled.said` what is wrong with the value (a failing answer's cold path).
 
 
-def _fail(code: str, template: str, terms: tuple[str, ...] = (), **params: object) -> PydanticCustomError:
-    return PydanticCustomError("elicitkit", code, {"code": code, "sentence": (code, template, params, terms)})
+def _refused() -> PydanticCustomError:
+    return PydanticCustomError("elicitkit", "refused by elicitkit's check of this field")
 
 
-def _number_check(integer: bool, low: float | None, high: float | None) -> Callable[[Any], Any]:
+_TOO_SMALL = noop("%(name)s must be at least %(low)s, not %(got)s.")
+_TOO_LARGE = noop("%(name)s must be at most %(high)s, not %(got)s.")
+_DUPLICATE = noop("%(name)s names %(repeated)s more than once; pick each choice once.")
+
+
+def _number_problem(integer: bool, low: float | None, high: float | None) -> _Said:
     wanted = noop("an integer") if integer else noop("a number")
 
-    def check(value: Any) -> Any:
+    def problem(value: Any) -> Sentence | None:
         kind = type(value)
         if kind is float:
             if not math.isfinite(value) or (integer and not value.is_integer()):
-                raise _fail("wrong-type", NOT_A, ("wanted",), wanted=wanted, got=cut(value))
+                return "wrong-type", NOT_A, {"wanted": wanted, "got": cut(value)}, ("wanted",)
         elif kind is not int:
-            raise _fail("wrong-type", NOT_A, ("wanted", "got"), wanted=wanted, got=json_type(value))
+            return "wrong-type", NOT_A, {"wanted": wanted, "got": json_type(value)}, ("wanted", "got")
         if low is not None and value < low:
-            raise _fail(
-                "too-small", noop("%(name)s must be at least %(low)s, not %(got)s."), low=low, got=cut(value)
-            )
+            return "too-small", _TOO_SMALL, {"low": low, "got": cut(value)}, ()
         if high is not None and value > high:
-            raise _fail(
-                "too-large",
-                noop("%(name)s must be at most %(high)s, not %(got)s."),
-                high=high,
-                got=cut(value),
+            return "too-large", _TOO_LARGE, {"high": high, "got": cut(value)}, ()
+        return None
+
+    return problem
+
+
+def _number_check(integer: bool, low: float | None, high: float | None) -> Callable[[Any], Any]:
+    """`_number_problem`'s verdict in one call (tests/schema/test_validate.py holds them equal)."""
+
+    def check(value: Any) -> Any:
+        kind = type(value)
+        if (
+            (
+                kind is int
+                or (kind is float and math.isfinite(value) and not (integer and not value.is_integer()))
             )
-        return value
+            and (low is None or value >= low)
+            and (high is None or value <= high)
+        ):
+            return value
+        raise _refused()
 
     return check
 
 
-def _format_check(fmt: str) -> Callable[[str], str]:
-    conforms = _formats.CHECKS[fmt]
+def _acceptor(conforms: Callable[[str], bool]) -> Callable[[str], str]:
+    """The after-validator of a format: memoised itself, so an accepted value that comes back
+    (a default, today's date, the user's own address) costs pydantic-core one C-level call."""
+
+    @lru_cache(maxsize=4096)
+    def accept(value: str) -> str:
+        if not conforms(value):
+            raise _refused()  # not memoised here; `conforms` keeps that verdict
+        return value
+
+    return accept
+
+
+_ACCEPTS = {fmt: _acceptor(conforms) for fmt, conforms in _formats.CHECKS.items()}
+
+
+def _not_in_format(fmt: str) -> _Said:
     described = _formats.DESCRIBED[fmt]
 
-    def check(value: str) -> str:
-        if not conforms(value):
-            raise _fail("format", NOT_A, ("wanted",), wanted=described, got=cut(value))
-        return value
+    def problem(value: Any) -> Sentence:
+        return "format", NOT_A, {"wanted": described, "got": cut(value)}, ("wanted",)
 
-    return check
+    return problem
 
 
 def _no_duplicates(values: list[str]) -> list[str]:
     if len(set(values)) != len(values):
-        repeated = sorted({v for v in values if values.count(v) > 1})
-        raise _fail(
-            "duplicate",
-            noop("%(name)s names %(repeated)s more than once; pick each choice once."),
-            repeated=", ".join(map(repr, repeated)),
-        )
+        raise _refused()
     return values
+
+
+def _repeated(values: list[str]) -> Sentence:
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    return "duplicate", _DUPLICATE, {"repeated": ", ".join(map(repr, repeated))}, ()
 
 
 # -- turning pydantic's errors into sentences ---------------------------------------------------
@@ -379,27 +427,50 @@ def _no_duplicates(values: list[str]) -> list[str]:
 
 def _explain(exc: ValidationError, compiled: _Compiled) -> list[ValidationProblem]:
     problems: list[ValidationProblem] = []
+    said, shown = compiled.said, compiled.shown
     for error in exc.errors(include_url=False):
         loc, kind, value = error["loc"], error["type"], error.get("input")
         if not loc:
-            template = noop("The answer must be a JSON object, not %(got)s.")
-            problems.append(_problem(None, "not-an-object", template, ("got",), {"got": json_type(value)}))
+            problems.append(
+                _problem(None, "not-an-object", _NOT_AN_OBJECT, ("got",), {"got": json_type(value)})
+            )
             continue
         name = loc[0] if isinstance(loc[0], str) else None
-        if kind == "elicitkit":  # one of ours: the sentence is made already
-            code, template, params, terms = error["ctx"]["sentence"]
-        else:
-            code, template, params, terms = sentence(
-                kind, error.get("ctx") or {}, value, loc, compiled.choices.get(name or "", ""), compiled.known
-            )
-        shown = compiled.shown.get(name) if name is not None else None
-        problems.append(_problem(name, code, template, terms, {"name": shown or cut(loc[0]), **params}))
+        # One of ours refused the value: the field says what is wrong (never None when it refused).
+        sentence_ = said[name](value) if kind == "elicitkit" and name in said else None
+        code, template, params, terms = sentence_ or sentence(
+            kind, error.get("ctx") or {}, value, loc, compiled.choices.get(name or "", ""), compiled.known
+        )
+        values = {"name": (shown.get(name) if name is not None else None) or cut(loc[0])}
+        for key, item in params.items():
+            values[key] = item if type(item) is str else str(item)
+        problems.append(_problem(name, code, template, terms, values))
     return problems
 
 
+_NOT_AN_OBJECT = noop("The answer must be a JSON object, not %(got)s.")
+_new = object.__new__
+_set = object.__setattr__
+
+
 def _problem(
-    field: str | None, code: str, template: str, terms: tuple[str, ...], params: dict[str, Any]
+    field: str | None, code: str, template: str, terms: tuple[str, ...], values: dict[str, str]
 ) -> ValidationProblem:
-    """A problem whose English is `template` with `params`; `say` translates it (terms too)."""
-    values = {key: str(value) for key, value in params.items()}
-    return ValidationProblem(field, code, template % values, template, tuple(values.items()), terms)
+    """A problem whose English is `template` with `values`; `say` translates it (terms too).
+
+    Made without the frozen dataclass's `__init__`, which sets each of the six fields through
+    `object.__setattr__`: that was a third of a failing answer's Python time."""
+    problem = _new(ValidationProblem)
+    _set(
+        problem,
+        "__dict__",
+        {
+            "field": field,
+            "code": code,
+            "message": template % values,
+            "template": template,
+            "params": tuple(values.items()),
+            "terms": terms,
+        },
+    )
+    return problem
