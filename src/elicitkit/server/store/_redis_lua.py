@@ -7,7 +7,10 @@ FIELDS = (
     "issuer", "subject", "client_id", "flow", "message", "state",
     "created_at", "updated_at", "expires_at", "details",
 )  # fmt: skip
-LUA_FIELDS = "{" + ", ".join(f"'{name}'" for name in FIELDS) + "}"
+# Written out in the scripts (no table built and unpacked per call): `'issuer', ARGV[7], ...` as
+# HSET takes them, and `f.issuer or false, ...` (false keeps a missing value's place) to reply.
+_HSET_FIELDS = ", ".join(f"'{name}', ARGV[{7 + i}]" for i, name in enumerate(FIELDS))
+_REPLY = ", ".join(f"f.{name} or false" for name in FIELDS)
 
 # KEYS: record, active index, finished index, the user's active index (for count_active).
 # ARGV: id, op, keep_ms, expire_at_ms, score, is_active, then the values of FIELDS in order
@@ -18,15 +21,9 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   if redis.call('HGET', KEYS[1], 'op') == ARGV[2] then return 1 end
   return redis.error_reply('DUPLICATE record id already exists')
 end
-local names = """
-    + LUA_FIELDS
-    + """
-local hset = {'op', ARGV[2]}
-for i, name in ipairs(names) do
-  hset[2 * i + 1] = name
-  hset[2 * i + 2] = ARGV[6 + i]
-end
-redis.call('HSET', KEYS[1], unpack(hset))
+redis.call('HSET', KEYS[1], 'op', ARGV[2], """
+    + _HSET_FIELDS
+    + """)
 if ARGV[6] == '1' then
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
   redis.call('PEXPIREAT', KEYS[1], ARGV[4])
@@ -73,12 +70,9 @@ if f.op ~= ARGV[2] then  -- the same op: a retry of this call whose reply was lo
     if ARGV[11] ~= '' then redis.call(ARGV[12], ARGV[11], ARGV[1]) end
   end
 end
-local names = """
-    + LUA_FIELDS
-    + """
-local values = {}
-for i, name in ipairs(names) do values[i] = f[name] or false end
-return values
+return {"""
+    + _REPLY
+    + """}
 """
 )
 
