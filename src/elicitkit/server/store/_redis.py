@@ -384,7 +384,7 @@ class RedisStore:
     @staticmethod
     def _decode(elicitation_id: str, raw: dict[Any, Any]) -> Record:
         """A record from its hash, as HGETALL returns it."""
-        return RedisStore._from_values(elicitation_id, [raw[name] for name in _FIELD_KEYS])
+        return RedisStore._from_values(elicitation_id, [raw.get(name) for name in _FIELD_KEYS])
 
     @staticmethod
     def _from_values(elicitation_id: str, values: Sequence[bytes | None]) -> Record:
