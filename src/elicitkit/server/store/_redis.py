@@ -83,6 +83,12 @@ def _num(value: float) -> str:
     return repr(float(value))  # exact round trip of the float, and readable by Lua's tonumber
 
 
+def _packed(values: list[str]) -> str:
+    """The one argument the create and transition scripts take: their values as a JSON array of
+    strings (the scripts decode it with cjson), so redis-py packs one argument, not 14-16."""
+    return json.dumps(values, ensure_ascii=False)
+
+
 @lru_cache(maxsize=1024)
 def _who(issuer: str, subject: str) -> str:
     """The user's part of their index's key name: a digest, so no personal data in key names."""
@@ -231,11 +237,11 @@ class RedisStore:
     async def create(self, record: Record) -> None:
         active = record.state in ACTIVE
         user = record.user
-        args: list[str | int] = [
+        values = [
             record.id,
             secrets.token_hex(8),
-            int(self.keep_for * 1000),
-            int((record.expires_at + self.keep_for) * 1000),
+            str(int(self.keep_for * 1000)),
+            str(int((record.expires_at + self.keep_for) * 1000)),
             _num(record.expires_at if active else record.updated_at),
             "1" if active else "0",
             # the values of FIELDS, in order
@@ -253,7 +259,7 @@ class RedisStore:
         keys = [*self._keys(record.id), self._user_key(user, record.id)]
         async with self._reachable():
             try:
-                await self._eval(self._create, keys, args)
+                await self._eval(self._create, keys, [_packed(values)])
             except redis_errors.ResponseError as exc:
                 if "DUPLICATE" in str(exc):
                     raise ValueError("record id already exists") from exc
@@ -299,7 +305,7 @@ class RedisStore:
         states = list(from_states)
         if not states:
             return None
-        args: list[str | int] = [
+        values = [
             elicitation_id,
             secrets.token_hex(8),  # marks this call, so a retry after a lost reply is recognised
             to,
@@ -308,7 +314,7 @@ class RedisStore:
             "0" if user is None else "1",
             "" if user is None else user.issuer,
             "" if user is None else user.subject,
-            int(self.keep_for * 1000),
+            str(int(self.keep_for * 1000)),
             "1" if to in ACTIVE else "0",
             self.channel_for(elicitation_id) if self.completions_channel else "",
             "SPUBLISH" if self.cluster else "PUBLISH",
@@ -316,7 +322,7 @@ class RedisStore:
         ]
         keys = self._keys(elicitation_id)
         async with self._reachable():
-            reply = await self._eval(self._transition, keys, args)
+            reply = await self._eval(self._transition, keys, [_packed(values)])
         return None if not reply else self._from_values(elicitation_id, reply)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
