@@ -257,6 +257,40 @@ async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
             await admin.aclose()
 
 
+async def test_a_least_privilege_acl_user_with_wait_is_enough_for_replicas_ack(tmp_path: Path) -> None:
+    """docs/deployment-redis.md: with `replicas_ack`, the rules above plus `+wait`. Every write
+    is its script and WAIT on one connection: no SCRIPT EXISTS (which the user may not run)
+    before it, and an emptied script cache on the primary is refilled with SCRIPT LOAD."""
+    import asyncio
+
+    with RedisServer(tmp_path / "primary") as primary:
+        replica_args = ["--replicaof", "127.0.0.1", str(primary.port)]
+        with RedisServer(tmp_path / "replica", args=replica_args) as replica:
+            admin = redis_client(primary.url)
+            await admin.execute_command("ACL", "SETUSER", "elicitkit", *ACL_RULES, "+wait")  # type: ignore[no-untyped-call]
+            for _ in range(200):  # the replica has connected and synced
+                if (await admin.info("replication")).get("connected_slaves") == 1:
+                    break
+                await asyncio.sleep(0.05)
+            url = f"redis://elicitkit:elicitkit-pw@127.0.0.1:{primary.port}/0"
+            store = open_store(url, replicas_ack=1)
+            assert isinstance(store, RedisStore) and store.replicas_ack == 1
+            try:
+                alice = User("https://as.example", "alice")
+                record = Record.new(alice, "c", "f", "m", ttl=60)
+                await store.create(record)
+                await admin.script_flush()
+                opened = await store.transition(record.id, from_states={"pending"}, to="opened", user=alice)
+                assert opened is not None and opened.state == "opened"
+                assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
+                copy = redis_client(replica.url)  # WAIT said the replica has it: it does
+                assert await copy.hget(store._record_key(record.id), "state") == b"completed"
+                await copy.aclose()
+            finally:
+                await store.close()
+                await admin.aclose()
+
+
 def test_a_missing_redis_server_fails_with_what_to_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from support import redis_server
 

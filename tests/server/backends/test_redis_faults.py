@@ -4,6 +4,8 @@ reconnection after it, nothing acknowledged lost, nothing completed twice."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -250,12 +252,13 @@ async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: Red
     keys = store._keys(record.id)
     # id, op token, to, now, check expiry, check user, issuer, subject, keep ms, to is active,
     # completions channel, publish command, from
-    args: list[str | int] = [record.id, "op-1", "completed", repr(time.time()), "1", "0", "", ""]
-    args += [60000, "0", "elicitkit:completed", "PUBLISH", "pending"]
+    values = [record.id, "op-1", "completed", repr(time.time()), "1", "0", "", ""]
+    values += ["60000", "0", "elicitkit:completed", "PUBLISH", "pending"]
+    args = [json.dumps(values)]  # the script takes its values as one JSON array
     pubsub = store.client.pubsub()
     await pubsub.subscribe("elicitkit:completed")
-    first = await store._transition(keys=keys, args=args)
-    resent = await store._transition(keys=keys, args=args)
+    first = await store._eval(store._transition, keys, args)
+    resent = await store._eval(store._transition, keys, args)
     assert first and first == resent  # the same record, not None
     assert await store.transition(record.id, from_states=ACTIVE, to="completed") is None
     heard = []
@@ -264,6 +267,67 @@ async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: Red
             heard.append(message["data"].decode())
     await pubsub.aclose()  # type: ignore[no-untyped-call]
     assert heard == [record.id]
+
+
+async def test_an_emptied_script_cache_is_refilled_on_the_next_call(store: RedisStore) -> None:
+    """A restarted or failed-over Redis has no scripts: the store sees NOSCRIPT, loads the script
+    and runs the operation once (it did not run the first time)."""
+    record = new_record()
+    await store.create(record)
+    for operation in (
+        lambda: store.create(new_record()),
+        lambda: store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE),
+        lambda: store.sweep(),
+        lambda: store.release("lock", "nobody"),
+    ):
+        await store.client.script_flush()
+        await operation()
+    await store.client.script_flush()
+    done = await store.transition(record.id, from_states={"opened"}, to="completed", user=ALICE)
+    assert done is not None and done.state == "completed"
+    assert await store.transition(record.id, from_states=ACTIVE, to="cancelled") is None  # once only
+
+
+async def test_awkward_text_is_stored_byte_for_byte(store: RedisStore) -> None:
+    """The scripts take their values as one JSON array (decoded by Redis's cjson): text that
+    JSON escapes, or that is not plain ASCII, must reach the hash unchanged."""
+    awkward = 'q"b\\s/\x00\x01\x1f\u2028 \u00e9 \u2713 \U0001f600 \ufeff end'
+    user = User(issuer="https://as.example/\u00e9", subject=awkward)
+    record = Record.new(user, awkward, "weather-key", awkward, ttl=600, details={"t": awkward})
+    await store.create(record)
+    assert await store.get(record.id) == record
+    raw = await store.client.hgetall(store._record_key(record.id))
+    assert raw[b"message"] == raw[b"subject"] == raw[b"client_id"] == awkward.encode()
+    assert raw[b"created_at"] == repr(record.created_at).encode()  # numbers as written, exactly
+    moved = await store.transition(record.id, from_states={"pending"}, to="opened", user=user)
+    assert moved is not None and moved.user == user and moved.message == awkward
+    assert moved.details == {"t": awkward} and moved.created_at == record.created_at
+    assert await store.transition(record.id, from_states={"opened"}, to="completed", user=ALICE) is None
+
+
+async def test_a_record_as_earlier_versions_wrote_it_still_reads_and_moves(store: RedisStore) -> None:
+    """The hash layout is the contract across versions (docs/deployment-redis.md): a record
+    written field by field, as an earlier release wrote it, reads and moves like a new one."""
+    record = new_record()
+    key = store._record_key(record.id)
+    await store.client.hset(  # field order of an earlier release, op mark included
+        key,
+        mapping={
+            "op": "an-earlier-op", "issuer": ALICE.issuer, "subject": ALICE.subject,
+            "client_id": record.client_id, "flow": record.flow, "message": record.message,
+            "state": "pending", "created_at": repr(record.created_at),
+            "updated_at": repr(record.updated_at), "expires_at": repr(record.expires_at),
+            "details": '{"k": [1, "two"]}',
+        },
+    )  # fmt: skip
+    await store.client.zadd(f"{store.prefix}records:active", {record.id: record.expires_at})
+    assert await store.get(record.id) == dataclasses.replace(record, details={"k": [1, "two"]})
+    moved = await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+    assert moved is not None and moved.state == "opened" and moved.details == {"k": [1, "two"]}
+    assert (moved.id, moved.user, moved.message, moved.expires_at) == (
+        record.id, ALICE, record.message, record.expires_at
+    )  # fmt: skip
+    assert await store.get(record.id) == moved
 
 
 async def test_keys_carry_ttls_so_an_unswept_store_still_forgets(store: RedisStore) -> None:

@@ -19,8 +19,10 @@ import json
 import secrets
 import time
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
+from functools import lru_cache
+from types import TracebackType
 from typing import Any, cast
 
 from redis import exceptions as redis_errors
@@ -70,12 +72,37 @@ def _bucket(elicitation_id: str) -> int:
     return zlib.crc32(elicitation_id.encode()) % CLUSTER_SLOTS
 
 
+_FIELD_KEYS = tuple(name.encode() for name in FIELDS)
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
 def _num(value: float) -> str:
     return repr(float(value))  # exact round trip of the float, and readable by Lua's tonumber
+
+
+def _packed(values: list[str]) -> str:
+    """The one argument the create and transition scripts take: their values as a JSON array of
+    strings (the scripts decode it with cjson), so redis-py packs one argument, not 14-16."""
+    return json.dumps(values, ensure_ascii=False)
+
+
+@lru_cache(maxsize=1024)
+def _who(issuer: str, subject: str) -> str:
+    """The user's part of their index's key name: a digest, so no personal data in key names."""
+    return hashlib.sha256(json.dumps([issuer, subject]).encode()).hexdigest()
+
+
+class _Lua:
+    """A script and its SHA1, run with EVALSHA; the store loads it again after a NOSCRIPT."""
+
+    __slots__ = ("sha", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.sha = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()  # its name in Redis
 
 
 class RedisStore:
@@ -122,10 +149,11 @@ class RedisStore:
         self._scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
         """Key prefixes, one per hash tag on a Cluster (the `prefix` alone otherwise)."""
-        self._create = client.register_script(CREATE)
-        self._transition = client.register_script(TRANSITION)
-        self._sweep = client.register_script(SWEEP)
-        self._release = client.register_script(RELEASE)
+        self._create = _Lua(CREATE)
+        self._transition = _Lua(TRANSITION)
+        self._sweep = _Lua(SWEEP)
+        self._release = _Lua(RELEASE)
+        self._reachable_cm = _Reachable(self)
 
     async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
@@ -159,6 +187,23 @@ class RedisStore:
             )
         return result
 
+    async def _eval(
+        self, script: _Lua, keys: Sequence[str], args: Sequence[str | int], *, acked: bool = True
+    ) -> Any:
+        """Run `script` with one EVALSHA, a write acknowledged as `_acked` says (unless `acked` is
+        false). A Redis that restarted or failed over has an empty script cache and answers
+        NOSCRIPT without running anything, so the script is loaded and run again."""
+        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+        for attempt in (1, 2):
+            try:
+                if not acked:
+                    return await self.client.execute_command(*command)
+                return await self._acked(lambda c: c.execute_command(*command))
+            except redis_errors.NoScriptError:
+                if attempt == 2:
+                    raise
+                await self.client.script_load(script.source)
+
     async def _load_scripts(self) -> None:
         """Learn the slot map and load the scripts on every primary once, before many tasks do it
         at once (redis-py's Cluster client, first used by many tasks together, trips over itself)."""
@@ -167,7 +212,7 @@ class RedisStore:
                 assert isinstance(self.client, RedisCluster)
                 await self.client.initialize()
                 for script in (self._create, self._transition, self._sweep, self._release):
-                    await self.client.script_load(script.script)
+                    await self.client.script_load(script.source)
                 self._scripts_loaded = True
 
     def _space(self, elicitation_id: str) -> str:
@@ -186,47 +231,12 @@ class RedisStore:
         channel = f"{self.prefix}completed"
         return shard_channel(channel, elicitation_id) if self.cluster else channel
 
-    @asynccontextmanager
-    async def _reachable(self) -> AsyncIterator[None]:
+    def _reachable(self) -> _Reachable:
         """Turn "Redis did not answer" (after redis-py's retries) into a sentence for the author.
 
         On a Cluster it also waits for a free connection: redis-py's per-node pools fail at
         their limit instead of waiting."""
-        try:
-            if self.cluster and not self._scripts_loaded:
-                await self._load_scripts()
-            async with self._gate:
-                yield
-        except (redis_errors.AuthenticationError, redis_errors.AuthorizationError) as exc:
-            raise StoreUnavailableError(
-                f"Redis at {self._where()} refused the credentials ({exc}); check the user and "
-                "password in the store URL (or password=)."
-            ) from exc
-        except redis_errors.OutOfMemoryError as exc:
-            raise StoreUnavailableError(
-                f"Redis at {self._where()} is full and refused the write ({exc}); give it more memory "
-                "(keep maxmemory-policy noeviction, see docs/deployment-redis.md)."
-            ) from exc
-        except redis_errors.ReadOnlyError as exc:
-            raise StoreUnavailableError(
-                f"Redis at {self._where()} is a read-only replica ({exc}); point the store URL at "
-                "the primary."
-            ) from exc
-        except redis_errors.NoPermissionError as exc:
-            raise StoreUnavailableError(
-                f"The Redis user may not run what the store needs ({exc}); grant the ACL rules in "
-                "docs/deployment-redis.md."
-            ) from exc
-        except (
-            redis_errors.ConnectionError,
-            redis_errors.TimeoutError,
-            redis_errors.RedisClusterException,  # e.g. "cannot be connected": no seed answered
-            OSError,
-        ) as exc:
-            raise StoreUnavailableError(
-                f"The Redis store at {self._where()} is unavailable ({exc}). Retry when Redis is "
-                "back: this store reconnects by itself, and a retried change never applies twice."
-            ) from exc
+        return self._reachable_cm
 
     def _where(self) -> str:
         if isinstance(self.client, RedisCluster):
@@ -241,21 +251,30 @@ class RedisStore:
 
     async def create(self, record: Record) -> None:
         active = record.state in ACTIVE
-        encoded = self._encode(record)
-        fields = [encoded[name] for name in FIELDS]
-        args: list[str | int] = [
+        user = record.user
+        values = [
             record.id,
             secrets.token_hex(8),
-            int(self.keep_for * 1000),
-            int((record.expires_at + self.keep_for) * 1000),
+            str(int(self.keep_for * 1000)),
+            str(int((record.expires_at + self.keep_for) * 1000)),
             _num(record.expires_at if active else record.updated_at),
             "1" if active else "0",
-            *fields,
+            # the values of FIELDS, in order
+            user.issuer,
+            user.subject,
+            record.client_id,
+            record.flow,
+            record.message,
+            record.state,
+            _num(record.created_at),
+            _num(record.updated_at),
+            _num(record.expires_at),
+            json.dumps(record.details),
         ]
-        keys = [*self._keys(record.id), self._user_key(record.user, record.id)]
+        keys = [*self._keys(record.id), self._user_key(user, record.id)]
         async with self._reachable():
             try:
-                await self._acked(lambda c: self._create(keys=keys, args=args, client=c))
+                await self._eval(self._create, keys, [_packed(values)])
             except redis_errors.ResponseError as exc:
                 if "DUPLICATE" in str(exc):
                     raise ValueError("record id already exists") from exc
@@ -264,11 +283,10 @@ class RedisStore:
     def _user_key(self, user: User, elicitation_id: str) -> str:
         """The user's index of active record ids (scored by expiry) in the record's key space
         (its hash slot on a Cluster), written by the create script, pruned by `count_active`."""
-        who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
-        return f"{self._space(elicitation_id)}user-active:{who}"  # no personal data in key names
+        return f"{self._space(elicitation_id)}user-active:{_who(user.issuer, user.subject)}"
 
     async def count_active(self, user: User) -> int:
-        who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+        who = _who(user.issuer, user.subject)
         count = 0
         async with self._reachable():
             now = _num(time.time())  # the commands the documented least-privilege ACL allows
@@ -302,7 +320,7 @@ class RedisStore:
         states = list(from_states)
         if not states:
             return None
-        args: list[str | int] = [
+        values = [
             elicitation_id,
             secrets.token_hex(8),  # marks this call, so a retry after a lost reply is recognised
             to,
@@ -311,7 +329,7 @@ class RedisStore:
             "0" if user is None else "1",
             "" if user is None else user.issuer,
             "" if user is None else user.subject,
-            int(self.keep_for * 1000),
+            str(int(self.keep_for * 1000)),
             "1" if to in ACTIVE else "0",
             self.channel_for(elicitation_id) if self.completions_channel else "",
             "SPUBLISH" if self.cluster else "PUBLISH",
@@ -319,11 +337,8 @@ class RedisStore:
         ]
         keys = self._keys(elicitation_id)
         async with self._reachable():
-            reply = await self._acked(lambda c: self._transition(keys=keys, args=args, client=c))
-        if not reply:
-            return None
-        flat = cast(list[bytes], reply)
-        return self._decode(elicitation_id, dict(zip(flat[::2], flat[1::2], strict=True)))
+            reply = await self._eval(self._transition, keys, [_packed(values)])
+        return None if not reply else self._from_values(elicitation_id, reply)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now
@@ -339,7 +354,7 @@ class RedisStore:
             keys = [f"{space}records:active", f"{space}records:finished"]
             async with self._reachable():
                 while True:
-                    reply = cast(list[int], await self._sweep(keys=keys, args=args))
+                    reply = cast(list[int], await self._eval(self._sweep, keys, args, acked=False))
                     changed += int(reply[0])
                     if reply[1] < SWEEP_BATCH and reply[2] < SWEEP_BATCH:
                         break
@@ -381,41 +396,102 @@ class RedisStore:
 
     async def release(self, key: str, token: str) -> None:
         async with self._reachable():
-            await self._acked(
-                lambda c: self._release(keys=[f"{self.prefix}lock:{key}"], args=[token], client=c)
-            )
+            await self._eval(self._release, [f"{self.prefix}lock:{key}"], [token])
 
     async def close(self) -> None:
         if self._owns_client:
             await self.client.aclose()
 
     @staticmethod
-    def _encode(record: Record) -> dict[str, str]:
-        return {
-            "issuer": record.user.issuer,
-            "subject": record.user.subject,
-            "client_id": record.client_id,
-            "flow": record.flow,
-            "message": record.message,
-            "state": record.state,
-            "created_at": _num(record.created_at),
-            "updated_at": _num(record.updated_at),
-            "expires_at": _num(record.expires_at),
-            "details": json.dumps(record.details),
-        }
+    def _decode(elicitation_id: str, raw: dict[Any, Any]) -> Record:
+        """A record from its hash, as HGETALL returns it."""
+        return RedisStore._from_values(elicitation_id, [raw.get(name) for name in _FIELD_KEYS])
 
     @staticmethod
-    def _decode(elicitation_id: str, raw: dict[Any, Any]) -> Record:
-        data = {_text(k): _text(v) for k, v in raw.items()}
+    def _from_values(elicitation_id: str, values: Sequence[bytes | None]) -> Record:
+        """A record from the values of FIELDS in order, as the transition script returns them."""
+        if len(values) != len(FIELDS) or None in values:
+            raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
+        issuer, subject, client_id, flow, message, state, created, updated, expires, details = cast(
+            list[bytes], values
+        )
         return Record(
             id=elicitation_id,
-            user=User(issuer=data["issuer"], subject=data["subject"]),
-            client_id=data["client_id"],
-            flow=data["flow"],
-            message=data["message"],
-            state=cast(State, data["state"]),
-            created_at=float(data["created_at"]),
-            updated_at=float(data["updated_at"]),
-            expires_at=float(data["expires_at"]),
-            details=json.loads(data["details"]),
+            user=User(issuer=issuer.decode(), subject=subject.decode()),
+            client_id=client_id.decode(),
+            flow=flow.decode(),
+            message=message.decode(),
+            state=cast(State, state.decode()),
+            created_at=float(created),
+            updated_at=float(updated),
+            expires_at=float(expires),
+            details={} if details == b"{}" else json.loads(details),
         )
+
+
+class _Reachable:
+    """`RedisStore._reachable()`: one reusable object (it keeps no state of its own), cheaper on
+    every operation than a generator-based context manager."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self, store: RedisStore) -> None:
+        self._store = store
+
+    async def __aenter__(self) -> None:
+        store = self._store
+        if store.cluster:
+            try:
+                if not store._scripts_loaded:
+                    await store._load_scripts()
+                await store._gate.__aenter__()
+            except Exception as exc:
+                if (error := _unavailable(store, exc)) is None:
+                    raise
+                raise error from exc
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        store = self._store
+        if store.cluster:
+            await store._gate.__aexit__(kind, exc, tb)
+        if exc is not None and (error := _unavailable(store, exc)) is not None:
+            raise error from exc
+
+
+def _unavailable(store: RedisStore, exc: BaseException) -> StoreUnavailableError | None:
+    """The sentence for an error that means Redis cannot do what the store needs, else None."""
+    if isinstance(exc, (redis_errors.AuthenticationError, redis_errors.AuthorizationError)):
+        return StoreUnavailableError(
+            f"Redis at {store._where()} refused the credentials ({exc}); check the user and "
+            "password in the store URL (or password=)."
+        )
+    if isinstance(exc, redis_errors.OutOfMemoryError):
+        return StoreUnavailableError(
+            f"Redis at {store._where()} is full and refused the write ({exc}); give it more memory "
+            "(keep maxmemory-policy noeviction, see docs/deployment-redis.md)."
+        )
+    if isinstance(exc, redis_errors.ReadOnlyError):
+        return StoreUnavailableError(
+            f"Redis at {store._where()} is a read-only replica ({exc}); point the store URL at the primary."
+        )
+    if isinstance(exc, redis_errors.NoPermissionError):
+        return StoreUnavailableError(
+            f"The Redis user may not run what the store needs ({exc}); grant the ACL rules in "
+            "docs/deployment-redis.md."
+        )
+    if isinstance(
+        exc,
+        (
+            redis_errors.ConnectionError,
+            redis_errors.TimeoutError,
+            redis_errors.RedisClusterException,  # e.g. "cannot be connected": no seed answered
+            OSError,
+        ),
+    ):
+        return StoreUnavailableError(
+            f"The Redis store at {store._where()} is unavailable ({exc}). Retry when Redis is "
+            "back: this store reconnects by itself, and a retried change never applies twice."
+        )
+    return None
