@@ -50,12 +50,10 @@ def default_store_path() -> Path:
     return Path(platformdirs.user_data_dir("elicitkit", appauthor=False)) / "elicitkit.sqlite3"
 
 
-# The event loop's connection never checkpoints (copying the WAL into the file and syncing:
-# milliseconds of disk). Every so many writes the store looks at the WAL file's size, and past
-# SQLite's default of 1,000 pages the worker's connection checkpoints it, with no other statement
-# of the store running, so the next write starts the WAL over from its beginning.
+# Of every so many writes, one runs on the worker thread, whose connection checkpoints the WAL
+# (copies it into the file and syncs, milliseconds of disk) when it has grown past SQLite's
+# default 1,000 pages; the event loop's connection never checkpoints.
 _CHECKPOINT_EVERY = 64
-_CHECKPOINT_PAGES = 1000
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
@@ -80,8 +78,6 @@ class SQLiteStore:
         self._loop_db: sqlite3.Connection | None = None
         self._writes = 0
         self._turn = anyio.Lock(fast_acquire=True)  # no extra trip round the event loop when free
-        self._wal = self.path.with_name(self.path.name + "-wal")
-        self._wal_limit = _CHECKPOINT_PAGES * 4096  # set from the file's page size when opened
 
     @asynccontextmanager
     async def _turn_on(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -93,13 +89,13 @@ class SQLiteStore:
 
     async def _run(self, sql: str, params: Any, *, write: bool = True) -> list[Any]:
         """One statement with its rows, committed as it completes: on the event loop when the
-        file's lock is free, else on the worker."""
+        file's lock is free, else (and for every `_CHECKPOINT_EVERY`th write) on the worker."""
         async with self._turn_on() as db:
             here = self._loop_db
-            if write and here is not None:
+            if write:
                 self._writes += 1
                 if self._writes % _CHECKPOINT_EVERY == 0:
-                    await self._checkpoint_if_grown(db)
+                    here = None
             if here is not None:
                 try:
                     cursor = here.execute(sql, params)
@@ -113,15 +109,6 @@ class SQLiteStore:
                     # Nothing was done (an autocommit statement that fails rolls back): wait
                     # for the lock on the worker thread instead of on the event loop.
             return list(await db.execute_fetchall(sql, params))
-
-    async def _checkpoint_if_grown(self, db: aiosqlite.Connection) -> None:
-        """Checkpoint on the worker once the WAL has grown (the caller holds the store's turn)."""
-        try:
-            size = os.stat(self._wal).st_size
-        except OSError:
-            return
-        if size > self._wal_limit:
-            await db.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)")
 
     async def _open(self) -> aiosqlite.Connection:
         path = self.path
@@ -137,8 +124,6 @@ class SQLiteStore:
         await db.execute("PRAGMA busy_timeout=5000")
         await _switch_to_wal(db)
         await db.execute("PRAGMA synchronous=NORMAL")
-        ((page_size,),) = list(await db.execute_fetchall("PRAGMA page_size"))
-        self._wal_limit = _CHECKPOINT_PAGES * int(page_size)
         await db.executescript(_SCHEMA)
         await db.commit()
         for suffix in ("-wal", "-shm"):
@@ -151,9 +136,6 @@ class SQLiteStore:
         try:
             here.execute("PRAGMA synchronous=NORMAL")
             here.execute("PRAGMA wal_autocheckpoint=0")
-            # When a write starts the WAL over, the file is cut back too, so its size tells how
-            # much the next checkpoint has to copy (else it stays at its largest).
-            here.execute(f"PRAGMA journal_size_limit={self._wal_limit // 4}")
         except sqlite3.OperationalError:  # busy at this moment: the worker thread does it all
             here.close()
         else:
