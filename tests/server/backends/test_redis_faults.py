@@ -14,7 +14,7 @@ import pytest
 from support.redis_server import RedisServer
 from support.redis_topology import PASSWORD, USER, SentinelGroup
 
-from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server.backends import open_bus, open_store, redis_client
 from elicitkit.server.bus._redis import RedisBus
 from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record
@@ -390,3 +390,21 @@ async def test_a_write_that_lands_on_a_replica_is_a_typed_error(sentinel_group: 
             await store.create(new_record())
     finally:
         await store.close()  # type: ignore[attr-defined]
+
+
+async def test_a_record_ending_sooner_never_shortens_the_users_index(redis_server: RedisServer) -> None:
+    """The user's index of active records (what the per-user cap counts) lives keep_for past
+    the expiry of the user's last record: a later record that ends sooner must not cut it short,
+    or the longer one would drop out of `count_active` while still active."""
+    store = RedisStore(redis_client(redis_server.url), prefix="short:", keep_for=5)
+    try:
+        long, short = new_record(ttl=1000), new_record(ttl=10)
+        await store.create(long)
+        await store.create(short)
+        index = store._user_key(ALICE, short.id)
+        assert await store.client.pttl(index) > 900_000
+        await store.create(new_record(ttl=2000))  # a later end does extend it
+        assert await store.client.pttl(index) > 1_900_000
+        assert await store.count_active(ALICE) == 3
+    finally:
+        await store.close()

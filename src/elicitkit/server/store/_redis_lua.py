@@ -34,7 +34,10 @@ if A[6] == '1' then
   redis.call('ZADD', KEYS[2], A[5], A[1])
   redis.call('PEXPIREAT', KEYS[1], A[4])
   redis.call('ZADD', KEYS[4], A[5], A[1])
-  redis.call('PEXPIREAT', KEYS[4], A[4])  -- keep_for past this record's expiry
+  -- keep_for past the expiry of the user's last record: one ending sooner never shortens it
+  if #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[5], '+inf', 'LIMIT', 0, 1) == 0 then
+    redis.call('PEXPIREAT', KEYS[4], A[4])
+  end
 else
   redis.call('ZADD', KEYS[3], A[5], A[1])
   redis.call('PEXPIRE', KEYS[1], A[3])
