@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import json
 import secrets
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -138,11 +140,14 @@ async def test_jwt_refusals(peer: OidcPeer, stranger: OidcPeer) -> None:
 
 
 async def test_jwt_expiry_is_enforced() -> None:
-    with OidcPeer(clients=CLIENTS, resources=RESOURCES, access_token_ttl=1) as short:
+    with OidcPeer(clients=CLIENTS, resources=RESOURCES, access_token_ttl=5) as short:
         token = await user_token(short, MCP)
         verifier = JWTVerifier(short.issuer, MCP, leeway=0)
         assert await verifier.verify_token(token["access_token"]) is not None
-        await asyncio.sleep(2.2)
+        # until just past the token's own `exp` (a loaded machine may take a second to get here)
+        payload = token["access_token"].split(".")[1]
+        expires = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["exp"]
+        await asyncio.sleep(max(0.0, expires - time.time()) + 1.2)
         assert await verifier.verify_token(token["access_token"]) is None
 
 
