@@ -16,20 +16,14 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
+from support.web_ui_page import BOOKING
 
 from elicitkit.client.terminal import TerminalUI
 from elicitkit.client.ui import Accept, Decline, FormQuestion, UrlQuestion
 from elicitkit.client.web import WebUI
 from elicitkit.urls import inspect
 
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "title": "Your name", "maxLength": 5},
-        "size": {"type": "integer", "title": "Party size", "minimum": 1, "maximum": 12},
-    },
-    "required": ["name", "size"],
-}
+SCHEMA = BOOKING
 
 
 def text_of(html: str) -> str:

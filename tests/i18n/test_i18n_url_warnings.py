@@ -9,14 +9,13 @@ import asyncio
 import io
 import re
 
-import httpx
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from rich.console import Console
+from support.web_ui_page import page_while_asking
 
 from elicitkit.client.terminal import TerminalUI
 from elicitkit.client.ui import Decline, UrlQuestion
-from elicitkit.client.web import WebUI
 from elicitkit.i18n import translator
 from elicitkit.urls import inspect
 
@@ -104,14 +103,8 @@ async def test_the_chinese_terminal_consent_explains_punycode_in_chinese() -> No
     ],
 )
 async def test_the_web_consent_explains_punycode_in_its_language(locale: str, expected: str) -> None:
-    async with WebUI(opener=lambda url: None, locale=locale) as ui, httpx.AsyncClient(timeout=10) as http:
-        task = asyncio.create_task(ui.ask_url_consent(UrlQuestion("Bistro", "Pay.", inspect(PUNYCODE))))
-        await ui.start()
-        for _ in range(200):
-            if "punycode" in (html := (await http.get(ui.url)).text):
-                break
-            await asyncio.sleep(0.01)
-        task.cancel()
+    question = UrlQuestion("Bistro", "Pay.", inspect(PUNYCODE))
+    html = await page_while_asking(lambda ui: ui.ask_url_consent(question), locale=locale, until="punycode")
     assert expected in html, html
 
 

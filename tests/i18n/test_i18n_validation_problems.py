@@ -10,27 +10,19 @@ import io
 import re
 from typing import Any
 
-import httpx
 import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
+from support.web_ui_page import BOOKING, page_while_asking
 
 from elicitkit.client.terminal import TerminalUI
 from elicitkit.client.ui import Accept, FormQuestion
-from elicitkit.client.web import WebUI
 from elicitkit.i18n import speaking, translator
 from elicitkit.schema import ValidationProblem, validate
 
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "title": "Your name", "maxLength": 5},
-        "size": {"type": "integer", "title": "Party size", "minimum": 1, "maximum": 12},
-    },
-    "required": ["name", "size"],
-}
+SCHEMA = BOOKING
 EVERY = {
     "type": "object",
     "properties": {
@@ -103,14 +95,7 @@ def test_the_english_is_what_it_was_and_a_problem_compares_as_before() -> None:
 async def test_the_chinese_web_form_shows_the_clients_problems_in_chinese() -> None:
     problems = tuple(validate(SCHEMA, {"name": "Ann", "size": 40, "pets": 2}))
     question = FormQuestion("Bistro", "Book?", SCHEMA, {"name": "Ann", "size": 40}, problems)
-    async with WebUI(opener=lambda url: None, locale="zh_CN") as ui, httpx.AsyncClient(timeout=10) as http:
-        task = asyncio.create_task(ui.ask_form(question))
-        await ui.start()
-        for _ in range(200):
-            if 'name="csrf"' in (html := (await http.get(ui.url)).text):
-                break
-            await asyncio.sleep(0.01)
-        task.cancel()
+    html = await page_while_asking(lambda ui: ui.ask_form(question), locale="zh_CN")
     page = re.sub(r"\s+", " ", html)
     assert "&#39;size&#39; 不能大于 12，而现在是 40。" in page, page
     assert "&#39;pets&#39; 不是这份表单的字段" in page
@@ -163,14 +148,8 @@ async def test_the_chinese_web_forms_own_check_of_a_multi_choice_speaks_chinese(
             }
         },
     }
-    async with WebUI(opener=lambda url: None, locale="zh_CN") as ui, httpx.AsyncClient(timeout=10) as http:
-        task = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Pizza?", multi, {})))
-        await ui.start()
-        for _ in range(200):
-            if 'name="csrf"' in (html := (await http.get(ui.url)).text):
-                break
-            await asyncio.sleep(0.01)
-        task.cancel()
+    question = FormQuestion("Bistro", "Pizza?", multi, {})
+    html = await page_while_asking(lambda ui: ui.ask_form(question), locale="zh_CN")
     assert 'data-min-text="至少选择 1 项。"' in html and 'data-max-text="最多选择 2 项。"' in html, html
     assert "set.dataset.minText" in html  # what the browser says when the limit is broken
 
