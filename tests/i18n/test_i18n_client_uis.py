@@ -12,11 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
-from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
-from support.web_ui_page import BOOKING
+from support.client_uis import BOOKING, terminal_ui
 
 from elicitkit.client.terminal import TerminalUI
 from elicitkit.client.ui import Accept, Decline, FormQuestion, UrlQuestion
@@ -34,14 +32,8 @@ def text_of(html: str) -> str:
 
 
 async def test_the_terminal_ui_speaks_chinese_when_asked() -> None:
-    drawn, screens = io.StringIO(), io.StringIO()
     with create_pipe_input() as pipe:
-        ui = TerminalUI(
-            input=pipe,
-            output=Vt100_Output(screens, lambda: Size(rows=30, columns=120), term="xterm"),
-            console=Console(file=drawn, width=120),
-            locale="zh_CN",
-        )
+        ui, drawn, screens = terminal_ui(pipe, "zh_CN")
         pipe.send_text("Ann\r" + "40\r" + "\x7f\x7f4\r" + "s")  # 40 is refused, then fixed
         form = await asyncio.wait_for(ui.ask_form(FormQuestion("Bistro", "Book a table?", SCHEMA, {})), 10)
         pipe.send_text("d")

@@ -12,7 +12,7 @@ import re
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from rich.console import Console
-from support.web_ui_page import page_while_asking
+from support.client_uis import page_while_asking
 
 from elicitkit.client.terminal import TerminalUI
 from elicitkit.client.ui import Decline, UrlQuestion

@@ -11,13 +11,10 @@ import re
 from typing import Any
 
 import pytest
-from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
-from support.web_ui_page import BOOKING, page_while_asking
+from support.client_uis import BOOKING, page_while_asking, terminal_ui
 
-from elicitkit.client.terminal import TerminalUI
 from elicitkit.client.ui import Accept, FormQuestion
 from elicitkit.i18n import speaking, translator
 from elicitkit.schema import ValidationProblem, validate
@@ -105,14 +102,8 @@ async def test_the_chinese_web_form_shows_the_clients_problems_in_chinese() -> N
 async def test_the_chinese_terminal_form_shows_the_clients_problems_in_chinese() -> None:
     problems = tuple(validate(SCHEMA, {"name": "Ann", "size": 40}))
     question = FormQuestion("Bistro", "Book?", SCHEMA, {"name": "Ann", "size": 40}, problems)
-    drawn, screens = io.StringIO(), io.StringIO()
     with create_pipe_input() as pipe:
-        ui = TerminalUI(
-            input=pipe,
-            output=Vt100_Output(screens, lambda: Size(rows=30, columns=120), term="xterm"),
-            console=Console(file=drawn, width=120),
-            locale="zh_CN",
-        )
+        ui, drawn, screens = terminal_ui(pipe, "zh_CN")
         pipe.send_text("\r" + "\x7f\x7f4\r" + "s")
         reply = await asyncio.wait_for(ui.ask_form(question), 10)
     assert reply == Accept({"name": "Ann", "size": 4})

@@ -1,11 +1,12 @@
-"""What the web client's page shows while it asks a question, for tests that read its HTML.
+"""The client UIs as tests drive them: the web client's page while it asks, a terminal UI on a pipe.
 
-from support.web_ui_page import BOOKING, page_while_asking
+from support.client_uis import BOOKING, page_while_asking, terminal_ui
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -37,3 +38,22 @@ async def page_while_asking(
             await asyncio.sleep(0.01)
         task.cancel()
     return html
+
+
+def terminal_ui(pipe: Any, locale: str) -> tuple[Any, io.StringIO, io.StringIO]:
+    """A `TerminalUI` of `locale` reading keys from `pipe` (prompt_toolkit's pipe input): the UI,
+    what its console printed, and what its screens drew (a 30 x 120 xterm)."""
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.output.vt100 import Vt100_Output
+    from rich.console import Console
+
+    from elicitkit.client.terminal import TerminalUI
+
+    drawn, screens = io.StringIO(), io.StringIO()
+    ui = TerminalUI(
+        input=pipe,
+        output=Vt100_Output(screens, lambda: Size(rows=30, columns=120), term="xterm"),
+        console=Console(file=drawn, width=120),
+        locale=locale,
+    )
+    return ui, drawn, screens
