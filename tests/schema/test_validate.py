@@ -281,6 +281,62 @@ def test_the_number_check_agrees_on_any_float(
     assert accepted == (validate_module._number_problem(integer, low, high)(value) is None)
 
 
+@pytest.mark.parametrize("integer", [True, False])
+def test_a_number_field_refuses_exactly_what_its_problem_names(integer: bool) -> None:
+    """`validate` tries pydantic-core's own int and float checks before ours (`_number`): the
+    verdict must still be exactly `_number_problem`'s, with its sentence, for every value."""
+    bounds = [*_BOUNDS, 2**53 + 1]  # an int a float cannot hold: no float comparison with it
+    values = _ODD + [v for b in bounds if b is not None for v in _near(b)]
+    for low in bounds:
+        for high in bounds:
+            prop: dict[str, Any] = {"type": "integer" if integer else "number"}
+            prop.update({k: b for k, b in (("minimum", low), ("maximum", high)) if b is not None})
+            schema = {"type": "object", "properties": {"n": prop}}
+            problem = validate_module._number_problem(integer, low, high)
+            for value in values:
+                expected = problem(value)
+                got = validate(schema, {"n": value})
+                assert [p.code for p in got] == ([] if expected is None else [expected[0]]), (prop, value)
+
+
+def test_subclasses_of_int_and_float_are_the_numbers_they_hold() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 1}}}
+    assert validate(schema, {"n": _Small.ONE}) == []
+    assert [p.code for p in validate(schema, {"n": _Float(1.5)})] == ["wrong-type"]
+    assert [p.code for p in validate(schema, {"n": _Float(2.0)})] == ["too-large"]
+
+
+def test_a_problem_reads_and_copies_like_any_dataclass() -> None:
+    """`validate` writes a problem's English `message` on first read; nothing else may notice."""
+    import dataclasses
+    import pickle
+
+    (problem,) = validate(FORM, answer("age", 151))
+    made = ValidationProblem("age", "too-large", "'age' must be at most 150, not 151.")
+    assert hash(problem) == hash(made) and problem == made
+    assert repr(problem) == repr(made)
+    for twin in (pickle.loads(pickle.dumps(problem)), copy.deepcopy(problem), copy.copy(problem)):
+        assert twin == made and twin.say(str) == made.message
+    assert dataclasses.asdict(problem)["message"] == made.message
+    assert dataclasses.replace(problem, code="x").message == made.message
+    with pytest.raises(AttributeError):
+        problem.nonsense  # noqa: B018
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        problem.message = "changed"  # type: ignore[misc]
+
+
+def test_unknown_keys_are_named_beside_every_other_problem() -> None:
+    """A valid answer is checked by a validator that lets unknown keys pass; one with an unknown
+    key, valid or not, or with a key that is not a string, must still be refused for it."""
+    assert [(p.field, p.code) for p in validate(FORM, {**VALID, "extra": 1})] == [("extra", "unknown-field")]
+    assert {(p.field, p.code) for p in validate(FORM, {**VALID, "age": -1, "zz": 1})} == {
+        ("age", "too-small"),
+        ("zz", "unknown-field"),
+    }
+    assert [p.code for p in validate(FORM, {**VALID, 1: "x"})] == ["unknown-field"]
+    assert validate(FORM, dict(VALID)) == []
+
+
 def test_compiled_validators_are_cached_and_edits_are_noticed() -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}}
     first = validate_module._compiled(schema)

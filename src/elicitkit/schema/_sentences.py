@@ -70,7 +70,9 @@ def sentence(
     choices: str,
     known: str,
 ) -> Sentence:
-    """The code, template, values and terms of one of pydantic's errors, said as elicitkit says it."""
+    """The code, template, values and terms of one of pydantic's errors, said as elicitkit says it.
+
+    `ctx` holds the field's `pattern`, `min_length` and `max_length` (see `_validate._limits`)."""
     if kind in ("extra_forbidden", "invalid_key"):
         if known in ("", "no fields"):  # a form without fields
             return "unknown-field", _NO_FIELDS, {}, ()
@@ -100,7 +102,7 @@ def sentence(
     if kind in ("too_short", "too_long"):
         limit = ctx["min_length" if kind == "too_short" else "max_length"]
         template = _COUNTS[kind, limit == 1]
-        return _COUNT_CODES[kind], template, {"limit": limit, "got": ctx["actual_length"]}, ()
+        return _COUNT_CODES[kind], template, {"limit": limit, "got": len(value)}, ()
     if kind == "literal_error":
         template, params = _listed(_CHOICES[len(loc) > 1], "choices", choices)
         params["got"] = cut(value)

@@ -1,12 +1,13 @@
 """`validate`: strict check of an accepted form answer against its `requestedSchema`.
 
-A schema is compiled once onto a pydantic-core validator (a strict TypedDict that forbids
-unknown keys, with the format and number rules as small validator functions) and cached
+A schema is compiled once onto a pydantic-core validator (a strict TypedDict, with the format,
+number and multi-select rules as small validator functions; unknown keys refused) and cached
 (REQUIREMENTS S-13, C-12). A valid answer costs one pass through that validator; only a
 failing one pays for turning pydantic's errors into sentences.
 
 Strict means JSON types are taken as they are: "5" is not 5, true is not 1, and 5.0 is an
-integer (as JSON Schema says) while 5.5 is not. A multi-select may name each choice once.
+integer (as JSON Schema says) while 5.5 is not; an int or float of a subclass (an `IntEnum`,
+`numpy.float64`) is the number it holds. A multi-select may name each choice once.
 
 Problem codes (stable): `invalid-schema`, `not-an-object`, `unknown-field`, `missing`,
 `wrong-type`, `too-short`, `too-long`, `pattern`, `format`, `not-a-choice`, `too-small`,
@@ -69,6 +70,15 @@ class ValidationProblem:
             return self.message
         return gettext(self.template) % {k: gettext(v) if k in self.terms else v for k, v in self.params}
 
+    def __getattr__(self, name: str) -> Any:
+        # A problem `validate` made writes its English `message` on first read: a UI speaking
+        # another language reads `say()`, and a server often only the `code`.
+        if name == "message" and "params" in self.__dict__:
+            message = self.template % dict(self.params)
+            _set(self, "message", message)
+            return message
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
 
 def validate(schema: Mapping[str, Any], content: Any) -> list[ValidationProblem]:
     """Return every problem with `content`; an empty list means valid. Never raises on JSON input."""
@@ -82,7 +92,15 @@ def validate(schema: Mapping[str, Any], content: Any) -> list[ValidationProblem]
     if validator is None:
         return list(compiled.broken)
     try:
-        validator.validate_python(content)
+        checked = validator.validate_python(content)
+    except ValidationError as exc:
+        if type(content) is dict and content.keys() <= compiled.fields:
+            return _explain(exc, compiled)
+    else:
+        if len(checked) == len(content):  # every key came out again: none was unknown
+            return []
+    try:  # an unknown key, or not an object at all: the validator that names them
+        compiled.naming_unknown_keys().validate_python(content)
     except ValidationError as exc:
         return _explain(exc, compiled)
     return []
@@ -99,10 +117,17 @@ class _BadSchema(Exception):
 
 @dataclass(frozen=True)
 class _Compiled:
-    """A schema ready to check answers: its validator, or the reason it has none."""
+    """A schema ready to check answers: its validator, or the reason it has none.
+
+    `validator` lets unknown keys pass (pydantic-core's own search for them was a fifth of a
+    valid answer's cost): a valid answer had none when every key came out again, and a
+    failing one when its keys are all `fields`; then its errors are the ones a validator
+    that forbids unknown keys gives. Any other answer goes to `naming_unknown_keys()`."""
 
     validator: SchemaValidator | None
     properties: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    fields: frozenset[str] = frozenset()
+    forbidding: CoreSchema | None = None
     broken: tuple[ValidationProblem, ...] = ()
     # Written once with the validator, so a failing answer's sentences cost no schema walk:
     # each field's choices as a sentence shows them, and the list of the form's fields.
@@ -112,6 +137,17 @@ class _Compiled:
     # For each field one of our own checks guards (formats, numbers, duplicates): what it says
     # about a value the check refused. The check itself only says no, which keeps raising cheap.
     said: dict[str, _Said] = field(default_factory=dict)
+    # Each field's pattern and length bounds: what pydantic's error context would repeat, read
+    # here instead (asking pydantic for the context doubles the cost of `exc.errors()`).
+    limits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _forbids: list[SchemaValidator] = field(default_factory=list)  # built on first need, then kept
+
+    def naming_unknown_keys(self) -> SchemaValidator:
+        """The validator that refuses unknown keys (and anything not a JSON object), by name."""
+        if not self._forbids:
+            assert self.forbidding is not None
+            self._forbids.append(SchemaValidator(self.forbidding))
+        return self._forbids[0]
 
 
 # -- the cache -------------------------------------------------------------------------------
@@ -181,7 +217,8 @@ def _compile(schema: Any) -> _Compiled:
             name: cs.typed_dict_field(_field_schema(name, prop, said), required=name in required)
             for name, prop in properties.items()
         }
-        core = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
+        core = cs.typed_dict_schema(fields, extra_behavior="ignore", strict=True)
+        forbidding = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
         choices = {
             name: cut_list(choices_of(prop, kind) or [])
             for name, prop in properties.items()
@@ -189,8 +226,19 @@ def _compile(schema: Any) -> _Compiled:
         }
         known = cut_list(list(properties)) or "no fields"
         shown = {name: cut(name) for name in properties}
+        limits = {name: _limits(name, prop) for name, prop in properties.items()}
         validator = SchemaValidator(core)
-        return _Compiled(validator, properties, choices=choices, known=known, shown=shown, said=said)
+        return _Compiled(
+            validator,
+            properties,
+            frozenset(properties),
+            forbidding,
+            choices=choices,
+            known=known,
+            shown=shown,
+            said=said,
+            limits=limits,
+        )
     except _BadSchema as exc:
         return _invalid(exc.field, exc.message)
     except (SchemaError, RecursionError) as exc:  # pragma: no cover - belt and braces
@@ -241,7 +289,7 @@ def _field_schema(name: str, prop: Mapping[str, Any], said: dict[str, _Said]) ->
     if kind in ("number", "integer"):
         low, high = _bound(name, prop, "minimum"), _bound(name, prop, "maximum")
         said[name] = _number_problem(kind == "integer", low, high)
-        return cs.no_info_plain_validator_function(_number_check(kind == "integer", low, high))
+        return _number(kind == "integer", low, high)
     if kind == "boolean":
         return cs.bool_schema(strict=True)
     choices = _choices(name, prop, kind)
@@ -292,6 +340,16 @@ def _count(name: str, prop: Mapping[str, Any], keyword: str) -> int | None:
     return value
 
 
+def _limits(name: str, prop: Mapping[str, Any]) -> dict[str, Any]:
+    """A field's pattern and length bounds, named as in pydantic's error context."""
+    many = prop.get("type") == "array"
+    return {
+        "pattern": prop.get("pattern"),
+        "min_length": _count(name, prop, "minItems" if many else "minLength"),
+        "max_length": _count(name, prop, "maxItems" if many else "maxLength"),
+    }
+
+
 def _bound(name: str, prop: Mapping[str, Any], keyword: str) -> int | float | None:
     value = prop.get(keyword)
     if value is None or type(value) is int or (type(value) is float and math.isfinite(value)):
@@ -339,8 +397,11 @@ def _choices(name: str, prop: Mapping[str, Any], kind: Kind) -> list[str]:
 # field's entry in `_Compiled.said` what is wrong with the value (a failing answer's cold path).
 
 
+_REFUSED = "refused by elicitkit's check of this field"
+
+
 def _refused() -> PydanticCustomError:
-    return PydanticCustomError("elicitkit", "refused by elicitkit's check of this field")
+    return PydanticCustomError("elicitkit", _REFUSED)
 
 
 _TOO_SMALL = noop("%(name)s must be at least %(low)s, not %(got)s.")
@@ -348,15 +409,52 @@ _TOO_LARGE = noop("%(name)s must be at most %(high)s, not %(got)s.")
 _DUPLICATE = noop("%(name)s names %(repeated)s more than once; pick each choice once.")
 
 
+def _number(integer: bool, low: float | None, high: float | None) -> CoreSchema:
+    """A number field: pydantic-core's own checks first, our Python check for what they refuse.
+
+    The native choices accept only values the Python check accepts too (an int in the bounds;
+    for a number field, a finite float in bounds that a float compares with exactly), so the
+    verdict is always the Python check's; it is called only for the rest (a whole float in an
+    integer field, a huge bound, and every value that is refused). Either way a refusal is our
+    bare "elicitkit" error, explained by `_number_problem`."""
+    fast: list[CoreSchema] = [
+        cs.int_schema(strict=True, ge=_whole(low, math.ceil), le=_whole(high, math.floor))
+    ]
+    if not integer and _exact_float(low) and _exact_float(high):
+        floats = cs.float_schema(
+            strict=True,
+            allow_inf_nan=False,
+            ge=None if low is None else float(low),
+            le=None if high is None else float(high),
+        )
+        fast.append(cs.chain_schema([cs.is_instance_schema(float), floats]))
+    check = cs.no_info_plain_validator_function(_number_check(integer, low, high))
+    return cs.union_schema(
+        [*fast, check], mode="left_to_right", custom_error_type="elicitkit", custom_error_message=_REFUSED
+    )
+
+
+def _whole(bound: float | None, rounded: Callable[[float], int]) -> int | None:
+    """The bound an int meets exactly when it meets `bound` (ceil for a minimum, floor for a maximum)."""
+    return bound if bound is None or type(bound) is int else rounded(bound)
+
+
+def _exact_float(bound: float | None) -> bool:
+    """Whether a float comparison with `bound` is exact (an int past 2**53 may not be)."""
+    try:
+        return bound is None or float(bound) == bound
+    except OverflowError:
+        return False
+
+
 def _number_problem(integer: bool, low: float | None, high: float | None) -> _Said:
     wanted = noop("an integer") if integer else noop("a number")
 
     def problem(value: Any) -> Sentence | None:
-        kind = type(value)
-        if kind is float:
+        if isinstance(value, float):
             if not math.isfinite(value) or (integer and not value.is_integer()):
                 return "wrong-type", NOT_A, {"wanted": wanted, "got": cut(value)}, ("wanted",)
-        elif kind is not int:
+        elif not isinstance(value, int) or isinstance(value, bool):
             return "wrong-type", NOT_A, {"wanted": wanted, "got": json_type(value)}, ("wanted", "got")
         if low is not None and value < low:
             return "too-small", _TOO_SMALL, {"low": low, "got": cut(value)}, ()
@@ -371,11 +469,14 @@ def _number_check(integer: bool, low: float | None, high: float | None) -> Calla
     """`_number_problem`'s verdict in one call (tests/schema/test_validate.py holds them equal)."""
 
     def check(value: Any) -> Any:
-        kind = type(value)
         if (
             (
-                kind is int
-                or (kind is float and math.isfinite(value) and not (integer and not value.is_integer()))
+                (isinstance(value, int) and not isinstance(value, bool))
+                or (
+                    isinstance(value, float)
+                    and math.isfinite(value)
+                    and not (integer and not value.is_integer())
+                )
             )
             and (low is None or value >= low)
             and (high is None or value <= high)
@@ -428,7 +529,7 @@ def _repeated(values: list[str]) -> Sentence:
 def _explain(exc: ValidationError, compiled: _Compiled) -> list[ValidationProblem]:
     problems: list[ValidationProblem] = []
     said, shown = compiled.said, compiled.shown
-    for error in exc.errors(include_url=False):
+    for error in exc.errors(include_url=False, include_context=False):
         loc, kind, value = error["loc"], error["type"], error.get("input")
         if not loc:
             problems.append(
@@ -439,7 +540,12 @@ def _explain(exc: ValidationError, compiled: _Compiled) -> list[ValidationProble
         # One of ours refused the value: the field says what is wrong (never None when it refused).
         sentence_ = said[name](value) if kind == "elicitkit" and name in said else None
         code, template, params, terms = sentence_ or sentence(
-            kind, error.get("ctx") or {}, value, loc, compiled.choices.get(name or "", ""), compiled.known
+            kind,
+            compiled.limits.get(name or "", {}),
+            value,
+            loc,
+            compiled.choices.get(name or "", ""),
+            compiled.known,
         )
         values = {"name": (shown.get(name) if name is not None else None) or cut(loc[0])}
         for key, item in params.items():
@@ -459,18 +565,12 @@ def _problem(
     """A problem whose English is `template` with `values`; `say` translates it (terms too).
 
     Made without the frozen dataclass's `__init__`, which sets each of the six fields through
-    `object.__setattr__`: that was a third of a failing answer's Python time."""
+    `object.__setattr__` (a third of a failing answer's Python time), and without its English
+    `message` until that is read (see `ValidationProblem.__getattr__`)."""
     problem = _new(ValidationProblem)
     _set(
         problem,
         "__dict__",
-        {
-            "field": field,
-            "code": code,
-            "message": template % values,
-            "template": template,
-            "params": tuple(values.items()),
-            "terms": terms,
-        },
+        {"field": field, "code": code, "template": template, "params": tuple(values.items()), "terms": terms},
     )
     return problem
