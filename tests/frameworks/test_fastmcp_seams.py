@@ -57,6 +57,23 @@ def test_the_sdk_facade_refuses_a_fastmcp_server_at_once() -> None:
         Elicitation(object())  # type: ignore[arg-type]
 
 
+def test_the_flows_it_makes_are_typed_for_fastmcp_and_need_url_mode() -> None:
+    """`secret()` and `oauth()` return the FastMCP-typed classes (a type checker sees FastMCP's
+    `Context` accepted); without URL mode both say how to get it."""
+    import elicitkit.fastmcp as on_fastmcp
+    from elicitkit.server import UrlModeError
+
+    elicit = Elicitation(FastMCP("flows"), url_mode=url_mode())
+    secret = elicit.secret("k", title="Key", message="Your key.")
+    connection = elicit.oauth("cal", service="Calendar", issuer="https://as.example", client_id="c")
+    assert type(secret) is on_fastmcp.Secret and type(connection) is on_fastmcp.OAuthConnection
+    bare = Elicitation(FastMCP("bare"))
+    with pytest.raises(UrlModeError, match="url_mode=UrlMode"):
+        bare.secret("k", title="Key", message="Your key.")
+    with pytest.raises(UrlModeError, match="url_mode=UrlMode"):
+        bare.oauth("cal", service="Calendar", issuer="https://as.example", client_id="c")
+
+
 def test_oauth_login_without_its_verifier_is_refused_at_once() -> None:
     from elicitkit.server import OAuthLogin, UrlModeError
 

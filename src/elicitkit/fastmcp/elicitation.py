@@ -24,7 +24,7 @@ from fastmcp import FastMCP
 from starlette.routing import Route
 
 from elicitkit.fastmcp import _bridge
-from elicitkit.fastmcp.flows import AnyContext, Secret
+from elicitkit.fastmcp.flows import AnyContext, OAuthConnection, Secret
 from elicitkit.server import Elicitation as _SdkElicitation
 from elicitkit.server import FormOutcome, OAuthLogin, SecretValidator, UrlMode, UrlModeError, Wait
 
@@ -103,6 +103,9 @@ class Elicitation(_SdkElicitation):
         )
         return outcome
 
+    secret_class = Secret
+    oauth_class = OAuthConnection
+
     def secret(
         self,
         name: str,
@@ -118,20 +121,22 @@ class Elicitation(_SdkElicitation):
         Raises:
             UrlModeError: this `Elicitation` was created without `url_mode=`.
         """
-        if self.url_mode is None:
-            raise UrlModeError(
-                "Secrets are asked for in URL mode, and this Elicitation has none: create it with "
-                "Elicitation(server, url_mode=UrlMode(...))."
-            )
-        return Secret(
-            self.url_mode,
-            name,
-            title=title,
-            message=message,
-            description=description,
-            validator=validator,
-            wait=wait,
+        made = super().secret(
+            name, title=title, message=message, description=description, validator=validator, wait=wait
         )
+        assert isinstance(made, Secret)  # secret_class
+        return made
+
+    def oauth(self, name: str, **options: Any) -> OAuthConnection:
+        """A URL-mode `OAuthConnection` for this server's tools: `await conn.token(ctx)` with
+        FastMCP's `ctx`. `options` are `elicitkit.server.OAuthConnection`'s.
+
+        Raises:
+            UrlModeError: this `Elicitation` was created without `url_mode=`.
+        """
+        made = super().oauth(name, **options)
+        assert isinstance(made, OAuthConnection)  # oauth_class
+        return made
 
 
 def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:

@@ -27,7 +27,7 @@ a question must be safe to run again). Every answer is checked strictly before t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitRequestFormParams
@@ -57,6 +57,12 @@ class Elicitation:
     across 2026-07-28 rounds, and mounts `url_mode`'s pages when one is given; `timeout` is the
     default for every question (None: no limit).
     """
+
+    # The flow classes `secret()` and `oauth()` make: a framework's own `Elicitation` (FastMCP's)
+    # names its subclasses here, typed for its `Context`. None: `OAuthConnection`, loaded when
+    # first used (it needs the `oauth` extra).
+    secret_class: ClassVar[type[Secret]] = Secret
+    oauth_class: ClassVar[type[OAuthConnection] | None] = None
 
     def __init__(
         self, server: MCPServer[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
@@ -91,7 +97,7 @@ class Elicitation:
                 "Secrets are asked for in URL mode, and this Elicitation has none: create it with "
                 "Elicitation(server, url_mode=UrlMode(...))."
             )
-        return Secret(
+        return self.secret_class(
             self.url_mode,
             name,
             title=title,
@@ -115,9 +121,12 @@ class Elicitation:
                 "Third-party accounts are connected in URL mode, and this Elicitation has none: create "
                 "it with Elicitation(server, url_mode=UrlMode(...))."
             )
-        from elicitkit.server.oauth import OAuthConnection
+        connection = self.oauth_class
+        if connection is None:
+            from elicitkit.server.oauth import OAuthConnection
 
-        return OAuthConnection(self.url_mode, name, **options)
+            connection = OAuthConnection
+        return connection(self.url_mode, name, **options)
 
     def supports(self, ctx: Context[Any, Any], mode: Mode = "form") -> bool:
         """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""
