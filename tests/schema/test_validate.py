@@ -351,6 +351,17 @@ def test_compiled_validators_are_cached_and_edits_are_noticed() -> None:
     assert [p.code for p in validate(schema, {})] == ["missing"]
 
 
+def test_an_edit_right_after_the_first_check_is_noticed() -> None:
+    """A schema seen once is remembered without a snapshot; the next check must still see an edit."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}}
+    assert validate(schema, {"n": 4}) == []
+    schema["properties"]["n"]["maximum"] = 3
+    assert [p.code for p in validate(schema, {"n": 4})] == ["too-large"]
+    assert [p.code for p in validate(schema, {"n": 4})] == ["too-large"]  # now known by identity
+    schema["properties"]["n"]["maximum"] = 9
+    assert validate(schema, {"n": 4}) == []
+
+
 def test_cache_is_bounded() -> None:
     for i in range(validate_module._CACHE_SIZE + 10):
         validate({"type": "object", "properties": {"n": {"type": "integer", "maximum": i}}}, {"n": 0})

@@ -153,9 +153,10 @@ class _Compiled:
 # -- the cache -------------------------------------------------------------------------------
 #
 # Compiled validators are kept by a canonical JSON dump of their schema (sorted keys), so equal
-# schemas built anew share one. In front of that, the schema objects seen last are remembered
-# by identity, confirmed by equality with a snapshot (so a schema edited in place is noticed):
-# this spares the common case, one schema object checked many times, the cost of the dump.
+# schemas built anew share one. In front of that, the schema objects seen more than once are
+# remembered by identity, confirmed by equality with a snapshot (so a schema edited in place is
+# noticed): this spares the common case, one schema object checked many times, the cost of the
+# dump, without making every other schema pay for a snapshot.
 
 _by_json: OrderedDict[str, _Compiled] = OrderedDict()
 _by_id: OrderedDict[int, tuple[Any, Any, _Compiled]] = OrderedDict()
@@ -182,7 +183,10 @@ def _compiled(schema: Any) -> _Compiled:
     if compiled is None:
         compiled = _compile(json.loads(json.dumps(schema, default=_plain)))
         _remember(_by_json, canonical, compiled)
-    _remember(_by_id, id(schema), (schema, _snapshot(schema, canonical), compiled))
+    # A schema object seen for the first time gets no snapshot (most are seen once: a request's
+    # schema, read from the wire); one seen again is from then on known by identity.
+    again = entry is not None and entry[0] is schema
+    _remember(_by_id, id(schema), (schema, _snapshot(schema, canonical) if again else None, compiled))
     return compiled
 
 
