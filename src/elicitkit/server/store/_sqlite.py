@@ -35,12 +35,19 @@ CREATE TABLE IF NOT EXISTS records (
     expires_at REAL NOT NULL,
     details TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS records_state_expiry ON records (state, expires_at);
+DROP INDEX IF EXISTS records_state_expiry;
+CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at);
 CREATE INDEX IF NOT EXISTS records_user ON records (issuer, subject, state);
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS once (key TEXT PRIMARY KEY, data BLOB NOT NULL, deadline REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, token TEXT NOT NULL, deadline REAL NOT NULL);
 """
+
+# Only `records_user` (what `count_active` reads) holds `state`: every state change rewrites an
+# index entry that holds it, one more page in the WAL per write (and so more checkpointing) for
+# each such index. `sweep` finds expired records by `records_expiry` (expires_at never changes)
+# and finished ones by a scan, which it did in effect before, through the finished states'
+# range of the `records_state_expiry` that files made by older versions had (dropped on open).
 
 _COLUMNS = "id, issuer, subject, client_id, flow, message, state, created_at, updated_at, expires_at, details"
 
