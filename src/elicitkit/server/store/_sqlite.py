@@ -263,9 +263,9 @@ class SQLiteStore:
                 await db.close()
 
 
-@functools.cache
+@functools.lru_cache(maxsize=32)
 def _transition_sql(states: int, unexpired: bool, owned: bool) -> str:
-    """The conditional UPDATE of `transition`: a handful of shapes, each built once."""
+    """The conditional UPDATE of `transition`: a handful of shapes, each built once (bounded)."""
     marks = ", ".join("?" * states)
     sql = f"UPDATE records SET state = ?, updated_at = ? WHERE id = ? AND state IN ({marks})"  # noqa: S608
     if unexpired:
