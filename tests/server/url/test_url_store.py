@@ -203,6 +203,49 @@ async def test_sqlite_wal_stays_bounded_under_many_writes(tmp_path: Path) -> Non
     await store.close()
 
 
+async def test_sqlite_opening_a_link_rewrites_one_index_page(tmp_path: Path) -> None:
+    """pending -> opened (every link's first visit) changes `state` in the row and in the one
+    index that holds it (`count_active`'s), so each write adds two pages to the WAL, not three."""
+    path = tmp_path / "pages.sqlite3"
+    store = SQLiteStore(path)
+    records = [_record() for _ in range(200)]
+    for record in records:
+        await store.create(record)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # an empty WAL: what follows is the opens alone
+    page = other.execute("PRAGMA page_size").fetchone()[0]
+    other.close()
+    wal = path.with_name(path.name + "-wal")
+    assert wal.stat().st_size == 0
+    for record in records:
+        assert await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+    frames = (wal.stat().st_size - 32) / (page + 24)  # the WAL header, then a header per frame
+    assert frames <= 2.2 * len(records), frames
+    await store.close()
+
+
+async def test_sqlite_file_of_an_older_version_loses_its_state_index(tmp_path: Path) -> None:
+    """A file made before `records_expiry` still opens with its records; the index on (state,
+    expires_at) that cost a WAL page per state change is dropped, the new ones are there."""
+    path = tmp_path / "old.sqlite3"
+    store = SQLiteStore(path)
+    kept = _record()
+    await store.create(kept)
+    await store.close()
+    old = sqlite3.connect(path, isolation_level=None)
+    old.execute("DROP INDEX records_expiry")
+    old.execute("CREATE INDEX records_state_expiry ON records (state, expires_at)")
+    old.close()
+    reopened = SQLiteStore(path)
+    assert await reopened.get(kept.id) == kept
+    assert await reopened.count_active(ALICE) == 1
+    await reopened.close()
+    indexes = sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+    names = {row[0] for row in indexes}
+    assert "records_state_expiry" not in names
+    assert {"records_expiry", "records_user"} <= names
+
+
 def test_default_path_is_per_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert SQLiteStore().path == tmp_path / "elicitkit" / "elicitkit.sqlite3"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import sqlite3
@@ -35,12 +36,19 @@ CREATE TABLE IF NOT EXISTS records (
     expires_at REAL NOT NULL,
     details TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS records_state_expiry ON records (state, expires_at);
+DROP INDEX IF EXISTS records_state_expiry;
+CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at);
 CREATE INDEX IF NOT EXISTS records_user ON records (issuer, subject, state);
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS once (key TEXT PRIMARY KEY, data BLOB NOT NULL, deadline REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, token TEXT NOT NULL, deadline REAL NOT NULL);
 """
+
+# Only `records_user` (what `count_active` reads) holds `state`: every state change rewrites an
+# index entry that holds it, one more page in the WAL per write (and so more checkpointing) for
+# each such index. `sweep` finds expired records by `records_expiry` (expires_at never changes)
+# and finished ones by a scan, which it did in effect before, through the finished states'
+# range of the `records_state_expiry` that files made by older versions had (dropped on open).
 
 _COLUMNS = "id, issuer, subject, client_id, flow, message, state, created_at, updated_at, expires_at, details"
 
@@ -83,14 +91,17 @@ class SQLiteStore:
     async def _turn_on(self) -> AsyncIterator[aiosqlite.Connection]:
         """The worker's connection (opened on first use), this operation's alone until the block ends."""
         async with self._turn:
-            if self._db is None:
-                self._db = await self._open()
-            yield self._db
+            yield self._db if self._db is not None else await self._first_open()
+
+    async def _first_open(self) -> aiosqlite.Connection:
+        self._db = await self._open()
+        return self._db
 
     async def _run(self, sql: str, params: Any, *, write: bool = True) -> list[Any]:
         """One statement with its rows, committed as it completes: on the event loop when the
         file's lock is free, else (and for every `_CHECKPOINT_EVERY`th write) on the worker."""
-        async with self._turn_on() as db:
+        async with self._turn:  # `_turn_on` by hand: no generator per statement
+            db = self._db if self._db is not None else await self._first_open()
             here = self._loop_db
             if write:
                 self._writes += 1
@@ -172,19 +183,12 @@ class SQLiteStore:
         if not states:
             return None
         now = time.time()
-        sql = (
-            f"UPDATE records SET state = ?, updated_at = ? WHERE id = ? "  # noqa: S608
-            f"AND state IN ({', '.join('?' * len(states))})"
-        )
         params: list[Any] = [to, now, elicitation_id, *states]
         if to != "expired":
-            sql += " AND expires_at > ?"
             params.append(now)
         if user is not None:
-            sql += " AND issuer = ? AND subject = ?"
             params += [user.issuer, user.subject]
-        sql += f" RETURNING {_COLUMNS}"
-        rows = await self._run(sql, params)
+        rows = await self._run(_transition_sql(len(states), to != "expired", user is not None), params)
         return Record.from_row(rows[0]) if rows else None
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
@@ -257,6 +261,18 @@ class SQLiteStore:
             if self._db is not None:
                 db, self._db = self._db, None
                 await db.close()
+
+
+@functools.lru_cache(maxsize=32)
+def _transition_sql(states: int, unexpired: bool, owned: bool) -> str:
+    """The conditional UPDATE of `transition`: a handful of shapes, each built once (bounded)."""
+    marks = ", ".join("?" * states)
+    sql = f"UPDATE records SET state = ?, updated_at = ? WHERE id = ? AND state IN ({marks})"  # noqa: S608
+    if unexpired:
+        sql += " AND expires_at > ?"
+    if owned:
+        sql += " AND issuer = ? AND subject = ?"
+    return f"{sql} RETURNING {_COLUMNS}"
 
 
 async def _switch_to_wal(db: aiosqlite.Connection, within: float = 5.0) -> None:
