@@ -19,7 +19,7 @@ import time
 import warnings
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
@@ -94,7 +94,7 @@ class Record:
     @classmethod
     def from_row(cls, row: Any) -> Record:
         """A record read back from a SQL row of `row()`'s column order (details as JSON text)."""
-        return cls(
+        return cls.restored(
             id=row[0],
             user=User(issuer=row[1], subject=row[2]),
             client_id=row[3],
@@ -104,8 +104,23 @@ class Record:
             created_at=row[7],
             updated_at=row[8],
             expires_at=row[9],
-            details=json.loads(row[10]),
+            details=json.loads(row[10]) if row[10] != "{}" else {},
         )
+
+    @classmethod
+    def restored(cls, **values: Any) -> Record:
+        """A record a store read back, from every one of its fields (the backends' way in).
+
+        All at once, without the frozen dataclass's `__init__`, which sets each field through
+        `object.__setattr__`: that was most of reading a record back on a page's path."""
+        record = object.__new__(cls)
+        if values.keys() != _RECORD_FIELDS:
+            missing, extra = sorted(_RECORD_FIELDS - values.keys()), sorted(values.keys() - _RECORD_FIELDS)
+            raise TypeError(
+                f"Record.restored takes every field of a Record: missing {missing}, unknown {extra}"
+            )
+        record.__dict__.update(values)
+        return record
 
     def row(self) -> tuple[Any, ...]:
         """The record as a SQL row, in the column order the SQL backends share (details as JSON)."""
@@ -130,6 +145,9 @@ class Record:
         if self.state in ACTIVE and now >= self.expires_at:
             return replace(self, state="expired")
         return self
+
+
+_RECORD_FIELDS = frozenset(f.name for f in fields(Record))
 
 
 @runtime_checkable
