@@ -265,6 +265,38 @@ async def test_sqlite_file_of_an_older_version_loses_its_state_index(tmp_path: P
     assert {"records_expiry", "records_user"} <= names
 
 
+async def test_sqlite_a_new_file_has_small_pages_and_an_old_one_keeps_its_own(tmp_path: Path) -> None:
+    """A state change writes whole pages to the WAL (and each again at the checkpoint): a new
+    file uses 1 KiB pages, a quarter of SQLite's default, so opening a link writes about 2 KiB.
+    A file made with 4 KiB pages (by an older version) keeps them and works as before."""
+    path = tmp_path / "small.sqlite3"
+    store = SQLiteStore(path)
+    records = [_record() for _ in range(100)]
+    for record in records:
+        await store.create(record)
+    other = sqlite3.connect(path, isolation_level=None)
+    assert other.execute("PRAGMA page_size").fetchone()[0] == 1024
+    other.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    other.close()
+    for record in records:
+        assert await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+    written = path.with_name(path.name + "-wal").stat().st_size / len(records)
+    assert written <= 2.2 * (1024 + 24), written
+    await store.close()
+
+    old_path = tmp_path / "big.sqlite3"
+    old = sqlite3.connect(old_path, isolation_level=None)
+    old.execute("PRAGMA page_size=4096")
+    old.execute("PRAGMA journal_mode=WAL")
+    old.close()
+    reopened = SQLiteStore(old_path)
+    kept = _record()
+    await reopened.create(kept)
+    assert await reopened.transition(kept.id, from_states={"pending"}, to="opened", user=ALICE)
+    await reopened.close()
+    assert sqlite3.connect(old_path).execute("PRAGMA page_size").fetchone()[0] == 4096
+
+
 def test_default_path_is_per_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert SQLiteStore().path == tmp_path / "elicitkit" / "elicitkit.sqlite3"

@@ -62,6 +62,10 @@ def default_store_path() -> Path:
 # (copies it into the file and syncs, milliseconds of disk) when it has grown past SQLite's
 # default 1,000 pages; the event loop's connection never checkpoints.
 _CHECKPOINT_EVERY = 64
+# Every state change writes whole pages to the WAL (a table page and an index page), and each
+# of them reaches the disk again at the checkpoint: with records of a few hundred bytes, 1 KiB
+# pages write a quarter of what SQLite's default 4 KiB pages do, for the same rows.
+_PAGE_SIZE = 1024
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
@@ -133,6 +137,7 @@ class SQLiteStore:
         _let_exit_without_close(connecting)
         db = await connecting
         await db.execute("PRAGMA busy_timeout=5000")
+        await db.execute(f"PRAGMA page_size={_PAGE_SIZE}")  # a new file only; an old one keeps its own
         await _switch_to_wal(db)
         await db.execute("PRAGMA synchronous=NORMAL")
         await db.executescript(_SCHEMA)
