@@ -22,6 +22,7 @@ from elicitkit.server.store._redis import RedisStore
 from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
+BOB = User("https://as.example", "bob")
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -328,6 +329,50 @@ async def test_a_record_as_earlier_versions_wrote_it_still_reads_and_moves(store
         record.id, ALICE, record.message, record.expires_at
     )  # fmt: skip
     assert await store.get(record.id) == moved
+
+
+@pytest.mark.parametrize("layout", ["another field order", "a hashtable"])
+async def test_a_record_in_any_field_order_or_encoding_moves_alike(store: RedisStore, layout: str) -> None:
+    """The transition reads a record by position when its fields come back in the order the
+    create script writes them (a small hash keeps that order) and by name otherwise: a hash
+    written in another order, or with a value long enough that Redis keeps it as a hashtable
+    (arbitrary order), is checked and answered exactly the same."""
+    long = layout == "a hashtable"
+    record = Record.new(ALICE, "client-1", "weather-key", "m" * 100 if long else "short", ttl=600)
+    key = store._record_key(record.id)
+    if long:
+        await store.create(record)
+    else:  # the create script's fields, last first
+        fields = {"op": "an-op", "issuer": ALICE.issuer, "subject": ALICE.subject}
+        fields |= {"client_id": record.client_id, "flow": record.flow, "message": record.message}
+        fields |= {"state": "pending", "created_at": repr(record.created_at)}
+        fields |= {"updated_at": repr(record.updated_at), "expires_at": repr(record.expires_at)}
+        await store.client.hset(key, mapping=dict(reversed({**fields, "details": "{}"}.items())))
+        await store.client.zadd(f"{store.prefix}records:active", {record.id: record.expires_at})
+    encoding = (await store.client.object("encoding", key)).decode()
+    assert encoding == ("hashtable" if long else "listpack")
+    order = [name.decode() for name in (await store.client.hgetall(key))]
+    assert order[:2] != ["op", "issuer"]  # not the create script's order: read by name
+
+    assert await store.transition(record.id, from_states={"pending"}, to="opened", user=BOB) is None
+    assert await store.transition(record.id, from_states={"opened"}, to="completed", user=ALICE) is None
+    moved = await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+    assert moved == dataclasses.replace(record, state="opened", updated_at=moved.updated_at if moved else 0)
+    done = await store.transition(record.id, from_states={"opened"}, to="completed", user=ALICE)
+    assert done is not None and done.state == "completed" and done.message == record.message
+    assert await store.get(record.id) == done
+
+
+def test_a_record_read_back_sets_every_field_of_record() -> None:
+    """`_from_values` fills the frozen dataclass in one step: it must set exactly Record's fields."""
+    values = [b"https://as.example", b"alice", b"c", b"f", b"m", b"opened", b"1.5", b"2.5", b"3.5"]
+    read = RedisStore._from_values("id-1", [*values, b'{"a": 1}'])
+    assert set(vars(read)) == {field.name for field in dataclasses.fields(Record)}
+    assert read == Record(
+        id="id-1", user=ALICE, client_id="c", flow="f", message="m", state="opened",
+        created_at=1.5, updated_at=2.5, expires_at=3.5, details={"a": 1},
+    )  # fmt: skip
+    assert RedisStore._from_values("id-1", [*values, b"{}"], BOB).user == ALICE  # never another's
 
 
 async def test_keys_carry_ttls_so_an_unswept_store_still_forgets(store: RedisStore) -> None:

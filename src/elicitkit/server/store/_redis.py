@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import secrets
 import time
 import zlib
@@ -30,7 +31,7 @@ from redis.asyncio import Redis, RedisCluster
 
 from elicitkit.server.errors import StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record, State
-from elicitkit.server.store._redis_lua import CREATE, FIELDS, RELEASE, SWEEP, SWEEP_BATCH, TRANSITION
+from elicitkit.server.store._redis_lua import CREATE, FIELDS, RELEASE, SWEEP, SWEEP_BATCH, TRANSITION, packed
 from elicitkit.server.user import User
 
 __all__ = ["CLUSTER_SLOTS", "COMPLETIONS_CHANNEL", "RedisStore", "shard_channel", "shard_channels"]
@@ -81,12 +82,6 @@ def _text(value: bytes | str) -> str:
 
 def _num(value: float) -> str:
     return repr(float(value))  # exact round trip of the float, and readable by Lua's tonumber
-
-
-def _packed(values: list[str]) -> str:
-    """The one argument the create and transition scripts take: their values as a JSON array of
-    strings (the scripts decode it with cjson), so redis-py packs one argument, not 14-16."""
-    return json.dumps(values, ensure_ascii=False)
 
 
 @lru_cache(maxsize=1024)
@@ -196,7 +191,7 @@ class RedisStore:
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)
         for attempt in (1, 2):
             try:
-                if not acked:
+                if not acked or not self.replicas_ack:
                     return await self.client.execute_command(*command)
                 return await self._acked(lambda c: c.execute_command(*command))
             except redis_errors.NoScriptError:
@@ -254,7 +249,7 @@ class RedisStore:
         user = record.user
         values = [
             record.id,
-            secrets.token_hex(8),
+            os.urandom(8).hex(),  # the op mark: a retry of this call is recognised by it
             str(int(self.keep_for * 1000)),
             str(int((record.expires_at + self.keep_for) * 1000)),
             _num(record.expires_at if active else record.updated_at),
@@ -269,12 +264,12 @@ class RedisStore:
             _num(record.created_at),
             _num(record.updated_at),
             _num(record.expires_at),
-            json.dumps(record.details),
+            json.dumps(record.details) if record.details else "{}",
         ]
         keys = [*self._keys(record.id), self._user_key(user, record.id)]
         async with self._reachable():
             try:
-                await self._eval(self._create, keys, [_packed(values)])
+                await self._eval(self._create, keys, [packed(values)])
             except redis_errors.ResponseError as exc:
                 if "DUPLICATE" in str(exc):
                     raise ValueError("record id already exists") from exc
@@ -322,7 +317,7 @@ class RedisStore:
             return None
         values = [
             elicitation_id,
-            secrets.token_hex(8),  # marks this call, so a retry after a lost reply is recognised
+            os.urandom(8).hex(),  # marks this call, so a retry after a lost reply is recognised
             to,
             _num(time.time()),
             "0" if to == "expired" else "1",
@@ -337,8 +332,8 @@ class RedisStore:
         ]
         keys = self._keys(elicitation_id)
         async with self._reachable():
-            reply = await self._eval(self._transition, keys, [_packed(values)])
-        return None if not reply else self._from_values(elicitation_id, reply)
+            reply = await self._eval(self._transition, keys, [packed(values)])
+        return None if not reply else self._from_values(elicitation_id, reply, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now
@@ -408,25 +403,32 @@ class RedisStore:
         return RedisStore._from_values(elicitation_id, [raw.get(name) for name in _FIELD_KEYS])
 
     @staticmethod
-    def _from_values(elicitation_id: str, values: Sequence[bytes | None]) -> Record:
-        """A record from the values of FIELDS in order, as the transition script returns them."""
+    def _from_values(elicitation_id: str, values: Sequence[bytes | None], user: User | None = None) -> Record:
+        """A record from the values of FIELDS in order, as the transition script returns them.
+        `user`, when given, is the one the script checked the record against (same issuer and
+        subject), so it stands for the record's own."""
         if len(values) != len(FIELDS) or None in values:
             raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
         issuer, subject, client_id, flow, message, state, created, updated, expires, details = cast(
             list[bytes], values
         )
-        return Record(
+        if user is None or user.issuer != issuer.decode() or user.subject != subject.decode():
+            user = User(issuer=issuer.decode(), subject=subject.decode())
+        # All of the frozen dataclass's fields in one step, not one object.__setattr__ each (tested)
+        record = object.__new__(Record)
+        record.__dict__.update(
             id=elicitation_id,
-            user=User(issuer=issuer.decode(), subject=subject.decode()),
+            user=user,
             client_id=client_id.decode(),
             flow=flow.decode(),
             message=message.decode(),
-            state=cast(State, state.decode()),
+            state=state.decode(),
             created_at=float(created),
             updated_at=float(updated),
             expires_at=float(expires),
             details={} if details == b"{}" else json.loads(details),
         )
+        return record
 
 
 class _Reachable:

@@ -2,20 +2,41 @@
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring
+from string import Template
+
 # The record's fields, in the order the scripts take their values and return them.
 FIELDS = (
     "issuer", "subject", "client_id", "flow", "message", "state",
     "created_at", "updated_at", "expires_at", "details",
 )  # fmt: skip
 # Written out in the scripts (no table built and unpacked per call): `'issuer', A[7], ...` as
-# HSET takes them, and `f.issuer or false, ...` (false keeps a missing value's place) to reply.
+# HSET takes them.
 _HSET_FIELDS = ", ".join(f"'{name}', A[{7 + i}]" for i, name in enumerate(FIELDS))
-_REPLY = ", ".join(f"f.{name} or false" for name in FIELDS)
+# A hash of at most 128 short values (listpack) keeps its fields in the order they were first
+# written, and HGETALL gives them back so: 'op' then FIELDS, as CREATE writes them. The
+# transition reads such a record by position (h[2] is op, h[4] issuer, ...) after checking every
+# name, which costs far less than building a table of it; any other layout (a value over 64
+# bytes makes Redis switch to a hashtable, whose order is arbitrary; a record written by another
+# version) is first rebuilt into that layout by name.
+_LAYOUT = ("op", *FIELDS)
+_IN_LAYOUT = " and ".join(f"h[{2 * i + 1}] == '{name}'" for i, name in enumerate(_LAYOUT))
+_BY_NAME = ", ".join(f"'{name}', f.{name} or false" for name in _LAYOUT)  # false: missing
+_AT = {name: 2 * i + 2 for i, name in enumerate(_LAYOUT)}  # where each value is in h
+_REPLY_AT = ", ".join(f"h[{_AT[name]}]" for name in FIELDS)
 
 # CREATE and TRANSITION take their values as one JSON array of strings (ARGV[1], decoded with
 # Redis's built-in cjson into A): redis-py packs each argument in Python, so one argument
 # instead of 14-16 is most of the client's cost of a call. Strings, even for numbers, so every
 # value is written byte for byte as before (a Lua number would be reformatted).
+
+
+def packed(values: list[str]) -> str:
+    """The one argument CREATE and TRANSITION take, escaped by the json module's own C escaper:
+    what `json.dumps(values, ensure_ascii=False, separators=(",", ":"))` writes, minus its
+    encoder's Python layers."""
+    return "[" + ",".join(map(encode_basestring, values)) + "]"
+
 
 # KEYS: record, active index, finished index, the user's active index (for count_active).
 # A: id, op, keep_ms, expire_at_ms, score, is_active, then the values of FIELDS in order
@@ -34,8 +55,13 @@ if A[6] == '1' then
   redis.call('ZADD', KEYS[2], A[5], A[1])
   redis.call('PEXPIREAT', KEYS[1], A[4])
   redis.call('ZADD', KEYS[4], A[5], A[1])
-  -- keep_for past the expiry of the user's last record: one ending sooner never shortens it
-  if #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[5], '+inf', 'LIMIT', 0, 1) == 0 then
+  -- keep_for past the expiry of the user's last record: one ending sooner never shortens it.
+  -- Redis 7 says so in one command (GT: only later; NX: a new index has no TTL yet).
+  if redis.REDIS_VERSION_NUM then
+    if redis.call('PEXPIREAT', KEYS[4], A[4], 'GT') == 0 then
+      redis.call('PEXPIREAT', KEYS[4], A[4], 'NX')
+    end
+  elseif #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[5], '+inf', 'LIMIT', 0, 1) == 0 then
     redis.call('PEXPIREAT', KEYS[4], A[4])
   end
 else
@@ -54,25 +80,32 @@ return 1
 # everything the conditions need, and the reply is built from it: every `redis.call` costs
 # about a microsecond or more in a script, and the reply carries no field names. Every script
 # uses only the commands of the documented least-privilege ACL (docs/deployment-redis.md).
-TRANSITION = (
+TRANSITION = Template(
     """
 local A = cjson.decode(ARGV[1])
 local rec = KEYS[1]
 local h = redis.call('HGETALL', rec)
 if #h == 0 then return false end
-local f = {}
-for i = 1, #h, 2 do f[h[i]] = h[i + 1] end
-if f.op ~= A[2] then  -- the same op: a retry of this call whose reply was lost, answer again
+if not ("""
+    + _IN_LAYOUT
+    + """) then
+  local f = {}
+  for i = 1, #h, 2 do f[h[i]] = h[i + 1] end
+  h = {"""
+    + _BY_NAME
+    + """}
+end
+if h[$op] ~= A[2] then  -- the same op: a retry of this call whose reply was lost, answer again
   local allowed = false
   for i = 13, #A do
-    if A[i] == f.state then allowed = true; break end
+    if A[i] == h[$state] then allowed = true; break end
   end
   if not allowed then return false end
-  if A[5] == '1' and tonumber(f.expires_at) <= tonumber(A[4]) then return false end
-  if A[6] == '1' and (f.issuer ~= A[7] or f.subject ~= A[8]) then return false end
+  if A[5] == '1' and tonumber(h[$expires_at]) <= tonumber(A[4]) then return false end
+  if A[6] == '1' and (h[$issuer] ~= A[7] or h[$subject] ~= A[8]) then return false end
   redis.call('HSET', rec, 'state', A[3], 'updated_at', A[4], 'op', A[2])
-  f.state = A[3]
-  f.updated_at = A[4]
+  h[$state] = A[3]
+  h[$updated_at] = A[4]
   if A[10] ~= '1' then
     redis.call('ZREM', KEYS[2], A[1])
     redis.call('ZADD', KEYS[3], A[4], A[1])
@@ -81,10 +114,10 @@ if f.op ~= A[2] then  -- the same op: a retry of this call whose reply was lost,
   end
 end
 return {"""
-    + _REPLY
+    + _REPLY_AT
     + """}
 """
-)
+).substitute(_AT)
 
 # KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix, keep_ms.
 # Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
