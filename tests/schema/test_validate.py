@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pydantic_core import PydanticCustomError
 
 from elicitkit.schema import ValidationProblem, validate
+from elicitkit.schema import _checks as checks
 from elicitkit.schema import _validate as validate_module
 
 FORM: dict[str, Any] = {
@@ -249,13 +250,13 @@ _ODD: list[Any] = [
 
 @pytest.mark.parametrize("integer", [True, False])
 def test_the_number_check_refuses_exactly_what_its_problem_names(integer: bool) -> None:
-    """The check pydantic-core calls says only yes or no; `_explain` asks `_number_problem` why.
+    """The check pydantic-core calls says only yes or no; `_explain` asks `number_problem` why.
     They are two functions (the check is the hot path), so they must agree on every value."""
     values = _ODD + [v for b in _BOUNDS if b is not None for v in _near(b)]
     for low in _BOUNDS:
         for high in _BOUNDS:
-            check = validate_module._number_check(integer, low, high)
-            problem = validate_module._number_problem(integer, low, high)
+            check = checks.number_check(integer, low, high)
+            problem = checks.number_problem(integer, low, high)
             for value in values:
                 try:
                     accepted = check(value) is value
@@ -275,16 +276,16 @@ def test_the_number_check_agrees_on_any_float(
 ) -> None:
     low, high = (b if math.isfinite(b) else None for b in (lowest, highest))
     try:
-        accepted = validate_module._number_check(integer, low, high)(value) is value
+        accepted = checks.number_check(integer, low, high)(value) is value
     except PydanticCustomError:
         accepted = False
-    assert accepted == (validate_module._number_problem(integer, low, high)(value) is None)
+    assert accepted == (checks.number_problem(integer, low, high)(value) is None)
 
 
 @pytest.mark.parametrize("integer", [True, False])
 def test_a_number_field_refuses_exactly_what_its_problem_names(integer: bool) -> None:
-    """`validate` tries pydantic-core's own int and float checks before ours (`_number`): the
-    verdict must still be exactly `_number_problem`'s, with its sentence, for every value."""
+    """`validate` tries pydantic-core's own int and float checks before ours (`_checks.number`): the
+    verdict must still be exactly `number_problem`'s, with its sentence, for every value."""
     bounds = [*_BOUNDS, 2**53 + 1]  # an int a float cannot hold: no float comparison with it
     values = _ODD + [v for b in bounds if b is not None for v in _near(b)]
     for low in bounds:
@@ -292,7 +293,7 @@ def test_a_number_field_refuses_exactly_what_its_problem_names(integer: bool) ->
             prop: dict[str, Any] = {"type": "integer" if integer else "number"}
             prop.update({k: b for k, b in (("minimum", low), ("maximum", high)) if b is not None})
             schema = {"type": "object", "properties": {"n": prop}}
-            problem = validate_module._number_problem(integer, low, high)
+            problem = checks.number_problem(integer, low, high)
             for value in values:
                 expected = problem(value)
                 got = validate(schema, {"n": value})

@@ -24,15 +24,23 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
-from pydantic_core import CoreSchema, PydanticCustomError, SchemaError, SchemaValidator, ValidationError
+from pydantic_core import CoreSchema, SchemaError, SchemaValidator, ValidationError
 from pydantic_core import core_schema as cs
 
 from elicitkit.i18n import noop
-from elicitkit.schema import _formats, _patterns
-from elicitkit.schema._sentences import NOT_A, Sentence, cut, cut_list, json_type, sentence
+from elicitkit.schema import _patterns
+from elicitkit.schema._checks import (
+    ACCEPTS,
+    Said,
+    no_duplicates,
+    not_in_format,
+    number,
+    number_problem,
+    repeated,
+)
+from elicitkit.schema._sentences import cut, cut_list, json_type, sentence
 from elicitkit.schema._subset import (
     ANNOTATIONS,
     FORMATS,
@@ -45,8 +53,6 @@ from elicitkit.schema._subset import (
 )
 
 _CACHE_SIZE = 256
-
-_Said = Callable[[Any], Sentence | None]  # what is wrong with a value one of our checks refused
 
 
 @dataclass(frozen=True)
@@ -136,7 +142,7 @@ class _Compiled:
     shown: dict[str, str] = field(default_factory=dict)  # each field's name as a sentence starts
     # For each field one of our own checks guards (formats, numbers, duplicates): what it says
     # about a value the check refused. The check itself only says no, which keeps raising cheap.
-    said: dict[str, _Said] = field(default_factory=dict)
+    said: dict[str, Said] = field(default_factory=dict)
     # Each field's pattern and length bounds: what pydantic's error context would repeat, read
     # here instead (asking pydantic for the context doubles the cost of `exc.errors()`).
     limits: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -216,7 +222,7 @@ def _compile(schema: Any) -> _Compiled:
     try:
         properties = _top_level(schema)
         required = set(schema.get("required", []))
-        said: dict[str, _Said] = {}
+        said: dict[str, Said] = {}
         fields = {
             name: cs.typed_dict_field(_field_schema(name, prop, said), required=name in required)
             for name, prop in properties.items()
@@ -277,7 +283,7 @@ def _top_level(schema: Any) -> dict[str, Mapping[str, Any]]:
     return properties
 
 
-def _field_schema(name: str, prop: Mapping[str, Any], said: dict[str, _Said]) -> CoreSchema:
+def _field_schema(name: str, prop: Mapping[str, Any], said: dict[str, Said]) -> CoreSchema:
     kind = kind_of(prop)
     if kind is None:
         raise _BadSchema(name, f"Field {name!r} is not one of the form-mode primitive types.")
@@ -292,8 +298,8 @@ def _field_schema(name: str, prop: Mapping[str, Any], said: dict[str, _Said]) ->
         return _string(name, prop, said)
     if kind in ("number", "integer"):
         low, high = _bound(name, prop, "minimum"), _bound(name, prop, "maximum")
-        said[name] = _number_problem(kind == "integer", low, high)
-        return _number(kind == "integer", low, high)
+        said[name] = number_problem(kind == "integer", low, high)
+        return number(kind == "integer", low, high)
     if kind == "boolean":
         return cs.bool_schema(strict=True)
     choices = _choices(name, prop, kind)
@@ -305,11 +311,11 @@ def _field_schema(name: str, prop: Mapping[str, Any], said: dict[str, _Said]) ->
         max_length=_count(name, prop, "maxItems"),
         strict=True,
     )
-    said[name] = _repeated
-    return cs.no_info_after_validator_function(_no_duplicates, items)
+    said[name] = repeated
+    return cs.no_info_after_validator_function(no_duplicates, items)
 
 
-def _string(name: str, prop: Mapping[str, Any], said: dict[str, _Said]) -> CoreSchema:
+def _string(name: str, prop: Mapping[str, Any], said: dict[str, Said]) -> CoreSchema:
     pattern = prop.get("pattern")
     if pattern is not None:
         problem = _patterns.pattern_problem(pattern)
@@ -327,8 +333,8 @@ def _string(name: str, prop: Mapping[str, Any], said: dict[str, _Said]) -> CoreS
         return string
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise _BadSchema(name, f"Field {name!r} has format {fmt!r}; a form can only check {sorted(FORMATS)}.")
-    said[name] = _not_in_format(fmt)
-    return cs.no_info_after_validator_function(_ACCEPTS[fmt], string)
+    said[name] = not_in_format(fmt)
+    return cs.no_info_after_validator_function(ACCEPTS[fmt], string)
 
 
 def _count(name: str, prop: Mapping[str, Any], keyword: str) -> int | None:
@@ -393,138 +399,6 @@ def _choices(name: str, prop: Mapping[str, Any], kind: Kind) -> list[str]:
     if not choices or not all(isinstance(c, str) for c in choices):
         raise _BadSchema(name, f"Field {name!r} must list its choices as a non-empty list of strings.")
     return choices
-
-
-# -- the small validators pydantic-core calls --------------------------------------------------
-#
-# Each only says yes or no: a refusal is a bare "elicitkit" error, and `_explain` asks the
-# field's entry in `_Compiled.said` what is wrong with the value (a failing answer's cold path).
-
-
-_REFUSED = "refused by elicitkit's check of this field"
-
-
-def _refused() -> PydanticCustomError:
-    return PydanticCustomError("elicitkit", _REFUSED)
-
-
-_TOO_SMALL = noop("%(name)s must be at least %(low)s, not %(got)s.")
-_TOO_LARGE = noop("%(name)s must be at most %(high)s, not %(got)s.")
-_DUPLICATE = noop("%(name)s names %(repeated)s more than once; pick each choice once.")
-
-
-def _number(integer: bool, low: float | None, high: float | None) -> CoreSchema:
-    """A number field: pydantic-core's own checks first, our Python check for what they refuse.
-
-    The native choices accept only values the Python check accepts too (an int in the bounds;
-    for a number field, a finite float in bounds that a float compares with exactly), so the
-    verdict is always the Python check's; it is called only for the rest (a whole float in an
-    integer field, a huge bound, and every value that is refused). Either way a refusal is our
-    bare "elicitkit" error, explained by `_number_problem`."""
-    fast: list[CoreSchema] = [
-        cs.int_schema(strict=True, ge=_whole(low, math.ceil), le=_whole(high, math.floor))
-    ]
-    if not integer and _exact_float(low) and _exact_float(high):
-        floats = cs.float_schema(
-            strict=True,
-            allow_inf_nan=False,
-            ge=None if low is None else float(low),
-            le=None if high is None else float(high),
-        )
-        fast.append(cs.chain_schema([cs.is_instance_schema(float), floats]))
-    check = cs.no_info_plain_validator_function(_number_check(integer, low, high))
-    return cs.union_schema(
-        [*fast, check], mode="left_to_right", custom_error_type="elicitkit", custom_error_message=_REFUSED
-    )
-
-
-def _whole(bound: float | None, rounded: Callable[[float], int]) -> int | None:
-    """The bound an int meets exactly when it meets `bound` (ceil for a minimum, floor for a maximum)."""
-    return bound if bound is None or type(bound) is int else rounded(bound)
-
-
-def _exact_float(bound: float | None) -> bool:
-    """Whether a float comparison with `bound` is exact (an int past 2**53 may not be)."""
-    try:
-        return bound is None or float(bound) == bound
-    except OverflowError:
-        return False
-
-
-def _number_problem(integer: bool, low: float | None, high: float | None) -> _Said:
-    wanted = noop("an integer") if integer else noop("a number")
-
-    def problem(value: Any) -> Sentence | None:
-        if isinstance(value, float):
-            if not math.isfinite(value) or (integer and not value.is_integer()):
-                return "wrong-type", NOT_A, {"wanted": wanted, "got": cut(value)}, ("wanted",)
-        elif not isinstance(value, int) or isinstance(value, bool):
-            return "wrong-type", NOT_A, {"wanted": wanted, "got": json_type(value)}, ("wanted", "got")
-        if low is not None and value < low:
-            return "too-small", _TOO_SMALL, {"low": low, "got": cut(value)}, ()
-        if high is not None and value > high:
-            return "too-large", _TOO_LARGE, {"high": high, "got": cut(value)}, ()
-        return None
-
-    return problem
-
-
-def _number_check(integer: bool, low: float | None, high: float | None) -> Callable[[Any], Any]:
-    """`_number_problem`'s verdict in one call (tests/schema/test_validate.py holds them equal)."""
-
-    def check(value: Any) -> Any:
-        if (
-            (
-                (isinstance(value, int) and not isinstance(value, bool))
-                or (
-                    isinstance(value, float)
-                    and math.isfinite(value)
-                    and not (integer and not value.is_integer())
-                )
-            )
-            and (low is None or value >= low)
-            and (high is None or value <= high)
-        ):
-            return value
-        raise _refused()
-
-    return check
-
-
-def _acceptor(conforms: Callable[[str], bool]) -> Callable[[str], str]:
-    """The after-validator of a format: memoised itself, so an accepted value that comes back
-    (a default, today's date, the user's own address) costs pydantic-core one C-level call."""
-
-    @lru_cache(maxsize=4096)
-    def accept(value: str) -> str:
-        if not conforms(value):
-            raise _refused()  # not memoised here; `conforms` keeps that verdict
-        return value
-
-    return accept
-
-
-_ACCEPTS = {fmt: _acceptor(conforms) for fmt, conforms in _formats.CHECKS.items()}
-
-
-def _not_in_format(fmt: str) -> _Said:
-    described = _formats.DESCRIBED[fmt]
-
-    def problem(value: Any) -> Sentence:
-        return "format", NOT_A, {"wanted": described, "got": cut(value)}, ("wanted",)
-
-    return problem
-
-
-def _no_duplicates(values: list[str]) -> list[str]:
-    if len(set(values)) != len(values):
-        raise _refused()
-    return values
-
-
-def _repeated(values: list[str]) -> Sentence:
-    repeated = sorted({v for v in values if values.count(v) > 1})
-    return "duplicate", _DUPLICATE, {"repeated": ", ".join(map(repr, repeated))}, ()
 
 
 # -- turning pydantic's errors into sentences ---------------------------------------------------

@@ -364,7 +364,7 @@ async def test_a_record_in_any_field_order_or_encoding_moves_alike(store: RedisS
 
 
 def test_a_record_read_back_sets_every_field_of_record() -> None:
-    """`_from_values` fills the frozen dataclass in one step: it must set exactly Record's fields."""
+    """`_from_values` fills the record through `Record.restored`: Record's fields, its own user."""
     values = [b"https://as.example", b"alice", b"c", b"f", b"m", b"opened", b"1.5", b"2.5", b"3.5"]
     read = RedisStore._from_values("id-1", [*values, b'{"a": 1}'])
     assert set(vars(read)) == {field.name for field in dataclasses.fields(Record)}

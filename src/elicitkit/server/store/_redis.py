@@ -414,9 +414,7 @@ class RedisStore:
         )
         if user is None or user.issuer != issuer.decode() or user.subject != subject.decode():
             user = User(issuer=issuer.decode(), subject=subject.decode())
-        # All of the frozen dataclass's fields in one step, not one object.__setattr__ each (tested)
-        record = object.__new__(Record)
-        record.__dict__.update(
+        return Record.restored(
             id=elicitation_id,
             user=user,
             client_id=client_id.decode(),
@@ -428,7 +426,6 @@ class RedisStore:
             expires_at=float(expires),
             details={} if details == b"{}" else json.loads(details),
         )
-        return record
 
 
 class _Reachable:
