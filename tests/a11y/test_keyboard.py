@@ -48,7 +48,11 @@ async def browser() -> AsyncIterator[Browser]:
 
 
 async def tab_to(page: Page, *, name: str = "", value: str = "", text: str = "") -> dict[str, object]:
-    """Press Tab until the control wanted has the focus; it must show a focus outline."""
+    """Press Tab until the control wanted has the focus; it must show a focus outline.
+
+    Only once the page has loaded: the outline comes from the stylesheet, which a page that has
+    just arrived (the refusal after a submit) may still be fetching."""
+    await page.wait_for_load_state("load")
     for _ in range(25):
         await page.keyboard.press("Tab")
         focused = await page.evaluate(_FOCUSED)
