@@ -24,6 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from pydantic_core import CoreSchema, SchemaError, SchemaValidator, ValidationError
@@ -106,7 +107,7 @@ def validate(schema: Mapping[str, Any], content: Any) -> list[ValidationProblem]
         if len(checked) == len(content):  # every key came out again: none was unknown
             return []
     try:  # an unknown key, or not an object at all: the validator that names them
-        compiled.naming_unknown_keys().validate_python(content)
+        compiled.naming_unknown_keys.validate_python(content)
     except ValidationError as exc:
         return _explain(exc, compiled)
     return []
@@ -128,10 +129,9 @@ class _Compiled:
     `validator` lets unknown keys pass (pydantic-core's own search for them was a fifth of a
     valid answer's cost): a valid answer had none when every key came out again, and a
     failing one when its keys are all `fields`; then its errors are the ones a validator
-    that forbids unknown keys gives. Any other answer goes to `naming_unknown_keys()`."""
+    that forbids unknown keys gives. Any other answer goes to `naming_unknown_keys`."""
 
     validator: SchemaValidator | None
-    properties: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     fields: frozenset[str] = frozenset()
     forbidding: CoreSchema | None = None
     broken: tuple[ValidationProblem, ...] = ()
@@ -146,14 +146,13 @@ class _Compiled:
     # Each field's pattern and length bounds: what pydantic's error context would repeat, read
     # here instead (asking pydantic for the context doubles the cost of `exc.errors()`).
     limits: dict[str, dict[str, Any]] = field(default_factory=dict)
-    _forbids: list[SchemaValidator] = field(default_factory=list)  # built on first need, then kept
 
+    @cached_property
     def naming_unknown_keys(self) -> SchemaValidator:
-        """The validator that refuses unknown keys (and anything not a JSON object), by name."""
-        if not self._forbids:
-            assert self.forbidding is not None
-            self._forbids.append(SchemaValidator(self.forbidding))
-        return self._forbids[0]
+        """The validator that refuses unknown keys (and anything not a JSON object), by name;
+        built on first need."""
+        assert self.forbidding is not None
+        return SchemaValidator(self.forbidding)
 
 
 # -- the cache -------------------------------------------------------------------------------
@@ -240,7 +239,6 @@ def _compile(schema: Any) -> _Compiled:
         validator = SchemaValidator(core)
         return _Compiled(
             validator,
-            properties,
             frozenset(properties),
             forbidding,
             choices=choices,
