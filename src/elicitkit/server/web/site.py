@@ -56,6 +56,8 @@ _FINISH_HOLD = 60.0
 _ELICITATION_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _HERE = Path(__file__).parent
 _UNNAMED = noop("This server")
+_WORDS = "elicitkit.words"
+"""The request scope's key for the page's `Translator`, negotiated once per request."""
 """The server name `UrlMode` gives a server that did not say its own: translated on the page."""
 
 SECURITY_HEADERS: Mapping[str, str] = {
@@ -226,7 +228,12 @@ class Site:
         browser's `Accept-Language` (negotiated once per distinct header value)."""
         if self.locale is not None:
             return self.locale
-        return translator(negotiate(request.headers.get("accept-language") if request else None))
+        if request is None:
+            return translator(negotiate(None))
+        words: Translator | None = request.scope.get(_WORDS)  # a page asks more than once
+        if words is None:
+            words = request.scope[_WORDS] = translator(negotiate(request.headers.get("accept-language")))
+        return words
 
     def render(
         self, template: str, status_code: int = 200, *, request: Request | None = None, **context: Any
