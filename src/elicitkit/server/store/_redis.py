@@ -80,6 +80,9 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
+_HOUR_MS = 3_600_000
+
+
 def _num(value: float) -> str:
     return repr(float(value))  # exact round trip of the float, and readable by Lua's tonumber
 
@@ -109,7 +112,7 @@ class RedisStore:
     health checks. On a Cluster, keys carry hash tags so each operation touches one slot, and
     completions go out with sharded pub/sub (`SPUBLISH`) on one channel per tag.
     `prefix` namespaces every key; `keep_for` is how long a record's key lives past its expiry
-    or its final state even if no one sweeps. With `replicas_ack=n` every write is followed, on
+    even if no one sweeps (a record that finishes sooner is kept at least that long after). With `replicas_ack=n` every write is followed, on
     its connection, by `WAIT n`: it is acknowledged only once n replicas have it, so a Sentinel
     failover to one of them cannot lose it (else `StoreUnavailableError`; a retry is safe).
     With `announce` (the default) a transition to a final state publishes the record's id on
@@ -247,11 +250,12 @@ class RedisStore:
     async def create(self, record: Record) -> None:
         active = record.state in ACTIVE
         user = record.user
+        expire_at_ms = int((record.expires_at + self.keep_for) * 1000)  # the key's TTL while active
         values = [
             record.id,
             os.urandom(8).hex(),  # the op mark: a retry of this call is recognised by it
             str(int(self.keep_for * 1000)),
-            str(int((record.expires_at + self.keep_for) * 1000)),
+            str(expire_at_ms),
             _num(record.expires_at if active else record.updated_at),
             "1" if active else "0",
             # the values of FIELDS, in order
@@ -265,6 +269,7 @@ class RedisStore:
             _num(record.updated_at),
             _num(record.expires_at),
             json.dumps(record.details) if record.details else "{}",
+            str(-(-expire_at_ms // _HOUR_MS) * _HOUR_MS),  # the user's index's expiry, rounded up
         ]
         keys = [*self._keys(record.id), self._user_key(user, record.id)]
         async with self._reachable():
@@ -324,7 +329,6 @@ class RedisStore:
             "0" if user is None else "1",
             "" if user is None else user.issuer,
             "" if user is None else user.subject,
-            str(int(self.keep_for * 1000)),
             "1" if to in ACTIVE else "0",
             self.channel_for(elicitation_id) if self.completions_channel else "",
             "SPUBLISH" if self.cluster else "PUBLISH",
@@ -344,7 +348,6 @@ class RedisStore:
                 _num(now - keep_for),
                 SWEEP_BATCH,
                 f"{space}record:",
-                int(self.keep_for * 1000),
             ]
             keys = [f"{space}records:active", f"{space}records:finished"]
             async with self._reachable():

@@ -40,7 +40,7 @@ def packed(values: list[str]) -> str:
 
 # KEYS: record, active index, finished index, the user's active index (for count_active).
 # A: id, op, keep_ms, expire_at_ms, score, is_active, then the values of FIELDS in order
-# (the names are in the script: half the values to send).
+# (the names are in the script: half the values to send), then the user's index's expiry.
 CREATE = (
     """
 local A = cjson.decode(ARGV[1])
@@ -55,14 +55,16 @@ if A[6] == '1' then
   redis.call('ZADD', KEYS[2], A[5], A[1])
   redis.call('PEXPIREAT', KEYS[1], A[4])
   redis.call('ZADD', KEYS[4], A[5], A[1])
-  -- keep_for past the expiry of the user's last record: one ending sooner never shortens it.
-  -- Redis 7 says so in one command (GT: only later; NX: a new index has no TTL yet).
+  -- keep_for past the expiry of the user's last record, rounded up to the hour: one ending
+  -- sooner never shortens it, and most creates find it long enough already, so they write
+  -- nothing (a refused GT or NX is not a write: nothing goes to the AOF). Redis 7 says so in
+  -- one command (GT: only later; NX: a new index has no TTL yet).
   if redis.REDIS_VERSION_NUM then
-    if redis.call('PEXPIREAT', KEYS[4], A[4], 'GT') == 0 then
-      redis.call('PEXPIREAT', KEYS[4], A[4], 'NX')
+    if redis.call('PEXPIREAT', KEYS[4], A[17], 'GT') == 0 then
+      redis.call('PEXPIREAT', KEYS[4], A[17], 'NX')
     end
   elseif #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[5], '+inf', 'LIMIT', 0, 1) == 0 then
-    redis.call('PEXPIREAT', KEYS[4], A[4])
+    redis.call('PEXPIREAT', KEYS[4], A[17])
   end
 else
   redis.call('ZADD', KEYS[3], A[5], A[1])
@@ -73,7 +75,7 @@ return 1
 )
 
 # KEYS: record, active index, finished index.
-# A: id, op, to, now, check_expiry, check_user, issuer, subject, keep_ms, to_is_active,
+# A: id, op, to, now, check_expiry, check_user, issuer, subject, to_is_active,
 #    completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
 #    the record's hash slot), from...
 # Returns the values of FIELDS in order (or nil when the change is refused). One HGETALL reads
@@ -97,7 +99,7 @@ if not ("""
 end
 if h[$op] ~= A[2] then  -- the same op: a retry of this call whose reply was lost, answer again
   local allowed = false
-  for i = 13, #A do
+  for i = 12, #A do
     if A[i] == h[$state] then allowed = true; break end
   end
   if not allowed then return false end
@@ -106,11 +108,10 @@ if h[$op] ~= A[2] then  -- the same op: a retry of this call whose reply was los
   redis.call('HSET', rec, 'state', A[3], 'updated_at', A[4], 'op', A[2])
   h[$state] = A[3]
   h[$updated_at] = A[4]
-  if A[10] ~= '1' then
+  if A[9] ~= '1' then  -- the key keeps the TTL it was created with: its expiry + keep_for
     redis.call('ZREM', KEYS[2], A[1])
     redis.call('ZADD', KEYS[3], A[4], A[1])
-    redis.call('PEXPIRE', rec, A[9])
-    if A[11] ~= '' then redis.call(A[12], A[11], A[1]) end
+    if A[10] ~= '' then redis.call(A[11], A[10], A[1]) end
   end
 end
 return {"""
@@ -119,7 +120,7 @@ return {"""
 """
 ).substitute(_AT)
 
-# KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix, keep_ms.
+# KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix.
 # Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
 SWEEP = """
 local changed = 0
@@ -131,7 +132,6 @@ for _, id in ipairs(overdue) do
   if state == 'pending' or state == 'opened' then
     redis.call('HSET', rec, 'state', 'expired', 'updated_at', ARGV[1], 'op', '')
     redis.call('ZADD', KEYS[2], ARGV[1], id)
-    redis.call('PEXPIRE', rec, ARGV[5])
     changed = changed + 1
   end
 end
