@@ -112,9 +112,10 @@ class RedisStore:
     health checks. On a Cluster, keys carry hash tags so each operation touches one slot, and
     completions go out with sharded pub/sub (`SPUBLISH`) on one channel per tag.
     `prefix` namespaces every key; `keep_for` is how long a record's key lives past its expiry
-    even if no one sweeps (a record that finishes sooner is kept at least that long after). With `replicas_ack=n` every write is followed, on
-    its connection, by `WAIT n`: it is acknowledged only once n replicas have it, so a Sentinel
-    failover to one of them cannot lose it (else `StoreUnavailableError`; a retry is safe).
+    even if no one sweeps (one that finishes sooner, at least that long after it finishes).
+    With `replicas_ack=n` every write is followed, on its connection, by `WAIT n`: it is
+    acknowledged only once n replicas have it, so a Sentinel failover to one of them cannot lose
+    it (else `StoreUnavailableError`; a retry is safe).
     With `announce` (the default) a transition to a final state publishes the record's id on
     `<prefix>completed` (`completions_channel`) in the same script; a `RedisBus` given this
     store then leaves publishing to it.
