@@ -250,7 +250,8 @@ async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: Red
     different call still cannot complete it twice."""
     record = new_record()
     await store.create(record)
-    keys = store._keys(record.id)
+    record_key, _, finished = store._keys(record.id)
+    keys = [record_key, finished]  # the transition script's KEYS
     # id, op token, to, now, check expiry, check user, issuer, subject, to is active,
     # completions channel, publish command, from
     values = [record.id, "op-1", "completed", repr(time.time()), "1", "0", "", ""]
@@ -421,7 +422,23 @@ async def test_a_large_sweep_leaves_redis_responsive(store: RedisStore) -> None:
     assert await sweeping == 10_000
     assert completed == 100
     assert slowest < 0.5, slowest  # one batch at a time (about 40 ms), never the whole sweep at once
-    assert await store.client.zcard(store._keys("any")[1]) == 0
+    assert await store.client.zcount(store._keys("any")[1], "-inf", time.time()) == 0
+
+
+async def test_a_record_finished_early_leaves_the_active_index_at_the_sweep_unchanged(
+    store: RedisStore,
+) -> None:
+    """A final state does not take the id out of the active index (one write less per
+    completion): the first sweep past its expiry drops it there and leaves the record as it is."""
+    record = new_record(ttl=600)
+    await store.create(record)
+    done = await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
+    assert done is not None
+    active = store._keys(record.id)[1]
+    assert await store.client.zscore(active, record.id) == record.expires_at
+    assert await store.sweep(now=record.expires_at + 1) == 0  # nothing changed, only dropped
+    assert await store.client.zscore(active, record.id) is None
+    assert await store.get(record.id) == done
 
 
 async def test_a_write_that_lands_on_a_replica_is_a_typed_error(sentinel_group: SentinelGroup) -> None:

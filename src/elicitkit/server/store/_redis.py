@@ -1,7 +1,7 @@
 """A `Store` in Redis, shared by every replica of a server.
 
-Each record is one hash; two sorted sets index it, the active ones by expiry and the finished
-ones by when they finished, so a sweep touches only what is due. Every state change is one Lua
+Each record is one hash; two sorted sets index it, those created active by expiry and the
+finished ones by when they finished, so a sweep touches only what is due. Every state change is one Lua
 script (check the state, the expiry and the user, then write), so two replicas racing on one
 record cannot both win, exactly as with SQLite's conditional UPDATE. A change to a final state
 also publishes the record's id on the completions channel inside that same script, so the
@@ -335,9 +335,9 @@ class RedisStore:
             "SPUBLISH" if self.cluster else "PUBLISH",
             *states,
         ]
-        keys = self._keys(elicitation_id)
+        record, _, finished = self._keys(elicitation_id)
         async with self._reachable():
-            reply = await self._eval(self._transition, keys, [packed(values)])
+            reply = await self._eval(self._transition, [record, finished], [packed(values)])
         return None if not reply else self._from_values(elicitation_id, reply, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:

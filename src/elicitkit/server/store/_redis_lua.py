@@ -74,7 +74,7 @@ return 1
 """
 )
 
-# KEYS: record, active index, finished index.
+# KEYS: record, finished index.
 # A: id, op, to, now, check_expiry, check_user, issuer, subject, to_is_active,
 #    completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
 #    the record's hash slot), from...
@@ -108,9 +108,11 @@ if h[$op] ~= A[2] then  -- the same op: a retry of this call whose reply was los
   redis.call('HSET', rec, 'state', A[3], 'updated_at', A[4], 'op', A[2])
   h[$state] = A[3]
   h[$updated_at] = A[4]
-  if A[9] ~= '1' then  -- the key keeps the TTL it was created with: its expiry + keep_for
-    redis.call('ZREM', KEYS[2], A[1])
-    redis.call('ZADD', KEYS[3], A[4], A[1])
+  -- A final state: into the finished index. The active index keeps the id until the sweep
+  -- passes its expiry and drops it unchanged, and the key keeps the TTL it was created with
+  -- (its expiry + keep_for): two writes fewer than taking both out here.
+  if A[9] ~= '1' then
+    redis.call('ZADD', KEYS[2], A[4], A[1])
     if A[10] ~= '' then redis.call(A[11], A[10], A[1]) end
   end
 end
@@ -122,6 +124,8 @@ return {"""
 
 # KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix.
 # Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
+# The active index holds every record created active until its expiry passes: one that
+# finished sooner is only dropped from it here.
 SWEEP = """
 local changed = 0
 local overdue = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
