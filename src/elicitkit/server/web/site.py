@@ -56,9 +56,9 @@ _FINISH_HOLD = 60.0
 _ELICITATION_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _HERE = Path(__file__).parent
 _UNNAMED = noop("This server")
+"""The server name `UrlMode` gives a server that did not say its own: translated on the page."""
 _WORDS = "elicitkit.words"
 """The request scope's key for the page's `Translator`, negotiated once per request."""
-"""The server name `UrlMode` gives a server that did not say its own: translated on the page."""
 
 SECURITY_HEADERS: Mapping[str, str] = {
     "X-Frame-Options": "DENY",
