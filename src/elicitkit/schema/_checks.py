@@ -90,21 +90,12 @@ def number_problem(integer: bool, low: float | None, high: float | None) -> Said
 
 
 def number_check(integer: bool, low: float | None, high: float | None) -> Callable[[Any], Any]:
-    """`number_problem`'s verdict in one call (tests/schema/test_validate.py holds them equal)."""
+    """`number_problem`'s verdict as the plain validator pydantic-core calls. It runs only for
+    what the native checks of `number` refused, so it asks `number_problem` itself."""
+    problem = number_problem(integer, low, high)
 
     def check(value: Any) -> Any:
-        if (
-            (
-                (isinstance(value, int) and not isinstance(value, bool))
-                or (
-                    isinstance(value, float)
-                    and math.isfinite(value)
-                    and not (integer and not value.is_integer())
-                )
-            )
-            and (low is None or value >= low)
-            and (high is None or value <= high)
-        ):
+        if problem(value) is None:
             return value
         raise _refused()
 
