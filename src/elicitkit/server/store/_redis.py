@@ -30,8 +30,8 @@ from redis import exceptions as redis_errors
 from redis.asyncio import Redis, RedisCluster
 
 from elicitkit.server.errors import StoreUnavailableError
-from elicitkit.server.store import ACTIVE, Record, State
 from elicitkit.server.store._redis_lua import CREATE, FIELDS, RELEASE, SWEEP, SWEEP_BATCH, TRANSITION, packed
+from elicitkit.server.store.base import ACTIVE, Record, State, details_from
 from elicitkit.server.user import User
 
 __all__ = ["CLUSTER_SLOTS", "COMPLETIONS_CHANNEL", "RedisStore", "shard_channel", "shard_channels"]
@@ -428,7 +428,7 @@ class RedisStore:
             created_at=float(created),
             updated_at=float(updated),
             expires_at=float(expires),
-            details={} if details == b"{}" else json.loads(details),
+            details=details_from(details),
         )
 
 

@@ -104,7 +104,7 @@ class Record:
             created_at=row[7],
             updated_at=row[8],
             expires_at=row[9],
-            details=json.loads(row[10]) if row[10] != "{}" else {},
+            details=details_from(row[10]),
         )
 
     @classmethod
@@ -148,6 +148,15 @@ class Record:
 
 
 _RECORD_FIELDS = frozenset(f.name for f in fields(Record))
+
+
+def details_from(stored: str | bytes) -> dict[str, Any]:
+    """A record's details from the JSON a backend stored; most records have none (`{}`),
+    which is not worth a parse."""
+    if stored in ("{}", b"{}"):
+        return {}
+    details: dict[str, Any] = json.loads(stored)
+    return details
 
 
 @runtime_checkable
