@@ -1,9 +1,9 @@
 """A `Store` in Redis, shared by every replica of a server.
 
 Each record is one hash; two sorted sets index it, those created active by expiry and the
-finished ones by when they finished, so a sweep touches only what is due. Every state change is one Lua
-script (check the state, the expiry and the user, then write), so two replicas racing on one
-record cannot both win, exactly as with SQLite's conditional UPDATE. A change to a final state
+finished ones by when they finished, so a sweep touches only what is due. Every state change
+is one Lua script (check the state, the expiry and the user, then write), so two replicas
+racing on one record cannot both win, exactly as with SQLite's conditional UPDATE. A change to a final state
 also publishes the record's id on the completions channel inside that same script, so the
 completion and its announcement cannot come apart: no replica can die between the two, and the
 notice leaves Redis the moment the write is durable. Keys also carry Redis TTLs,
