@@ -207,6 +207,25 @@ async def test_sqlite_waits_for_another_writer_off_the_event_loop(tmp_path: Path
     await store.close()
 
 
+async def test_sqlite_operation_waits_for_the_turn_another_holds(tmp_path: Path) -> None:
+    """A statement runs at once on the event loop only when no operation holds the store's turn
+    (a sweep's several statements on the worker): otherwise it waits until that one is done."""
+    store = SQLiteStore(tmp_path / "turn.sqlite3")
+    record = _record()
+    await store.create(record)
+    async with store._turn_on():
+        reading = asyncio.create_task(store.get(record.id))
+        writing = asyncio.create_task(
+            store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+        )
+        await asyncio.sleep(0.05)
+        assert not reading.done() and not writing.done()
+    assert await asyncio.wait_for(reading, 10) == record
+    opened = await asyncio.wait_for(writing, 10)
+    assert opened is not None and opened.state == "opened"
+    await store.close()
+
+
 async def test_sqlite_wal_stays_bounded_under_many_writes(tmp_path: Path) -> None:
     """The event loop's connection never checkpoints; the worker's does, so the WAL file does not
     grow with the number of writes (3,000 flows would leave it tens of megabytes otherwise)."""

@@ -96,7 +96,7 @@ def sentinel_client(parts: SplitResult, shown: str, common: dict[str, Any], **op
         if key in options:
             sentinel_kwargs[key.removeprefix("sentinel_")] = options.pop(key)
     pool_timeout = options.pop("pool_timeout", 5.0)
-    manager = Sentinel(sentinels, sentinel_kwargs=sentinel_kwargs, db=db, **common, **options)  # type: ignore[no-untyped-call]
+    manager = Sentinel(sentinels, sentinel_kwargs=sentinel_kwargs, db=db, **common, **options)  # type: ignore[no-untyped-call, unused-ignore]  # untyped in older redis-py
     primary: Redis = manager.master_for(
         service, connection_pool_class=_BlockingSentinelPool, timeout=pool_timeout
     )

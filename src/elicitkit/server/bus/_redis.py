@@ -152,7 +152,7 @@ class RedisBus(ListeningBus):
             finally:
                 self.connected.clear()
                 with contextlib.suppress(*_DOWN):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]  # untyped in older redis-py
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         data = message.get("data")

@@ -80,8 +80,9 @@ class SQLiteStore:
     aiosqlite's worker thread, which waits for the lock up to the busy timeout (5 s), as does the
     WAL checkpoint, the one step that syncs to disk. Every state change is one conditional
     UPDATE, so concurrent completions cannot both win; and each operation runs alone (its
-    statement, fetched to the end and so committed, under one lock), so one task's commit never
-    lands in the middle of another task's statement.
+    statement, fetched to the end and so committed, under one lock, or with no await at all
+    when no one holds that lock), so one task's commit never lands in the middle of another
+    task's statement.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
@@ -104,26 +105,37 @@ class SQLiteStore:
     async def _run(self, sql: str, params: Any, *, write: bool = True) -> list[Any]:
         """One statement with its rows, committed as it completes: on the event loop when the
         file's lock is free, else (and for every `_CHECKPOINT_EVERY`th write) on the worker."""
+        on_worker = False
+        if write:
+            self._writes += 1
+            on_worker = self._writes % _CHECKPOINT_EVERY == 0
+        if not on_worker and not self._turn.locked():  # no one's turn: no await until done
+            rows = self._here(sql, params)
+            if rows is not None:
+                return rows
         async with self._turn:  # `_turn_on` by hand: no generator per statement
             db = self._db if self._db is not None else await self._first_open()
-            here = self._loop_db
-            if write:
-                self._writes += 1
-                if self._writes % _CHECKPOINT_EVERY == 0:
-                    here = None
-            if here is not None:
-                try:
-                    cursor = here.execute(sql, params)
-                    try:
-                        return cursor.fetchall()
-                    finally:
-                        cursor.close()
-                except sqlite3.OperationalError as error:
-                    if error.sqlite_errorcode & 0xFF not in _BUSY:
-                        raise
-                    # Nothing was done (an autocommit statement that fails rolls back): wait
-                    # for the lock on the worker thread instead of on the event loop.
-            return list(await db.execute_fetchall(sql, params))
+            rows = None if on_worker else self._here(sql, params)
+            return rows if rows is not None else list(await db.execute_fetchall(sql, params))
+
+    def _here(self, sql: str, params: Any) -> list[Any] | None:
+        """The statement on the event loop's connection; None when it must run on the worker
+        instead (the store is not open yet, or the file's write lock is taken)."""
+        here = self._loop_db
+        if here is None:
+            return None
+        try:
+            cursor = here.execute(sql, params)
+            try:
+                return cursor.fetchall()
+            finally:
+                cursor.close()
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF not in _BUSY:
+                raise
+            # Nothing was done (an autocommit statement that fails rolls back): wait for the
+            # lock on the worker thread instead of on the event loop.
+            return None
 
     async def _open(self) -> aiosqlite.Connection:
         path = self.path
