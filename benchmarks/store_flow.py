@@ -62,7 +62,8 @@ def through_store(store: Store) -> Flow:
 def by_hand_sqlite(db: aiosqlite.Connection) -> Flow:
     async def flow(record: Record) -> None:
         await db.execute(
-            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO records (id, issuer, subject, client_id, flow, message, state, created_at, "
+            "updated_at, expires_at, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (record.id, ALICE.issuer, ALICE.subject, record.client_id, record.flow, record.message,
              "pending", record.created_at, record.updated_at, record.expires_at, "{}"),
         )  # fmt: skip

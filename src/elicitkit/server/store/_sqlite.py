@@ -34,21 +34,28 @@ CREATE TABLE IF NOT EXISTS records (
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL,
     expires_at REAL NOT NULL,
-    details TEXT NOT NULL
+    details TEXT NOT NULL,
+    active INTEGER NOT NULL DEFAULT 1
 );
-DROP INDEX IF EXISTS records_state_expiry;
-CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at);
-CREATE INDEX IF NOT EXISTS records_user ON records (issuer, subject, state);
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS once (key TEXT PRIMARY KEY, data BLOB NOT NULL, deadline REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, token TEXT NOT NULL, deadline REAL NOT NULL);
 """
 
-# Only `records_user` (what `count_active` reads) holds `state`: every state change rewrites an
-# index entry that holds it, one more page in the WAL per write (and so more checkpointing) for
-# each such index. `sweep` finds expired records by `records_expiry` (expires_at never changes)
-# and finished ones by a scan, which it did in effect before, through the finished states'
-# range of the `records_state_expiry` that files made by older versions had (dropped on open).
+# No index holds `state`: an index entry that holds a column the UPDATE sets is rewritten, one
+# more page in the WAL per write (and so more checkpointing). `records_user_active` (what
+# `count_active` reads) holds `active` instead, 1 while the record is pending or opened: a
+# link's first visit (pending -> opened, the commonest write) changes only `state` and writes
+# the row's page alone; only a change to or from a final state sets `active`. `sweep` finds
+# expired records by `records_expiry` (expires_at never changes) and finished ones by a scan.
+# Files of older versions get the column on open (`_add_active`) and lose the indexes on
+# `state` they had.
+_INDEXES = """
+DROP INDEX IF EXISTS records_state_expiry;
+DROP INDEX IF EXISTS records_user;
+CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at);
+CREATE INDEX IF NOT EXISTS records_user_active ON records (issuer, subject, active);
+"""
 
 _COLUMNS = "id, issuer, subject, client_id, flow, message, state, created_at, updated_at, expires_at, details"
 
@@ -153,6 +160,8 @@ class SQLiteStore:
         await _switch_to_wal(db)
         await db.execute("PRAGMA synchronous=NORMAL")
         await db.executescript(_SCHEMA)
+        await _add_active(db)
+        await db.executescript(_INDEXES)
         await db.commit()
         for suffix in ("-wal", "-shm"):
             side = path.with_name(path.name + suffix)
@@ -178,7 +187,7 @@ class SQLiteStore:
 
     async def count_active(self, user: User) -> int:
         rows = await self._run(
-            "SELECT COUNT(*) FROM records WHERE issuer = ? AND subject = ? "
+            "SELECT COUNT(*) FROM records WHERE issuer = ? AND subject = ? AND active = 1 "
             "AND state IN ('pending', 'opened') AND expires_at > ?",
             (user.issuer, user.subject, time.time()),
             write=False,
@@ -205,7 +214,11 @@ class SQLiteStore:
             params.append(now)
         if user is not None:
             params += [user.issuer, user.subject]
-        rows = await self._run(_transition_sql(len(states), to != "expired", user is not None), params)
+        # `active` is set only when it may change (see `_INDEXES`): not from pending to opened.
+        to_active = to in ACTIVE
+        active = None if all((state in ACTIVE) == to_active for state in states) else to_active
+        sql = _transition_sql(len(states), to != "expired", user is not None, active)
+        rows = await self._run(sql, params)
         return Record.from_row(rows[0]) if rows else None
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
@@ -213,7 +226,7 @@ class SQLiteStore:
         active, terminal = sorted(ACTIVE), sorted(TERMINAL)
         async with self._turn_on() as db:
             async with db.execute(
-                "UPDATE records SET state = 'expired', updated_at = ? "
+                "UPDATE records SET state = 'expired', updated_at = ?, active = 0 "
                 "WHERE state IN (?, ?) AND expires_at <= ?",
                 (now, *active, now),
             ) as cur:
@@ -280,16 +293,40 @@ class SQLiteStore:
                 await db.close()
 
 
-@functools.lru_cache(maxsize=32)
-def _transition_sql(states: int, unexpired: bool, owned: bool) -> str:
-    """The conditional UPDATE of `transition`: a handful of shapes, each built once (bounded)."""
+@functools.lru_cache(maxsize=64)
+def _transition_sql(states: int, unexpired: bool, owned: bool, active: bool | None) -> str:
+    """The conditional UPDATE of `transition`: a handful of shapes, each built once (bounded);
+    `active`: the value the column takes, None to leave it (and its index entry) alone."""
     marks = ", ".join("?" * states)
-    sql = f"UPDATE records SET state = ?, updated_at = ? WHERE id = ? AND state IN ({marks})"  # noqa: S608
+    sets = "state = ?, updated_at = ?" + ("" if active is None else f", active = {int(active)}")
+    sql = f"UPDATE records SET {sets} WHERE id = ? AND state IN ({marks})"  # noqa: S608
     if unexpired:
         sql += " AND expires_at > ?"
     if owned:
         sql += " AND issuer = ? AND subject = ?"
     return f"{sql} RETURNING {_COLUMNS}"
+
+
+async def _add_active(db: aiosqlite.Connection) -> None:
+    """Give a file made before the `active` column that column, set from each record's state.
+
+    Under the write lock, checked again there: several processes may open an old file at once.
+    """
+    if "active" in await _columns(db):
+        return
+    await db.execute("BEGIN IMMEDIATE")
+    try:
+        if "active" not in await _columns(db):
+            await db.execute("ALTER TABLE records ADD COLUMN active INTEGER NOT NULL DEFAULT 1")
+            await db.execute("UPDATE records SET active = 0 WHERE state NOT IN ('pending', 'opened')")
+        await db.execute("COMMIT")
+    except BaseException:
+        await db.execute("ROLLBACK")
+        raise
+
+
+async def _columns(db: aiosqlite.Connection) -> set[str]:
+    return {row[1] for row in await db.execute_fetchall("PRAGMA table_info(records)")}
 
 
 async def _switch_to_wal(db: aiosqlite.Connection, within: float = 5.0) -> None:
