@@ -116,13 +116,15 @@ class SQLiteStore:
         if write:
             self._writes += 1
             on_worker = self._writes % _CHECKPOINT_EVERY == 0
+        tried = False  # on the event loop's connection already, and refused (lock taken)
         if not on_worker and not self._turn.locked():  # no one's turn: no await until done
+            tried = self._loop_db is not None
             rows = self._here(sql, params)
             if rows is not None:
                 return rows
         async with self._turn:  # `_turn_on` by hand: no generator per statement
             db = self._db if self._db is not None else await self._first_open()
-            rows = None if on_worker else self._here(sql, params)
+            rows = None if on_worker or tried else self._here(sql, params)
             return rows if rows is not None else list(await db.execute_fetchall(sql, params))
 
     def _here(self, sql: str, params: Any) -> list[Any] | None:
@@ -318,7 +320,7 @@ async def _add_active(db: aiosqlite.Connection) -> None:
     try:
         if "active" not in await _columns(db):
             await db.execute("ALTER TABLE records ADD COLUMN active INTEGER NOT NULL DEFAULT 1")
-            await db.execute("UPDATE records SET active = 0 WHERE state NOT IN ('pending', 'opened')")
+            await db.execute("UPDATE records SET active = 0 WHERE state NOT IN (?, ?)", sorted(ACTIVE))
         await db.execute("COMMIT")
     except BaseException:
         await db.execute("ROLLBACK")
