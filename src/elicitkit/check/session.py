@@ -3,7 +3,8 @@
 The plan of a call is its strategy: `valid` (a valid form answer, or consent to a URL),
 `decline`, `cancel`, or `invalid` (the prepared invalid content for the first form, valid
 ones after it, so a server that asks again is seen asking again). A question in a mode this
-connection did not declare is refused with -32602, as a conforming client would (C-02).
+connection did not declare is refused with -32602, as a conforming client would (C-02); one
+that came on the standalone stream, outside any call, is declined.
 """
 
 from __future__ import annotations
@@ -97,11 +98,13 @@ class CheckSession:
     async def _answer(
         self, context: ClientRequestContext, params: ElicitRequestParams
     ) -> ElicitResult | ErrorData:
+        # A question from the standalone stream belongs to no call (S-02): declined, and the
+        # answer the open call planned (an invalid one, say) stays for the call's own question.
+        call = None if self.wire.came_loose(context.request_id) else self.wire.call
         raw = params.model_dump(by_alias=True, mode="json", exclude_none=True)
         mode = raw.get("mode") or "form"
         if mode not in self.connection.declared:
             return ErrorData(code=INVALID_PARAMS, message=f"This client did not declare {mode} mode.")
-        call = self.wire.call
         strategy = call.strategy if call is not None else "decline"
         action = strategy if strategy in ("decline", "cancel") else "accept"
         content: dict[str, Any] | None = None

@@ -52,7 +52,7 @@ class Wire:
         self.seen = seen
         self.call: Call | None = None
         self.known_ids: set[str] = set()
-        #: request ids the HTTP layer saw on the standalone GET stream, not yet read here
+        #: request ids the HTTP layer saw on the standalone GET stream, not yet answered
         self._standalone: OrderedDict[RequestId, None] = OrderedDict()
         self._open: dict[Any, str] = {}
 
@@ -64,6 +64,11 @@ class Wire:
         self._standalone[request_id] = None
         while len(self._standalone) > _MAX_STANDALONE:
             self._standalone.popitem(last=False)
+
+    def came_loose(self, request_id: RequestId) -> bool:
+        """Whether the `elicitation/create` with this id came on the standalone GET stream: a
+        question of no call, whatever call is open when it arrives (forgotten once asked)."""
+        return self._standalone.pop(request_id, False) is None
 
     # -- outgoing -------------------------------------------------------------------------------
 
@@ -97,7 +102,7 @@ class Wire:
             return
         message = item.message
         if isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
-            standalone = self._standalone.pop(message.id, False) is None
+            standalone = message.id in self._standalone  # forgotten when answered (`came_loose`)
             self._ask(
                 "request", dict(message.params or {}), in_flight=bool(self._open), standalone=standalone
             )
@@ -133,11 +138,12 @@ class Wire:
     def _ask(
         self, source: Any, params: dict[str, Any], *, in_flight: bool = True, standalone: bool = False
     ) -> None:
-        tool = self.call.tool if self.call is not None and in_flight else None
-        asked = Asked(self.connection, tool, source, params, in_flight, standalone)
+        # One from the standalone stream is no call's (S-02), whichever call is open meanwhile.
+        call = self.call if in_flight and not standalone else None
+        asked = Asked(self.connection, call.tool if call else None, source, params, in_flight, standalone)
         self.seen.asked.append(asked)
-        if self.call is not None and in_flight:
-            self.call.asked.append(asked)
+        if call is not None:
+            call.asked.append(asked)
         if isinstance(params.get("elicitationId"), str):
             self.known_ids.add(params["elicitationId"])
 
