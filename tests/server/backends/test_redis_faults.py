@@ -19,6 +19,7 @@ from elicitkit.server.bus._redis import RedisBus
 from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record
 from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.store._redis_lua import FIELDS, stored_record
 from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
@@ -365,15 +366,15 @@ async def test_a_record_in_any_field_order_or_encoding_moves_alike(store: RedisS
 
 
 def test_a_record_read_back_sets_every_field_of_record() -> None:
-    """`_from_values` fills the record through `Record.restored`: Record's fields, its own user."""
+    """`stored_record` fills the record through `Record.restored`: Record's fields, its own user."""
     values = [b"https://as.example", b"alice", b"c", b"f", b"m", b"opened", b"1.5", b"2.5", b"3.5"]
-    read = RedisStore._from_values("id-1", [*values, b'{"a": 1}'])
+    fields = [name.encode() for name in FIELDS]
+    read = stored_record("id-1", dict(zip(fields, [*values, b'{"a": 1}'], strict=True)))
     assert set(vars(read)) == {field.name for field in dataclasses.fields(Record)}
     assert read == Record(
         id="id-1", user=ALICE, client_id="c", flow="f", message="m", state="opened",
         created_at=1.5, updated_at=2.5, expires_at=3.5, details={"a": 1},
     )  # fmt: skip
-    assert RedisStore._from_values("id-1", [*values, b"{}"], BOB).user == ALICE  # never another's
 
 
 async def test_keys_carry_ttls_so_an_unswept_store_still_forgets(store: RedisStore) -> None:

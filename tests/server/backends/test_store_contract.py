@@ -80,6 +80,7 @@ async def test_state_machine(store: Store) -> None:
     await store.create(record)
     opened = await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
     assert opened is not None and opened.state == "opened" and opened.updated_at >= record.updated_at
+    assert await store.get(record.id) == opened  # what a transition returns is what it stored
     assert await store.transition(record.id, from_states={"pending"}, to="opened") is None
     done = await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
     assert done is not None and done.state == "completed"
@@ -88,6 +89,14 @@ async def test_state_machine(store: Store) -> None:
         assert await store.transition(record.id, from_states=ACTIVE, to=to) is None
     assert await store.transition(record.id, from_states=(), to="completed") is None
     assert await store.transition("unknown", from_states=ACTIVE, to="completed") is None
+    other = new_record(d=1)
+    await store.create(other)
+    declined = await store.transition(other.id, from_states=ACTIVE, to="declined")  # no user given
+    assert (
+        declined
+        == await store.get(other.id)
+        == replace(other, state="declined", updated_at=declined.updated_at if declined else 0)
+    )
 
 
 async def test_transitions_are_bound_to_the_user(store: Store) -> None:

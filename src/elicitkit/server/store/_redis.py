@@ -30,8 +30,17 @@ from redis import exceptions as redis_errors
 from redis.asyncio import Redis, RedisCluster
 
 from elicitkit.server.errors import StoreUnavailableError
-from elicitkit.server.store._redis_lua import CREATE, FIELDS, RELEASE, SWEEP, SWEEP_BATCH, TRANSITION, packed
-from elicitkit.server.store.base import ACTIVE, Record, State, details_from
+from elicitkit.server.store._redis_lua import (
+    CREATE,
+    RELEASE,
+    SWEEP,
+    SWEEP_BATCH,
+    TRANSITION,
+    moved_record,
+    packed,
+    stored_record,
+)
+from elicitkit.server.store.base import ACTIVE, Record, State
 from elicitkit.server.user import User
 
 __all__ = ["CLUSTER_SLOTS", "COMPLETIONS_CHANNEL", "RedisStore", "shard_channel", "shard_channels"]
@@ -71,9 +80,6 @@ def cluster_gate(client: Redis | RedisCluster) -> AbstractAsyncContextManager[An
 
 def _bucket(elicitation_id: str) -> int:
     return zlib.crc32(elicitation_id.encode()) % CLUSTER_SLOTS
-
-
-_FIELD_KEYS = tuple(name.encode() for name in FIELDS)
 
 
 def _text(value: bytes | str) -> str:
@@ -252,12 +258,14 @@ class RedisStore:
         active = record.state in ACTIVE
         user = record.user
         expire_at_ms = int((record.expires_at + self.keep_for) * 1000)  # the key's TTL while active
+        created, expires = _num(record.created_at), _num(record.expires_at)
+        updated = created if record.updated_at == record.created_at else _num(record.updated_at)
         values = [
             record.id,
             os.urandom(8).hex(),  # the op mark: a retry of this call is recognised by it
             str(int(self.keep_for * 1000)),
             str(expire_at_ms),
-            _num(record.expires_at if active else record.updated_at),
+            expires if active else updated,
             "1" if active else "0",
             # the values of FIELDS, in order
             user.issuer,
@@ -266,9 +274,9 @@ class RedisStore:
             record.flow,
             record.message,
             record.state,
-            _num(record.created_at),
-            _num(record.updated_at),
-            _num(record.expires_at),
+            created,
+            updated,
+            expires,
             json.dumps(record.details) if record.details else "{}",
             str(-(-expire_at_ms // _HOUR_MS) * _HOUR_MS),  # the user's index's expiry, rounded up
         ]
@@ -313,7 +321,7 @@ class RedisStore:
     async def get(self, elicitation_id: str) -> Record | None:
         async with self._reachable():
             raw = await self.client.hgetall(self._record_key(elicitation_id))
-        return None if not raw else self._decode(elicitation_id, raw).effective()
+        return None if not raw else stored_record(elicitation_id, raw).effective()
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -321,11 +329,12 @@ class RedisStore:
         states = list(from_states)
         if not states:
             return None
+        now = time.time()
         values = [
             elicitation_id,
             os.urandom(8).hex(),  # marks this call, so a retry after a lost reply is recognised
             to,
-            _num(time.time()),
+            _num(now),
             "0" if to == "expired" else "1",
             "0" if user is None else "1",
             "" if user is None else user.issuer,
@@ -335,10 +344,11 @@ class RedisStore:
             "SPUBLISH" if self.cluster else "PUBLISH",
             *states,
         ]
-        record, _, finished = self._keys(elicitation_id)
+        space = self._space(elicitation_id)
+        keys = [f"{space}record:{elicitation_id}", f"{space}records:finished"]
         async with self._reachable():
-            reply = await self._eval(self._transition, [record, finished], [packed(values)])
-        return None if not reply else self._from_values(elicitation_id, reply, user)
+            reply = await self._eval(self._transition, keys, [packed(values)])
+        return None if not reply else moved_record(elicitation_id, reply, to, now, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now
@@ -400,36 +410,6 @@ class RedisStore:
     async def close(self) -> None:
         if self._owns_client:
             await self.client.aclose()
-
-    @staticmethod
-    def _decode(elicitation_id: str, raw: dict[Any, Any]) -> Record:
-        """A record from its hash, as HGETALL returns it."""
-        return RedisStore._from_values(elicitation_id, [raw.get(name) for name in _FIELD_KEYS])
-
-    @staticmethod
-    def _from_values(elicitation_id: str, values: Sequence[bytes | None], user: User | None = None) -> Record:
-        """A record from the values of FIELDS in order, as the transition script returns them.
-        `user`, when given, is the one the script checked the record against (same issuer and
-        subject), so it stands for the record's own."""
-        if len(values) != len(FIELDS) or None in values:
-            raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
-        issuer, subject, client_id, flow, message, state, created, updated, expires, details = cast(
-            list[bytes], values
-        )
-        if user is None or user.issuer != issuer.decode() or user.subject != subject.decode():
-            user = User(issuer=issuer.decode(), subject=subject.decode())
-        return Record.restored(
-            id=elicitation_id,
-            user=user,
-            client_id=client_id.decode(),
-            flow=flow.decode(),
-            message=message.decode(),
-            state=state.decode(),
-            created_at=float(created),
-            updated_at=float(updated),
-            expires_at=float(expires),
-            details=details_from(details),
-        )
 
 
 class _Reachable:

@@ -1,9 +1,15 @@
-"""The Lua scripts of `RedisStore`: each state change is one script, so it is atomic in Redis."""
+"""The Lua scripts of `RedisStore`: each state change is one script, so it is atomic in Redis.
+Also what goes in and out of them: the values packed for a script, records read back."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from json.encoder import encode_basestring
 from string import Template
+from typing import Any, cast
+
+from elicitkit.server.store.base import Record, State, details_from
+from elicitkit.server.user import User
 
 # The record's fields, in the order the scripts take their values and return them.
 FIELDS = (
@@ -23,7 +29,11 @@ _LAYOUT = ("op", *FIELDS)
 _IN_LAYOUT = " and ".join(f"h[{2 * i + 1}] == '{name}'" for i, name in enumerate(_LAYOUT))
 _BY_NAME = ", ".join(f"'{name}', f.{name} or false" for name in _LAYOUT)  # false: missing
 _AT = {name: 2 * i + 2 for i, name in enumerate(_LAYOUT)}  # where each value is in h
-_REPLY_AT = ", ".join(f"h[{_AT[name]}]" for name in FIELDS)
+
+# What a transition answers: the fields its caller does not know already. It knows the id, the
+# state it asked for and the time it sent, and (when it gave one) the user the script checked.
+REPLY_FIELDS = ("client_id", "flow", "message", "created_at", "expires_at", "details", "issuer", "subject")
+_REPLY_AT = ", ".join(f"h[{_AT[name]}]" for name in REPLY_FIELDS)
 
 # CREATE and TRANSITION take their values as one JSON array of strings (ARGV[1], decoded with
 # Redis's built-in cjson into A): redis-py packs each argument in Python, so one argument
@@ -36,6 +46,54 @@ def packed(values: list[str]) -> str:
     what `json.dumps(values, ensure_ascii=False, separators=(",", ":"))` writes, minus its
     encoder's Python layers."""
     return "[" + ",".join(map(encode_basestring, values)) + "]"
+
+
+_FIELD_KEYS = tuple(name.encode() for name in FIELDS)
+
+
+def stored_record(elicitation_id: str, raw: Mapping[Any, Any]) -> Record:
+    """A record from its hash, as HGETALL returns it."""
+    values = [raw.get(name) for name in _FIELD_KEYS]
+    if None in values:
+        raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
+    issuer, subject, client_id, flow, message, state, created, updated, expires, details = cast(
+        list[bytes], values
+    )
+    return Record.restored(
+        id=elicitation_id,
+        user=User(issuer=issuer.decode(), subject=subject.decode()),
+        client_id=client_id.decode(),
+        flow=flow.decode(),
+        message=message.decode(),
+        state=state.decode(),
+        created_at=float(created),
+        updated_at=float(updated),
+        expires_at=float(expires),
+        details=details_from(details),
+    )
+
+
+def moved_record(
+    elicitation_id: str, reply: Sequence[bytes | None], state: State, updated_at: float, user: User | None
+) -> Record:
+    """The record a transition wrote, from TRANSITION's reply (REPLY_FIELDS) and what the call
+    knows already: the state and time it wrote, and the user it had the script check (the same
+    issuer and subject as the record's, so it stands for the record's own)."""
+    if len(reply) != len(REPLY_FIELDS) or None in reply:
+        raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
+    client_id, flow, message, created, expires, details, issuer, subject = cast(list[bytes], reply)
+    return Record.restored(
+        id=elicitation_id,
+        user=User(issuer=issuer.decode(), subject=subject.decode()) if user is None else user,
+        client_id=client_id.decode(),
+        flow=flow.decode(),
+        message=message.decode(),
+        state=state,
+        created_at=float(created),
+        updated_at=updated_at,
+        expires_at=float(expires),
+        details=details_from(details),
+    )
 
 
 # KEYS: record, active index, finished index, the user's active index (for count_active).
@@ -78,8 +136,8 @@ return 1
 # A: id, op, to, now, check_expiry, check_user, issuer, subject, to_is_active,
 #    completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
 #    the record's hash slot), from...
-# Returns the values of FIELDS in order (or nil when the change is refused). One HGETALL reads
-# everything the conditions need, and the reply is built from it: every `redis.call` costs
+# Returns the values of REPLY_FIELDS in order (or nil when the change is refused). One HGETALL
+# reads everything the conditions need, and the reply is built from it: every `redis.call` costs
 # about a microsecond or more in a script, and the reply carries no field names. Every script
 # uses only the commands of the documented least-privilege ACL (docs/deployment-redis.md).
 TRANSITION = Template(
