@@ -36,8 +36,8 @@ from elicitkit.server.store._redis_lua import (
     SWEEP,
     SWEEP_BATCH,
     TRANSITION,
-    moved_record,
     packed,
+    record_from,
     stored_record,
 )
 from elicitkit.server.store.base import ACTIVE, Record, State
@@ -258,8 +258,7 @@ class RedisStore:
         active = record.state in ACTIVE
         user = record.user
         expire_at_ms = int((record.expires_at + self.keep_for) * 1000)  # the key's TTL while active
-        created, expires = _num(record.created_at), _num(record.expires_at)
-        updated = created if record.updated_at == record.created_at else _num(record.updated_at)
+        updated, expires = _num(record.updated_at), _num(record.expires_at)
         values = [
             record.id,
             os.urandom(8).hex(),  # the op mark: a retry of this call is recognised by it
@@ -274,7 +273,7 @@ class RedisStore:
             record.flow,
             record.message,
             record.state,
-            created,
+            _num(record.created_at),
             updated,
             expires,
             json.dumps(record.details) if record.details else "{}",
@@ -344,11 +343,10 @@ class RedisStore:
             "SPUBLISH" if self.cluster else "PUBLISH",
             *states,
         ]
-        space = self._space(elicitation_id)
-        keys = [f"{space}record:{elicitation_id}", f"{space}records:finished"]
+        record, _, finished = self._keys(elicitation_id)
         async with self._reachable():
-            reply = await self._eval(self._transition, keys, [packed(values)])
-        return None if not reply else moved_record(elicitation_id, reply, to, now, user)
+            reply = await self._eval(self._transition, [record, finished], [packed(values)])
+        return None if not reply else record_from(elicitation_id, reply, to, now, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = time.time() if now is None else now

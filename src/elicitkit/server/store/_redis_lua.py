@@ -48,40 +48,27 @@ def packed(values: list[str]) -> str:
     return "[" + ",".join(map(encode_basestring, values)) + "]"
 
 
-_FIELD_KEYS = tuple(name.encode() for name in FIELDS)
+_REPLY_KEYS = tuple(name.encode() for name in REPLY_FIELDS)
 
 
 def stored_record(elicitation_id: str, raw: Mapping[Any, Any]) -> Record:
     """A record from its hash, as HGETALL returns it."""
-    values = [raw.get(name) for name in _FIELD_KEYS]
-    if None in values:
+    state, updated_at = raw.get(b"state"), raw.get(b"updated_at")
+    if state is None or updated_at is None:
         raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
-    issuer, subject, client_id, flow, message, state, created, updated, expires, details = cast(
-        list[bytes], values
-    )
-    return Record.restored(
-        id=elicitation_id,
-        user=User(issuer=issuer.decode(), subject=subject.decode()),
-        client_id=client_id.decode(),
-        flow=flow.decode(),
-        message=message.decode(),
-        state=state.decode(),
-        created_at=float(created),
-        updated_at=float(updated),
-        expires_at=float(expires),
-        details=details_from(details),
-    )
+    values = [raw.get(name) for name in _REPLY_KEYS]
+    return record_from(elicitation_id, values, state.decode(), float(updated_at), None)
 
 
-def moved_record(
-    elicitation_id: str, reply: Sequence[bytes | None], state: State, updated_at: float, user: User | None
+def record_from(
+    elicitation_id: str, values: Sequence[bytes | None], state: State, updated_at: float, user: User | None
 ) -> Record:
-    """The record a transition wrote, from TRANSITION's reply (REPLY_FIELDS) and what the call
-    knows already: the state and time it wrote, and the user it had the script check (the same
-    issuer and subject as the record's, so it stands for the record's own)."""
-    if len(reply) != len(REPLY_FIELDS) or None in reply:
+    """A record from the values of REPLY_FIELDS in order (what TRANSITION answers) and the rest:
+    its state and when it changed, and its user when the caller knows it (a transition's caller
+    had the script check that the record is that user's, so the user stands for its own)."""
+    if len(values) != len(REPLY_FIELDS) or None in values:
         raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
-    client_id, flow, message, created, expires, details, issuer, subject = cast(list[bytes], reply)
+    client_id, flow, message, created, expires, details, issuer, subject = cast(list[bytes], values)
     return Record.restored(
         id=elicitation_id,
         user=User(issuer=issuer.decode(), subject=subject.decode()) if user is None else user,
