@@ -61,7 +61,8 @@ async def _flow_ratio(url: str, rounds: int, seconds: float) -> tuple[float, flo
         "updated_at double precision, expires_at double precision, details jsonb)"
     )
     try:
-        return await _ratio(through_store(store), by_hand_postgres(pool), rounds, seconds)
+        ratio, ours, by_hand = await _ratio(through_store(store), by_hand_postgres(pool), rounds, seconds)
+        return ratio, ours.rate(), by_hand.rate()
     finally:
         await store.close()
 

@@ -15,6 +15,12 @@ which goes first), and the figure is the median of the rounds' ratios, so that t
 shared machine hits both sides alike. Redis is a real redis-server started for the run with the documented
 persistence settings (appendonly yes, appendfsync always), from tests/support/redis_server.py.
 
+For Redis it also splits where a flow's time goes, as CPU time per flow summed over the rounds
+(supporting figures, no target): redis-server's user CPU (the scripts and commands, `INFO cpu`)
+and this process's CPU (elicitkit or the by-hand code, and redis-py), each side's. Wall time
+magnifies a few microseconds of work several times over (the CPU idles through every fsync and
+wakes cold), so these show what a change costs where the wall ratio's noise hides it.
+
 Run: `.venv/bin/python benchmarks/store_flow.py` (about 20 s). `run()` returns the figures.
 """
 
@@ -27,9 +33,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiosqlite
+from redis.asyncio import Redis
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
@@ -81,11 +89,7 @@ def by_hand_sqlite(db: aiosqlite.Connection) -> Flow:
     return flow
 
 
-def by_hand_redis(client: object) -> Flow:
-    from redis.asyncio import Redis
-
-    assert isinstance(client, Redis)
-
+def by_hand_redis(client: Redis) -> Flow:
     async def flow(record: Record) -> None:
         key = f"byhand:record:{record.id}"
         await client.hset(
@@ -103,27 +107,66 @@ def by_hand_redis(client: object) -> Flow:
     return flow
 
 
-async def _rate(flow: Flow, seconds: float) -> float:
+Clock = Callable[[], Awaitable[float]]
+
+
+@dataclass
+class Side:
+    """One side's rounds: flows per second each round, and flows and CPU seconds in all."""
+
+    rates: list[float] = field(default_factory=list)
+    flows: int = 0
+    server_cpu: float = 0.0
+    client_cpu: float = 0.0
+
+    def rate(self) -> float:
+        """The median round's flows per second."""
+        return statistics.median(self.rates)
+
+    def cpu_us(self) -> tuple[float, float]:
+        """Server and client CPU microseconds per flow."""
+        return self.server_cpu / self.flows * 1e6, self.client_cpu / self.flows * 1e6
+
+
+async def _no_server_clock() -> float:
+    return 0.0
+
+
+async def _rate(flow: Flow, seconds: float, side: Side, server_clock: Clock) -> float:
+    server, client = await server_clock(), time.process_time()
     done, started = 0, time.perf_counter()
     while (elapsed := time.perf_counter() - started) < seconds:
         await flow(new_record())
         done += 1
+    side.client_cpu += time.process_time() - client
+    side.server_cpu += await server_clock() - server
+    side.flows += done
     return done / elapsed
 
 
-async def _ratio(ours: Flow, by_hand: Flow, rounds: int, seconds: float) -> tuple[float, float, float]:
+async def _ratio(
+    ours: Flow, by_hand: Flow, rounds: int, seconds: float, server_clock: Clock = _no_server_clock
+) -> tuple[float, Side, Side]:
+    """The median of the rounds' throughput ratios, and each side's rounds."""
     for flow in (ours, by_hand):  # warm up: connections, script cache, page cache
         for _ in range(20):
             await flow(new_record())
-    ours_rates, hand_rates, ratios = [], [], []
+    mine, hand, ratios = Side(), Side(), []
     for i in range(rounds):  # adjacent pairs, alternating who goes first: both see the same noise
-        first, second = (ours, by_hand) if i % 2 == 0 else (by_hand, ours)
-        a, b = await _rate(first, seconds), await _rate(second, seconds)
-        ours_rate, hand_rate = (a, b) if i % 2 == 0 else (b, a)
-        ours_rates.append(ours_rate)
-        hand_rates.append(hand_rate)
-        ratios.append(ours_rate / hand_rate)
-    return statistics.median(ratios), statistics.median(ours_rates), statistics.median(hand_rates)
+        first, second = ((ours, mine), (by_hand, hand)) if i % 2 == 0 else ((by_hand, hand), (ours, mine))
+        for flow, side in (first, second):
+            side.rates.append(await _rate(flow, seconds, side, server_clock))
+        ratios.append(mine.rates[-1] / hand.rates[-1])
+    return statistics.median(ratios), mine, hand
+
+
+def redis_user_cpu(client: Redis) -> Clock:
+    """redis-server's user CPU seconds so far (INFO cpu)."""
+
+    async def clock() -> float:
+        return float((await client.info("cpu"))["used_cpu_user"])
+
+    return clock
 
 
 async def _measure(folder: Path, redis_url: str, rounds: int, seconds: float) -> dict[str, float]:
@@ -131,21 +174,29 @@ async def _measure(folder: Path, redis_url: str, rounds: int, seconds: float) ->
     await store.get("none")  # opens the connection, with the store's file and settings ...
     db = store._db  # ... which the by-hand flow shares: a second connection would only contend
     assert db is not None
-    sqlite = await _ratio(through_store(store), by_hand_sqlite(db), rounds, seconds)
+    sqlite, sqlite_ours, sqlite_hand = await _ratio(through_store(store), by_hand_sqlite(db), rounds, seconds)
     await store.close()
 
     redis_store = RedisStore(redis_client(redis_url), prefix="bench:")
     raw = redis_client(redis_url)
-    redis = await _ratio(through_store(redis_store), by_hand_redis(raw), rounds, seconds)
+    assert isinstance(raw, Redis)
+    redis, redis_ours, redis_hand = await _ratio(
+        through_store(redis_store), by_hand_redis(raw), rounds, seconds, redis_user_cpu(raw)
+    )
     await redis_store.close()
     await raw.aclose()
+    (server, client), (hand_server, hand_client) = redis_ours.cpu_us(), redis_hand.cpu_us()
     return {
-        "sqlite_flow_ratio": sqlite[0],
-        "sqlite_flows_per_s": sqlite[1],
-        "sqlite_by_hand_flows_per_s": sqlite[2],
-        "redis_flow_ratio": redis[0],
-        "redis_flows_per_s": redis[1],
-        "redis_by_hand_flows_per_s": redis[2],
+        "sqlite_flow_ratio": sqlite,
+        "sqlite_flows_per_s": sqlite_ours.rate(),
+        "sqlite_by_hand_flows_per_s": sqlite_hand.rate(),
+        "redis_flow_ratio": redis,
+        "redis_flows_per_s": redis_ours.rate(),
+        "redis_by_hand_flows_per_s": redis_hand.rate(),
+        "redis_server_user_cpu_us_per_flow": server,
+        "redis_by_hand_server_user_cpu_us_per_flow": hand_server,
+        "redis_client_cpu_us_per_flow": client,
+        "redis_by_hand_client_cpu_us_per_flow": hand_client,
     }
 
 
@@ -160,7 +211,7 @@ def run(rounds: int = 16, seconds: float = 0.25) -> dict[str, float]:
 def main() -> None:
     figures = run()
     for name, value in figures.items():
-        print(f"{name:28} {value:10.2f}")
+        print(f"{name:42} {value:10.2f}")
 
 
 if __name__ == "__main__":
