@@ -18,10 +18,10 @@ request count is bounded: rounds x per_round of each kind. Target: >= 0.5 (issue
 Rounds are short (24 of 100 requests, about a tenth of a second each): this machine's speed
 drifts by a factor of two within seconds (a shared host), and the shorter a round, the closer
 in time the two sides of each ratio are measured. Six rounds of 400 gave medians from 0.75 to
-0.97 in one hour; 24 of 100, 0.80 to 0.81 (docs/performance.md, "Issue 21, fifth pass").
+0.97 in one hour; 24 of 100, 0.80 to 0.81 (docs/performance-history.md, "Issue 21, fifth pass").
 
 `concurrency` is 1 by default, so the figure stays comparable with the earlier ones (the
-SQLite error several requests in flight once caused is fixed; docs/performance.md).
+SQLite error several requests in flight once caused is fixed; docs/performance-history.md).
 
 Run: `.venv/bin/python benchmarks/landing.py`. `run()` returns the figures.
 """

@@ -272,6 +272,30 @@ async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: Red
     assert heard == [record.id]
 
 
+async def test_a_retried_create_whose_reply_was_lost_is_not_a_duplicate(
+    store: RedisStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """redis-py resends a command whose reply was lost: the create script sees its own op mark
+    and answers as it did, not "record id already exists"; another create of the id is refused."""
+    sent: list[tuple[object, ...]] = []
+    execute = store.client.execute_command
+
+    async def noting(*args: object, **options: object) -> object:
+        sent.append(args)
+        return await execute(*args, **options)
+
+    monkeypatch.setattr(store.client, "execute_command", noting)
+    record = new_record()
+    await store.create(record)
+    monkeypatch.undo()
+    create = [command for command in sent if command[0] == "EVALSHA"][-1]  # after any NOSCRIPT
+    assert await store.client.execute_command(*create) == 1  # the same command again
+    with pytest.raises(ValueError, match="already exists"):
+        await store.create(record)
+    assert await store.get(record.id) == record
+    assert await store.count_active(ALICE) == 1
+
+
 async def test_an_emptied_script_cache_is_refilled_on_the_next_call(store: RedisStore) -> None:
     """A restarted or failed-over Redis has no scripts: the store sees NOSCRIPT, loads the script
     and runs the operation once (it did not run the first time)."""
