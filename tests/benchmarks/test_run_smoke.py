@@ -1,7 +1,8 @@
 """Smoke tests of the benchmarks: each module's `run()` works at tiny sizes and gives positive,
-finite numbers under the names `benchmarks/run.py` reports; `run.py --quick --json` writes
-exactly the figures of issue 8. No timing target is checked here (that is `run.py`'s job on a
-quiet machine); only that the benchmarks run and say something sensible."""
+finite numbers (CPU times may be zero) under the names `benchmarks/run.py` reports;
+`run.py --quick --json` writes exactly the figures of issue 8. No timing target is checked
+here (that is `run.py`'s job on a quiet machine); only that the benchmarks run and say
+something sensible."""
 
 from __future__ import annotations
 
@@ -56,7 +57,9 @@ def test_run_at_tiny_size(module: str) -> None:
     for name in PRODUCES[module]:
         assert name in figures, (module, sorted(figures))
     for name, value in figures.items():
-        assert isinstance(value, float) and math.isfinite(value) and value > 0, (name, value)
+        # The kernel counts user CPU time by the tick: at this size a side may have none.
+        sensible = value >= 0 if "_cpu_us_" in name else value > 0
+        assert isinstance(value, float) and math.isfinite(value) and sensible, (name, value)
 
 
 def test_run_py_writes_exactly_the_issue_8_figures(tmp_path: Path) -> None:
