@@ -378,8 +378,9 @@ async def test_a_record_in_any_field_order_or_encoding_moves_alike(store: RedisS
     encoding = (await store.client.object("encoding", key)).decode()
     assert encoding == ("hashtable" if long else "listpack")
     order = [name.decode() for name in (await store.client.hgetall(key))]
-    assert order != ["op", *FIELDS]  # not the create script's order: read by name (a hashtable's
-    # order is its hash seed's: the first two names alone matched the create's now and then)
+    # Not the create script's order, so the record is read by name. The whole order is compared:
+    # a hashtable's follows its hash seed, and its first two names matched now and then.
+    assert order != ["op", *FIELDS]
 
     assert await store.transition(record.id, from_states={"pending"}, to="opened", user=BOB) is None
     assert await store.transition(record.id, from_states={"opened"}, to="completed", user=ALICE) is None
