@@ -7,49 +7,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COVERAGE = (ROOT / "docs" / "spec-coverage.md").read_text()
-REQUIREMENTS = ROOT.parent / "shared" / "spec" / "REQUIREMENTS.md"
+REQUIREMENTS = ROOT / "docs" / "requirements.md"
+ID = re.compile(r"^- \*\*([A-Z]-\d\d)\*\*", re.M)
 
-# The IDs of REQUIREMENTS.md (revision 2025-11-25 plus the 2026-07-28 points), kept here so the
-# check also runs where the steering repo's copy is not beside the project.
-IDS = [
-    "C-01",
-    "S-01",
-    "C-02",
-    "S-02",
-    "C-03",
-    "S-03",
-    "C-04",
-    "S-10",
-    "S-11",
-    "S-12",
-    "S-13",
-    "C-10",
-    "C-11",
-    "C-12",
-    "S-20",
-    "S-21",
-    "S-22",
-    "S-23",
-    "C-20",
-    "C-21",
-    "S-24",
-    "C-22",
-    "C-23",
-    "C-24",
-    "R-01",
-    "S-30",
-    "S-31",
-    "S-32",
-    "S-33",
-    "S-34",
-    "S-35",
-    "C-30",
-    "C-31",
-    "M-01",
-    "M-02",
-    "M-03",
-    "M-04",
-]
+
+def requirement_ids() -> list[str]:
+    """The IDs docs/requirements.md lists, in its order; the file is the project's own list."""
+    assert REQUIREMENTS.is_file(), "docs/requirements.md, the list of the spec's normative points, is missing"
+    ids = ID.findall(REQUIREMENTS.read_text(encoding="utf-8"))
+    assert ids, "docs/requirements.md lists no requirement IDs (lines like '- **S-01** ...')"
+    return ids
 
 
 def rows() -> dict[str, list[str]]:
@@ -61,15 +28,18 @@ def rows() -> dict[str, list[str]]:
     return table
 
 
+def test_the_requirements_list_names_each_id_once() -> None:
+    ids = requirement_ids()
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})
+
+
 def test_every_requirement_has_exactly_one_row() -> None:
-    assert sorted(rows()) == sorted(IDS)
-    assert len(re.findall(r"^\| [A-Z]-\d\d \|", COVERAGE, re.M)) == len(IDS)
-
-
-def test_the_id_list_matches_the_steering_requirements_where_they_are_at_hand() -> None:
-    if REQUIREMENTS.exists():  # beside the project in CI and in development; absent in a bare clone
-        listed = re.findall(r"^- ([A-Z]-\d\d) ", REQUIREMENTS.read_text(), re.M)
-        assert sorted(listed) == sorted(IDS)
+    ids = requirement_ids()
+    missing = sorted(set(ids) - set(rows()))
+    assert not missing, f"docs/spec-coverage.md has no row for {missing}"
+    unknown = sorted(set(rows()) - set(ids))
+    assert not unknown, f"docs/spec-coverage.md has rows docs/requirements.md does not list: {unknown}"
+    assert len(re.findall(r"^\| [A-Z]-\d\d \|", COVERAGE, re.M)) == len(ids)
 
 
 def test_every_row_names_code_and_a_test_unless_it_says_what_is_missing() -> None:
