@@ -70,7 +70,7 @@ def test_international_names_show_both_forms() -> None:
     punycode = inspect("https://xn--80ak6aa92e.com/")
     assert punycode.host_unicode == "\u0430\u0440\u0440\u04cf\u0435.com"
     assert "'\u0430\u0440\u0440\u04cf\u0435.com'" in punycode.warnings[0].message
-    assert "'apple'" in {w.code: w.message for w in punycode.warnings}["confusable"]
+    assert "'appie'" in {w.code: w.message for w in punycode.warnings}["confusable"]
 
 
 def test_japanese_chinese_and_korean_script_mixes_are_fine() -> None:
@@ -174,12 +174,15 @@ def test_inspect_never_touches_the_network_or_a_cache(tmp_path: Path) -> None:
     }
     run = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
     events = json.loads(run.stdout)
-    # The first inspection reads the public-suffix snapshot bundled in publicsuffixlist (and
-    # lazily imported code); nothing else: no socket, no write, no cache directory.
+    # The first inspection reads the public-suffix snapshot bundled in publicsuffixlist and
+    # Unicode's confusables data bundled in confusable-homoglyphs (and lazily imported code);
+    # nothing else: no socket, no write, no cache directory.
     snapshot = os.path.join("publicsuffixlist", "public_suffix_list.dat")
+    confusables = os.path.join("confusable_homoglyphs", "")
     for event, (path, mode) in events["first"]:
         assert event == "open" and mode in ("r", "rb"), (event, path, mode)
-        assert path.endswith((".pyc", ".py", snapshot)), path
+        packaged = confusables in path and path.endswith(".json")
+        assert path.endswith((".pyc", ".py", snapshot)) or packaged, path
     assert any(path.endswith(snapshot) for _, (path, _) in events["first"])
     # After that, inspecting is pure computation.
     assert events["again"] == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 __all__ = [
@@ -57,15 +58,6 @@ _SCRIPT_MIXES = (
     {"LATIN", "HAN", "BOPOMOFO"},
     {"LATIN", "HAN", "HANGUL"},
 )
-# Letters that read as a plain ASCII letter.
-_LOOKALIKES = str.maketrans(
-    {
-        **dict(zip("аесорхуіјѕԁԛԝһӏүԍ", "aecopxyijsdqwhlyg", strict=True)),  # Cyrillic
-        **dict(zip("οαινκρυχϲ", "oaivkpuxc", strict=True)),  # Greek
-        **dict(zip("օոսհցզ", "onuhgq", strict=True)),  # noqa: RUF001 Armenian
-        **dict(zip("ɑɡıȷɩǀ", "agijil", strict=True)),  # Latin imitating Latin
-    }
-)
 
 
 def script_of(c: str) -> str | None:
@@ -86,6 +78,28 @@ def is_mixed(scripts: set[str]) -> bool:
 
 
 def looks_ascii(label: str) -> str | None:
-    """The ASCII label that `label` imitates, if it imitates one."""
-    skeleton = label.translate(_LOOKALIKES)
+    """The ASCII label that `label` imitates, if it imitates one: its UTS #39 skeleton, when
+    that is plain ASCII and differs from it (a small capital S or a Cyrillic dze draws as "s")."""
+    prototypes = _prototypes()
+    skeleton = "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", label))
     return skeleton if skeleton != label and skeleton.isascii() else None
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """The ASCII letters or digits each character draws as, from Unicode's confusables data
+    (confusables.txt of UTS #39, as the confusable-homoglyphs package keeps it up to date),
+    not a table of our own: small capitals, Cyrillic, Greek, Armenian, Cherokee and the rest.
+    Loaded once, from the package's own files; nothing is fetched."""
+    from confusable_homoglyphs.confusables import confusables_data  # type: ignore[import-untyped]
+
+    table: dict[str, str] = {}
+    for char, homoglyphs in confusables_data.items():
+        if char.isascii():
+            continue
+        for homoglyph in homoglyphs:
+            drawn = homoglyph["c"]
+            if drawn.isascii() and drawn.isalnum():
+                table[char] = drawn.lower()
+                break
+    return table
