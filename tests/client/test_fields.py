@@ -10,6 +10,7 @@ from elicitkit.client._fields import (
     Field,
     check,
     editable,
+    example,
     form_fields,
     hint,
     parse,
@@ -94,6 +95,9 @@ def test_parse_turns_text_into_json_values(prop: dict[str, Any], text: str, valu
     [
         ({"type": "integer"}, "4.5", "Enter a whole number, like 42."),
         ({"type": "number"}, "many", "Enter a number, like 3.5."),
+        ({"type": "integer", "minimum": 1, "maximum": 12}, "4.5", "Enter a whole number, like 6."),
+        ({"type": "number", "minimum": 100}, "many", "Enter a number, like 100."),
+        ({"type": "integer", "minimum": 0.2, "maximum": 0.8}, "x", "Enter a whole number."),
         ({"type": "number"}, "nan", "Enter a finite number."),
     ],
 )
@@ -168,3 +172,43 @@ def test_problems_are_grouped_by_field_and_strays_go_to_the_whole_form() -> None
         "a": "Too short. Not a word.",
         None: "Whole answer. Unknown key.",
     }
+
+
+@pytest.mark.parametrize(
+    "prop",
+    [
+        {"type": "integer", "minimum": 1, "maximum": 12},
+        {"type": "integer", "minimum": 100},
+        {"type": "integer", "maximum": -3},
+        {"type": "integer", "minimum": 0.5, "maximum": 2.5},
+        {"type": "number", "minimum": 0, "maximum": 1},
+        {"type": "number", "minimum": 10.25},
+        {"type": "number", "maximum": -1.5},
+        {"type": "string", "format": "email", "maxLength": 10},
+        {"type": "string", "format": "email", "minLength": 30},
+        {"type": "string", "format": "email", "pattern": "@corp\\.example$"},
+        {"type": "string", "format": "uri", "maxLength": 12},
+        {"type": "string", "minLength": 3, "maxLength": 5},
+    ],
+)
+def test_the_example_under_a_field_is_an_answer_the_field_accepts(prop: dict[str, Any]) -> None:
+    """An example the field would refuse ("e.g. 42" for 1 to 12) teaches the wrong answer."""
+    field = one(prop, required=True)
+    shown = example(field)
+    if shown:
+        assert check(field, parse(field, shown)) is None, (prop, shown)
+
+
+@pytest.mark.parametrize(
+    ("prop", "shown"),
+    [
+        ({"type": "integer"}, "42"),
+        ({"type": "integer", "minimum": 1, "maximum": 12}, "6"),
+        ({"type": "integer", "minimum": 100}, "100"),
+        ({"type": "number", "minimum": 0, "maximum": 1}, "0.5"),
+        ({"type": "string", "format": "email"}, "name@example.com"),
+        ({"type": "string", "format": "email", "maxLength": 10}, ""),
+    ],
+)
+def test_the_example_fits_inside_the_bounds_or_is_left_out(prop: dict[str, Any], shown: str) -> None:
+    assert example(one(prop)) == shown

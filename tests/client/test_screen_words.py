@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+import time
 
 from client_http import record, serve
 from hostile_servers import hostile_server
@@ -77,3 +79,33 @@ def test_a_consent_line_ending_in_a_colon_is_followed_by_its_list() -> None:
     lines = [line.strip() for line in out.getvalue().splitlines()]
     at = lines.index("Client asks you to sign in, so that it may:")
     assert lines[at + 1 : at + 3] == ["- read your events", "- mcp"]
+
+
+def test_each_step_header_says_how_long_that_step_took() -> None:
+    """Not the time since the start: a quick step after a slow one reads as quick."""
+    out = io.StringIO()
+    t = Transcript(Console(file=out, width=200, soft_wrap=True), hold_steps=True)
+    t.step(1, 2, "Slow", "waits a while")
+    t.line("slow step's line")
+    time.sleep(0.4)
+    t.step(2, 2, "Quick", "returns at once")
+    t.line("quick step's line")
+    t.end_step()
+    lines = out.getvalue().splitlines()
+    slow = next(line for line in lines if line.startswith("[1/2] Slow"))
+    quick = next(line for line in lines if line.startswith("[2/2] Quick"))
+    assert float(re.search(r"\((\d+\.\d) s\)", slow).group(1)) >= 0.4  # type: ignore[union-attr]
+    assert quick.endswith("(0.0 s)"), quick
+    assert lines.index(slow) < lines.index("slow step's line") < lines.index(quick)
+
+
+def test_a_step_read_live_shows_its_header_first_and_its_duration_last() -> None:
+    """When a person answers during the step, its header cannot wait for the step to end."""
+    out = io.StringIO()
+    t = Transcript(Console(file=out, width=200, soft_wrap=True))
+    time.sleep(0.3)  # before the first step: not part of it
+    t.step(1, 1, "Form", "a person answers")
+    assert "[1/1] Form" in out.getvalue() and "s)" not in out.getvalue()
+    t.line("the person's answer")
+    t.end_step()
+    assert out.getvalue().splitlines()[-1].strip() == "(this step took 0.0 s)"

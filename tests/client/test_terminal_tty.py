@@ -198,6 +198,37 @@ def test_required_answer_cannot_be_left_empty(start: Callable[..., Pane]) -> Non
     assert pane.reply() == {"action": "accept", "content": {"name": "Ada"}}
 
 
+def test_a_refused_line_says_why_right_under_its_field_and_its_rules(start: Callable[..., Pane]) -> None:
+    """The refusal stands between the field's rules and the line typed, not at the screen's foot."""
+    pane = start("form", width=80, height=40)
+    pane.wait_for("Full name ✱  (1/13)")
+    pane.type("x")
+    pane.keys("Enter")
+    screen = pane.wait_for("Must be at least 2 characters.")
+    lines = [line.rstrip() for line in screen.splitlines()]
+    at = next(i for i, line in enumerate(lines) if "Must be at least 2 characters." in line)
+    assert "2 to 40 characters" in lines[at - 1], screen
+    assert lines[at + 1] == "▶ x", screen
+    pane.type("y")  # typing again clears the refusal; Enter says the next thing wrong
+    screen = pane.wait_for("▶ xy")
+    assert "Must be at least" not in screen, screen
+    pane.keys("C-c")
+    assert pane.reply()["action"] == "cancel"
+
+
+def test_the_form_header_is_never_cut_at_a_narrow_width(start: Callable[..., Pane]) -> None:
+    """Who asks, and the keys, are read whole: wrapped inside the panel when the border is too short."""
+    pane = start("form", width=44, height=40)
+    screen = pane.wait_for("Full name ✱  (1/13)")
+    header = screen.split("Full name")[0]
+    words = " ".join(re.sub(r"[╭╮╰╯│─]", " ", header).split())
+    assert "asks you to fill in a form" in words, screen
+    assert "✱ required answer Ctrl-D declines Ctrl-C cancels" in words, screen
+    assert all(len(line.rstrip()) <= 44 for line in header.splitlines())
+    pane.keys("C-c")
+    assert pane.reply()["action"] == "cancel"
+
+
 def test_refused_answer_shows_its_problem_next_to_the_field(start: Callable[..., Pane]) -> None:
     pane = start("problems")
     screen = pane.wait_for("Review your answers", "Some answers need fixing.")

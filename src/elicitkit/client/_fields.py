@@ -174,10 +174,42 @@ def _is_number(value: Any) -> bool:
 
 
 def example(field: Field) -> str:
-    """A faint example shown in an empty typed field, so the expected shape is plain."""
+    """A faint example shown in an empty typed field, so the expected shape is plain.
+
+    It obeys the field's own rules (bounds, lengths, pattern): an example the field would
+    refuse teaches the wrong thing, so a field with no fitting example gets none.
+    """
+    s = field.schema
     if field.kind in ("number", "integer"):
-        return "42" if field.kind == "integer" else "3.5"
-    return _EXAMPLES.get(field.format or "", "")
+        return _number_example(field.kind == "integer", s.get("minimum"), s.get("maximum"))
+    if field.kind != "text":
+        return ""
+    shown = _EXAMPLES.get(field.format or "", "")
+    if not shown or field.format in ("date", "date-time"):
+        return shown  # a shape (YYYY-MM-DD), not a value: it says how to write any date
+    return shown if _check_text(field, shown) is None else ""
+
+
+def _number_example(integer: bool, low: Any, high: Any) -> str:
+    """42 (or 3.5) when the bounds allow it, else the middle of the range, or its one bound."""
+    low = low if _is_number(low) else None
+    high = high if _is_number(high) else None
+    if integer:  # the whole numbers inside the bounds
+        low = None if low is None else math.ceil(low)
+        high = None if high is None else math.floor(high)
+    if low is not None and high is not None and low > high:
+        return ""  # nothing fits; such a schema is refused before any UI anyway
+    value: float = 42 if integer else 3.5
+    if (low is not None and value < low) or (high is not None and value > high):
+        if low is not None and high is not None:
+            value = (low + high) // 2 if integer else (low + high) / 2
+        else:
+            value = low if low is not None else high
+    return _plain(value)
+
+
+def _plain(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def editable(field: Field, value: Any) -> str:
@@ -193,7 +225,9 @@ def parse(field: Field, text: str) -> Any:
         return None
     if field.kind == "integer":
         if not _INTEGER.fullmatch(text.strip()):
-            raise ValueError(_("Enter a whole number, like 42."))
+            raise ValueError(
+                _like(field, _("Enter a whole number."), _("Enter a whole number, like %(example)s."))
+            )
         return int(text.strip())
     if field.kind == "number":
         stripped = text.strip()
@@ -202,11 +236,19 @@ def parse(field: Field, text: str) -> Any:
         try:
             number = float(stripped)
         except ValueError:
-            raise ValueError(_("Enter a number, like 3.5.")) from None
+            raise ValueError(
+                _like(field, _("Enter a number."), _("Enter a number, like %(example)s."))
+            ) from None
         if not math.isfinite(number):
             raise ValueError(_("Enter a finite number."))
         return number
     return text
+
+
+def _like(field: Field, plain: str, with_example: str) -> str:
+    """The sentence with the field's own example, or without one when none fits."""
+    shown = example(field)
+    return with_example % {"example": shown} if shown else plain
 
 
 def check(field: Field, value: Any) -> str | None:

@@ -142,9 +142,14 @@ class Story:
             raise StepFailedError(failure)
 
     async def _play_steps(self, steps: list[Step]) -> str:
+        # Unattended, nobody reads a step while it plays: its lines wait for its duration.
+        self.transcript.hold_steps = self.unattended
         for number, step in enumerate(steps, 1):
             self.transcript.step(number, len(steps), _(step.title), _(step.about))
-            failure = await self._play_step(step)
+            try:
+                failure = await self._play_step(step)
+            finally:
+                self.transcript.end_step()
             if failure:
                 said = _("Step %(number)d (%(title)s) failed: %(failure)s")
                 return said % {"number": number, "title": _(step.title), "failure": failure}

@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application
-from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import AnyFormattedText, to_formatted_text
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, KeyPressEvent, merge_key_bindings
@@ -22,8 +21,9 @@ from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import Style
-from prompt_toolkit.validation import ValidationError, Validator
 from prompt_toolkit.widgets import CheckboxList, RadioList
+
+from elicitkit.i18n import ngettext
 
 T = TypeVar("T")
 
@@ -79,16 +79,19 @@ def _shortcuts(keys: Mapping[str, Any]) -> KeyBindings:
     return kb
 
 
-class _Check(Validator):
-    """Inline validation: the sentence from `check` appears under the input, Enter is refused."""
+def _refusing(check: Callable[[str], str | None], problem: list[str]) -> KeyBindings:
+    """Enter accepts the line only when `check` agrees; otherwise its sentence goes in `problem`."""
+    kb = KeyBindings()
 
-    def __init__(self, check: Callable[[str], str | None]) -> None:
-        self._check = check
+    @kb.add("enter")
+    def _enter(event: KeyPressEvent) -> None:
+        found = check(event.current_buffer.text)
+        if found is None:
+            event.current_buffer.validate_and_handle()
+        else:
+            problem[:] = [found]
 
-    def validate(self, document: Document) -> None:
-        problem = self._check(document.text)
-        if problem is not None:
-            raise ValidationError(message=problem, cursor_position=len(document.text))
+    return kb
 
 
 @dataclass
@@ -125,27 +128,39 @@ class Screens:
 
     async def text(
         self,
-        message: AnyFormattedText,
+        message: Callable[[str | None], AnyFormattedText],
         *,
         default: str,
         check: Callable[[str], str | None],
         toolbar: AnyFormattedText,
         placeholder: str = "",
     ) -> str:
-        """A line of text, pre-filled with `default`; Enter is refused while `check` objects."""
+        """A line of text, pre-filled with `default`; Enter is refused while `check` objects.
+
+        `message(problem)` draws what stands above the input: the refusal is shown there, next
+        to the field it is about, rather than at the foot of the screen, and stays until the
+        text changes.
+        """
+        problem: list[str] = []
         session: PromptSession[str] = PromptSession(
             input=self.input,
             output=self.output,
             style=STYLE,
             color_depth=self.color_depth,
             erase_when_done=True,
-            key_bindings=_always(decline=True),
+            key_bindings=merge_key_bindings([_always(decline=True), _refusing(check, problem)]),
             bottom_toolbar=toolbar,
-            validator=_Check(check),
-            validate_while_typing=False,
-            placeholder=[("class:muted", f"e.g. {placeholder}")] if placeholder else None,
+            placeholder=[("class:muted", placeholder)] if placeholder else None,
         )
-        prompt = [*to_formatted_text(message), ("", "\n"), ("class:prompt", "▶ ")]
+        session.default_buffer.on_text_changed += lambda _buffer: problem.clear()
+
+        def prompt() -> AnyFormattedText:
+            return [
+                *to_formatted_text(message(problem[0] if problem else None)),
+                ("", "\n"),
+                ("class:prompt", "▶ "),
+            ]
+
         self.current = session.app
         try:
             return await session.prompt_async(prompt, default=default)
@@ -204,7 +219,10 @@ class Screens:
         def status() -> AnyFormattedText:
             if refused and refused[0][1] == boxes.current_values:
                 return [("class:error", f"  {refused[0][0]}")]
-            return [("class:muted", f"  {len(boxes.current_values)} chosen")]
+            count = len(boxes.current_values)
+            return [
+                ("class:muted", "  " + ngettext("%(num)d chosen", "%(num)d chosen", count) % {"num": count})
+            ]
 
         kb = KeyBindings()
 

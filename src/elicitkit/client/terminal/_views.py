@@ -9,7 +9,8 @@ import time
 from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -23,19 +24,42 @@ from elicitkit.urls import UrlReport
 _URL_STYLES = {"domain": "bold reverse", "userinfo": "bold red underline"}
 
 
-def header(server: str, verb: str, message: str, keys: str | None = None) -> Panel:
+def header(server: str, verb: str, message: str, keys: str | None = None) -> RenderableType:
     """Who asks and why (C-30): the server's name and its message, both inert."""
     title = Text.assemble((_("The server "), ""), (f"“{safe(said(server, _))}”", "bold"), f" {verb}")
-    subtitle = Text(keys, style="dim") if keys else None
-    return Panel(
-        Text(safe(message)),
-        title=title,
-        title_align="left",
-        subtitle=subtitle,
-        subtitle_align="right",
-        border_style="cyan",
-        expand=False,
-    )
+    return _Header(title, Text(safe(message)), Text(keys, style="dim") if keys else None)
+
+
+class _Header:
+    """A panel whose title and key line sit on its border when they fit there whole, and
+    otherwise inside it, wrapped: a border cuts what is too long, and a cut name misleads."""
+
+    def __init__(self, title: Text, body: Text, keys: Text | None) -> None:
+        self.title, self.body, self.keys = title, body, keys
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        def fits(text: Text | None) -> bool:  # a space each side, in a border: ╭─ text ─╮
+            return text is None or cell_len(text.plain) + 6 <= options.max_width
+
+        title = self.title if fits(self.title) else None
+        keys = self.keys if fits(self.keys) else None
+        inside = Group(*(t for t in (self.title if title is None else None, self.body) if t is not None))
+        if keys is None and self.keys is not None:
+            inside.renderables.append(self.keys)
+        # rich sizes a panel to its body and title, not its subtitle: size it for all three
+        needed = console.measure(inside, options=options.update_width(options.max_width - 4)).maximum + 4
+        for edge in (title, keys):
+            if edge is not None:
+                needed = max(needed, cell_len(edge.plain) + 6)
+        yield Panel(
+            inside,
+            title=title,
+            title_align="left",
+            subtitle=keys,
+            subtitle_align="right",
+            border_style="cyan",
+            width=min(needed, options.max_width),
+        )
 
 
 def field_heading(field: Field, problem: str | None, progress: str) -> RenderableType:

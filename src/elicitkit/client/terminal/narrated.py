@@ -36,11 +36,19 @@ _KINDS = {
 
 
 class Transcript:
-    """Readable lines on a console: who says what, step by step."""
+    """Readable lines on a console: who says what, step by step.
 
-    def __init__(self, console: Console | None = None) -> None:
+    Each step's header says how long that step took. With `hold_steps` (nobody answers at
+    this console, as when a script plays), a step's lines are held until it ends, so its
+    header carries its own duration; otherwise the header comes first, for the person to
+    read while they answer, and the duration follows the step's last line.
+    """
+
+    def __init__(self, console: Console | None = None, *, hold_steps: bool = False) -> None:
         self.console = console or Console(highlight=False, emoji=False, soft_wrap=True)
         self.started = time.monotonic()
+        self.hold_steps = hold_steps
+        self._open: tuple[Text, str, float, bool] | None = None  # header, about, start, held
 
     def line(self, text: str | Text = "", *, style: str = "") -> None:
         self.console.print(text, style=style)
@@ -49,11 +57,35 @@ class Transcript:
         self.console.print(Text(text, style="bold"))
 
     def step(self, number: int, total: int, title: str, about: str) -> None:
-        elapsed = time.monotonic() - self.started
+        """Open step `number` (closing the one before, if still open): see `end_step`."""
+        self.end_step()
+        header = Text(f"[{number}/{total}] {title}", style="bold cyan")
+        held = self.hold_steps
+        if not held:
+            self._print_header(header, about, None)
+        else:
+            self.console.begin_capture()
+        self._open = (header, about, time.monotonic(), held)
+
+    def end_step(self) -> None:
+        """Close the open step: its duration goes in its header (or after it, when not held)."""
+        if self._open is None:
+            return
+        header, about, started, held = self._open
+        self._open = None
+        took = _("%(seconds)s s") % {"seconds": f"{time.monotonic() - started:.1f}"}
+        if held:
+            lines = self.console.end_capture()
+            self._print_header(header, about, took)
+            self.console.print(Text.from_ansi(lines), end="")
+        else:
+            self.console.print(Text(_("  (this step took %(time)s)") % {"time": took}, style="dim"))
+
+    def _print_header(self, header: Text, about: str, took: str | None) -> None:
         self.console.print()
-        self.console.print(
-            Text(f"[{number}/{total}] {title}", style="bold cyan"), Text(f"({elapsed:.1f} s)", style="dim")
-        )
+        if took is not None:  # one message: Chinese puts no space before its brackets
+            header = header + Text(_(" (%(time)s)") % {"time": took}, style="dim")
+        self.console.print(header)
         self.console.print(Text(f"  {about}", style="dim"))
 
     def say(self, who: str, text: str, *, style: str = "") -> None:

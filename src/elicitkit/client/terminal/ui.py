@@ -229,12 +229,22 @@ class TerminalUI:
                     return str(error)
                 return check(field, typed) or _check_one(field, typed)
 
+            progress = f"{index}/{total}" if index else _("change")
+            drawn: dict[str | None, ANSI] = {problem: heading}
+
+            def heading_with(refused: str | None) -> ANSI:
+                refused = refused or problem
+                if refused not in drawn:  # drawn once per sentence, not on every repaint
+                    drawn[refused] = self._ansi(field_heading(field, refused, progress))
+                return drawn[refused]
+
+            shown = example(field)
             text = await self._screens.text(
-                heading,
+                heading_with,
                 default=editable(field, value),
                 check=check_text,
                 toolbar=_(_TEXT_KEYS),
-                placeholder=example(field),
+                placeholder=_("e.g. %(example)s") % {"example": shown} if shown else "",
             )
             answer = parse(field, text)
         line = Text("  ")
