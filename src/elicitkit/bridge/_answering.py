@@ -1,0 +1,167 @@
+"""Who answers an upstream question: the host, or the bridge's own UI, per mode.
+
+`RoutedUI` is the `ElicitationUI` of one bridged session. The upstream `ElicitingClient` has
+already applied every client rule (declared modes, C-03, the schema subset, the rate limit,
+the URL inspection) before a question reaches it, and validates the host's answer after, so
+the host is never asked what a compliant client would refuse and a bad answer never goes up.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import anyio
+from mcp.client import ClientRequestContext
+from mcp.client.session import ElicitationFnT
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types import (
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitRequestParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    ErrorData,
+)
+
+from elicitkit.bridge._host import HostSession
+from elicitkit.client import (
+    Accept,
+    Cancel,
+    Decline,
+    ElicitationUI,
+    FormQuestion,
+    Reply,
+    UrlQuestion,
+    Waiting,
+)
+
+logger = logging.getLogger("elicitkit.bridge")
+
+__all__ = ["Answer", "RoutedUI", "capture_params", "host_opened"]
+
+Answer = Literal["host", "browser", "terminal", "auto"]
+
+_CANCEL = Cancel()
+_asked: contextvars.ContextVar[ElicitRequestParams | None] = contextvars.ContextVar(
+    "elicitkit_bridge_asked", default=None
+)
+_host_opened: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "elicitkit_bridge_host_opened", default=False
+)
+
+
+def capture_params(callback: ElicitationFnT) -> ElicitationFnT:
+    """Wrap the client's elicitation callback so the UI can read the request it answers
+    (the URL's `elicitationId`, the schema as sent) while the callback runs."""
+
+    async def captured(
+        context: ClientRequestContext, params: ElicitRequestParams
+    ) -> ElicitResult | ErrorData:
+        token = _asked.set(params)
+        try:
+            return await callback(context, params)
+        finally:
+            _asked.reset(token)
+
+    return captured
+
+
+def host_opened() -> bool:
+    """True while the URL being answered was handed to the host, which opens it itself."""
+    return _host_opened.get()
+
+
+@dataclass
+class RoutedUI:
+    """The host for the modes it answers, `local` (the bridge's own UI) for the rest."""
+
+    host: HostSession
+    answer: Answer
+    local: Callable[[], ElicitationUI] | None
+    """The bridge's own UI, made on first use; None when `answer` is "host"."""
+    question_timeout: float = 600.0
+
+    def to_host(self, mode: str) -> bool:
+        if self.answer == "host":
+            return True
+        return self.answer == "auto" and self.host.asks_host(mode)
+
+    # -- ElicitationUI
+
+    async def ask_form(self, question: FormQuestion) -> Reply:
+        if not self.to_host("form"):
+            return await self._local().ask_form(question)
+        asked = _asked.get()
+        schema: Any = (
+            asked.requested_schema if isinstance(asked, ElicitRequestFormParams) else question.schema
+        )
+        message = question.message
+        if question.problems:
+            message += "\n\n" + " ".join(problem.message for problem in question.problems)
+        params = ElicitRequestFormParams(message=message, requested_schema=schema)
+        result = await self._ask_host(params)
+        if result is None or result.action == "cancel":
+            return _CANCEL
+        if result.action == "decline":
+            return Decline()
+        return Accept(dict(result.content or {}))
+
+    async def ask_url_consent(self, question: UrlQuestion) -> Reply:
+        if not self.to_host("url"):
+            return await self._local().ask_url_consent(question)
+        if question.report.verdict == "block":
+            return Decline()  # the client notes why; a blocked URL never reaches the host
+        asked = _asked.get()
+        given = asked.elicitation_id if isinstance(asked, ElicitRequestURLParams) else None
+        elicitation_id = given or f"bridge-{secrets.token_urlsafe(12)}"
+        params = ElicitRequestURLParams(
+            message=question.message, url=question.report.url, elicitation_id=elicitation_id
+        )
+        result = await self._ask_host(params)
+        if result is None or result.action == "cancel":
+            return _CANCEL
+        if result.action == "decline":
+            return Decline()
+        _host_opened.set(True)  # read by the client's `open_url` right after: the host opened it
+        return Accept()
+
+    async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
+        if not self.to_host("url"):
+            return await self._local().wait(waiting)
+        if waiting.timed_out:
+            return "cancel"  # the host cannot be asked to keep waiting: the wait is bounded
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def notice(self, text: str) -> None:
+        if self.answer != "host" and self.local is not None:
+            self._local().notice(text)
+        else:
+            logger.info("%s", text)
+
+    # -- helpers
+
+    def _local(self) -> ElicitationUI:
+        if self.local is None:
+            raise RuntimeError("this bridge answers only through its host")
+        return self.local()
+
+    async def _ask_host(self, params: ElicitRequestParams) -> ElicitResult | None:
+        """Send `params` to the host, related to its open call; None when it cannot answer."""
+        call = self.host.current_call()
+        if call is None:
+            return None
+        request = ElicitRequest(params=params)
+        try:
+            with anyio.fail_after(self.question_timeout):
+                return await call.session.send_request(
+                    request, ElicitResult, metadata=ServerMessageMetadata(related_request_id=call.request_id)
+                )
+        except Exception as error:  # an error, a timeout, a host with no back-channel: no answer
+            logger.warning("the host did not answer the question: %s", error)
+            return None

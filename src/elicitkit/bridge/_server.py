@@ -1,0 +1,248 @@
+"""The MCP server the host talks to: every request forwarded to that host session's upstream.
+
+Results and errors come back unchanged (an `MCPError` keeps its code and data); upstream
+notifications (list changes, resource updates, log messages, completion notices) go to the
+host, progress to the host call it belongs to, and a host's cancellation cancels the
+upstream call it caused.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from mcp.client import Client
+from mcp.client.session import IncomingMessage, LoggingFnT, MessageHandlerFnT
+from mcp.server import Server
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INTERNAL_ERROR,
+    CallToolRequestParams,
+    CompleteRequest,
+    CompleteRequestParams,
+    CompleteResult,
+    ElicitCompleteNotification,
+    EmptyResult,
+    GetPromptRequestParams,
+    Implementation,
+    LoggingMessageNotification,
+    LoggingMessageNotificationParams,
+    PaginatedRequestParams,
+    PromptListChangedNotification,
+    ReadResourceRequestParams,
+    ResourceListChangedNotification,
+    ResourceUpdatedNotification,
+    ServerCapabilities,
+    SetLevelRequestParams,
+    SubscribeRequest,
+    SubscribeRequestParams,
+    ToolListChangedNotification,
+    UnsubscribeRequest,
+    UnsubscribeRequestParams,
+)
+
+from elicitkit.bridge._host import HostCall, HostSession
+from elicitkit.bridge._sessions import Link, Links
+from elicitkit.errors import ElicitationError
+
+logger = logging.getLogger("elicitkit.bridge")
+
+__all__ = ["Forwarder", "forwarding_server", "host_message_handler"]
+
+_T = TypeVar("_T")
+_PASSED = (
+    ToolListChangedNotification,
+    PromptListChangedNotification,
+    ResourceListChangedNotification,
+    ResourceUpdatedNotification,
+    ElicitCompleteNotification,
+)
+_STDIO = "stdio"
+
+
+def _session_key(ctx: ServerRequestContext[Any, Any]) -> str:
+    """The host session a request belongs to: its `mcp-session-id`, or the one stdio connection."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return _STDIO
+    return str(headers.get("mcp-session-id") or "")
+
+
+def host_message_handler(host: HostSession) -> MessageHandlerFnT:
+    """What the upstream client does with a notification: pass it to the host."""
+
+    async def handle(message: IncomingMessage) -> None:
+        if isinstance(message, Exception):
+            logger.debug("upstream transport: %s", message)
+        elif isinstance(message, _PASSED):
+            await host.notify(message)
+
+    return handle
+
+
+def host_logger(host: HostSession) -> LoggingFnT:
+    async def log(params: LoggingMessageNotificationParams) -> None:
+        await host.notify(LoggingMessageNotification(params=params))
+
+    return log
+
+
+class Forwarder:
+    """Forwards host requests to the link of their host session."""
+
+    def __init__(self, links: Links) -> None:
+        self.links = links
+        self.capabilities: ServerCapabilities | None = None
+        """The upstream's capabilities, declared to the host as they are."""
+        self.server_info: Implementation | None = None
+        self.instructions: str | None = None
+        self.server: Server[Any] | None = None
+
+    async def link(self, ctx: ServerRequestContext[Any, Any]) -> Link:
+        link = await self.links.get(_session_key(ctx), HostSession.of(ctx.session))
+        link.host.channel = ctx.session
+        return link
+
+    async def forward(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        send: Callable[[Client], Awaitable[_T]],
+        *,
+        call: bool = False,
+    ) -> _T:
+        """Run `send` on the upstream client; a `call` is one an upstream question may serve."""
+        link = await self.link(ctx)
+        client = link.client
+        if client is None:
+            raise MCPError(code=INTERNAL_ERROR, message="The upstream session closed; try again.")
+        opened = (
+            link.host.open(HostCall(ctx.session, ctx.request_id))
+            if call and ctx.request_id is not None
+            else None
+        )
+        try:
+            return await send(client)
+        except ElicitationError as error:
+            # The bridge's client stopped the call (a declined URL, a rate limit): say so as an error.
+            raise MCPError(code=INTERNAL_ERROR, message=str(error)) from None
+        finally:
+            if opened is not None:
+                link.host.close(opened)
+
+    # -- handlers
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams | None
+    ) -> Any:
+        cursor = params.cursor if params is not None else None
+        return await self.forward(ctx, lambda c: c.list_tools(cursor=cursor))
+
+    async def call_tool(self, ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> Any:
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            await ctx.session.report_progress(progress, total, message)
+
+        return await self.forward(
+            ctx, lambda c: c.call_tool(params.name, params.arguments, progress_callback=progress), call=True
+        )
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams | None
+    ) -> Any:
+        cursor = params.cursor if params is not None else None
+        return await self.forward(ctx, lambda c: c.list_resources(cursor=cursor))
+
+    async def list_resource_templates(
+        self, ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams | None
+    ) -> Any:
+        cursor = params.cursor if params is not None else None
+        return await self.forward(ctx, lambda c: c.list_resource_templates(cursor=cursor))
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: ReadResourceRequestParams
+    ) -> Any:
+        return await self.forward(ctx, lambda c: c.read_resource(str(params.uri)), call=True)
+
+    async def subscribe(self, ctx: ServerRequestContext[Any, Any], params: SubscribeRequestParams) -> Any:
+        request = SubscribeRequest(params=params)
+        return await self.forward(ctx, lambda c: c.session.send_request(request, EmptyResult))
+
+    async def unsubscribe(self, ctx: ServerRequestContext[Any, Any], params: UnsubscribeRequestParams) -> Any:
+        request = UnsubscribeRequest(params=params)
+        return await self.forward(ctx, lambda c: c.session.send_request(request, EmptyResult))
+
+    async def list_prompts(
+        self, ctx: ServerRequestContext[Any, Any], params: PaginatedRequestParams | None
+    ) -> Any:
+        cursor = params.cursor if params is not None else None
+        return await self.forward(ctx, lambda c: c.list_prompts(cursor=cursor))
+
+    async def get_prompt(self, ctx: ServerRequestContext[Any, Any], params: GetPromptRequestParams) -> Any:
+        return await self.forward(ctx, lambda c: c.get_prompt(params.name, params.arguments), call=True)
+
+    async def complete(self, ctx: ServerRequestContext[Any, Any], params: CompleteRequestParams) -> Any:
+        request = CompleteRequest(params=params)
+        return await self.forward(ctx, lambda c: c.session.send_request(request, CompleteResult))
+
+    async def set_level(self, ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams) -> Any:
+        return await self.forward(ctx, lambda c: c.set_logging_level(params.level))
+
+    # -- middleware: the host sees the upstream's name, instructions and capabilities
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method not in ("initialize", "server/discover"):
+            return await call_next(ctx)
+        if _session_key(ctx) == _STDIO and self.capabilities is None:
+            # One host on stdio: its upstream session opens now, with the modes it declares.
+            initialize = ctx.method == "initialize"
+            host = HostSession.from_initialize(ctx.params) if initialize else HostSession.of(ctx.session)
+            link = await self.links.get(_STDIO, host)
+            if link.client is not None:
+                self.learn(link.client)
+        result = await call_next(ctx)
+        if not isinstance(result, dict):
+            return result
+        if self.capabilities is not None:
+            result = {**result, "capabilities": _dump(self.capabilities)}
+        if ctx.method == "initialize" and self.server_info is not None:
+            result = {**result, "serverInfo": _dump(self.server_info), "instructions": self.instructions}
+        return {key: value for key, value in result.items() if value is not None}
+
+    def learn(self, client: Client) -> None:
+        """Take the upstream's description from a connected client."""
+        self.capabilities = client.server_capabilities
+        self.server_info = info = client.server_info
+        self.instructions = client.instructions
+        if self.server is not None:
+            self.server.instructions = client.instructions
+            if info is not None:
+                self.server.name, self.server.version = info.name, info.version
+                self.server.title, self.server.description = info.title, info.description
+
+
+def _dump(model: Any) -> Any:
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def forwarding_server(forwarder: Forwarder, name: str) -> Server[Any]:
+    """A low-level `Server` whose every request goes through `forwarder`."""
+    server: Server[Any] = Server(name)
+    handlers: list[tuple[str, type[Any], Any]] = [
+        ("tools/list", PaginatedRequestParams, forwarder.list_tools),
+        ("tools/call", CallToolRequestParams, forwarder.call_tool),
+        ("resources/list", PaginatedRequestParams, forwarder.list_resources),
+        ("resources/templates/list", PaginatedRequestParams, forwarder.list_resource_templates),
+        ("resources/read", ReadResourceRequestParams, forwarder.read_resource),
+        ("resources/subscribe", SubscribeRequestParams, forwarder.subscribe),
+        ("resources/unsubscribe", UnsubscribeRequestParams, forwarder.unsubscribe),
+        ("prompts/list", PaginatedRequestParams, forwarder.list_prompts),
+        ("prompts/get", GetPromptRequestParams, forwarder.get_prompt),
+        ("completion/complete", CompleteRequestParams, forwarder.complete),
+        ("logging/setLevel", SetLevelRequestParams, forwarder.set_level),
+    ]
+    for method, params_type, handler in handlers:
+        server.add_request_handler(method, params_type, handler)
+    server.middleware.insert(0, forwarder)
+    forwarder.server = server
+    return server

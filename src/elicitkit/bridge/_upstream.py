@@ -1,0 +1,139 @@
+"""The upstream server: where it is, and the elicitkit client that speaks to it for one host session."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from mcp.client import Client
+from mcp.client.client import ConnectMode
+from mcp.client.session import LoggingFnT, MessageHandlerFnT
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
+from elicitkit.client import (
+    ElicitationHandler,
+    ElicitingClient,
+    RateLimit,
+    Sizes,
+    UrlOpener,
+    open_in_system_browser,
+)
+
+logger = logging.getLogger("elicitkit.bridge")
+
+__all__ = ["Limits", "Upstream", "upstream_client", "upstream_of"]
+
+_AUTHORIZATION = "elicitkit.bridge._authorization"
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """The server behind the bridge: a Streamable HTTP `url`, or a `stdio` command.
+
+    `headers` go with every HTTP request (a static token, say); `auth` is an `httpx.Auth`
+    (by default, the bridge's own OAuth client for the server, when it is installed).
+    """
+
+    url: str | None = None
+    stdio: StdioServerParameters | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    auth: Any = None
+    timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if (self.url is None) == (self.stdio is None):
+            raise ValueError("Give the upstream server as a URL or as a stdio command, not both or neither.")
+
+    @property
+    def name(self) -> str:
+        if self.url is not None:
+            return self.url
+        assert self.stdio is not None
+        return " ".join([self.stdio.command, *self.stdio.args])
+
+    def http_client(self) -> httpx2.AsyncClient:
+        """The HTTP client for one upstream session: headers, and the OAuth client when there is one."""
+        auth = self.auth if self.auth is not None else _default_auth(self.url or "")
+        return create_mcp_http_client(headers=self.headers or None, auth=auth)
+
+    def target(self) -> str | StdioServerParameters:
+        return self.url if self.url is not None else self.stdio  # type: ignore[return-value]
+
+
+def upstream_of(target: str | StdioServerParameters | Upstream) -> Upstream:
+    if isinstance(target, Upstream):
+        return target
+    if isinstance(target, StdioServerParameters):
+        return Upstream(stdio=target)
+    return Upstream(url=target)
+
+
+def _default_auth(url: str) -> Any:
+    """`elicitkit.bridge._authorization.upstream_auth(url)` when that module is present, else None."""
+    if not url or importlib.util.find_spec(_AUTHORIZATION) is None:
+        return None
+    module = importlib.import_module(_AUTHORIZATION)
+    return module.upstream_auth(url)
+
+
+def bridge_opener(fallback: UrlOpener) -> UrlOpener:
+    """The client's URL opener: nothing when the host took the URL, `fallback` otherwise."""
+
+    def open_url(url: str) -> bool:
+        return True if host_opened() else fallback(url)
+
+    return open_url
+
+
+@dataclass
+class Limits:
+    """Client limits for every upstream session (elicitkit's client defaults)."""
+
+    rate_limit: RateLimit = field(default_factory=RateLimit)
+    sizes: Sizes = field(default_factory=Sizes)
+    wait_timeout: float = 300.0
+    open_url: UrlOpener = open_in_system_browser
+
+
+def upstream_client(
+    upstream: Upstream,
+    ui: RoutedUI,
+    modes: frozenset[str],
+    limits: Limits,
+    *,
+    http: httpx2.AsyncClient | None,
+    message_handler: MessageHandlerFnT,
+    logging_callback: LoggingFnT,
+    mode: ConnectMode = "auto",
+) -> Client:
+    """The client of one host session: elicitkit's, declaring `modes`; a plain one when none."""
+    options: dict[str, Any] = {
+        "message_handler": message_handler,
+        "logging_callback": logging_callback,
+        "cache": None,
+        "read_timeout_seconds": None,
+        "mode": mode,
+    }
+    if not modes:
+        if upstream.url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+
+            return Client(streamable_http_client(upstream.url, http_client=http), **options)
+        return Client(upstream.target(), **options)
+    handler = ElicitationHandler(
+        ui=ui,
+        modes=tuple(sorted(modes)),
+        rate_limit=limits.rate_limit,
+        sizes=limits.sizes,
+        wait_timeout=limits.wait_timeout,
+        open_url=bridge_opener(limits.open_url),
+    )
+    client = ElicitingClient(upstream.target(), handler=handler, http_client=http, **options)
+    client.elicitation_callback = capture_params(client.elicitations)
+    return client

@@ -1,0 +1,231 @@
+"""`Bridge`: a local MCP server in front of another one, carrying elicitation completely.
+
+Toward the host it is an MCP server (stdio, or Streamable HTTP at `/mcp`); toward the
+upstream server it is elicitkit's client, one session per host session. Questions from the
+upstream reach the host for the modes it declared, or the bridge's own UI (`answer`).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import webbrowser
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+from mcp.client import Client
+from mcp.client.client import ConnectMode
+from mcp.client.session import IncomingMessage
+from mcp.client.stdio import StdioServerParameters
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+from mcp_types import LoggingMessageNotificationParams
+from starlette.applications import Starlette
+
+from elicitkit.bridge._answering import Answer, RoutedUI
+from elicitkit.bridge._host import HostSession
+from elicitkit.bridge._server import Forwarder, forwarding_server, host_logger, host_message_handler
+from elicitkit.bridge._sessions import Links
+from elicitkit.bridge._upstream import Limits, Upstream, upstream_client, upstream_of
+from elicitkit.client import ElicitationUI, RateLimit, Sizes, UrlOpener, open_in_system_browser
+
+logger = logging.getLogger("elicitkit.bridge")
+
+__all__ = ["Answer", "Bridge", "Upstream"]
+
+ANSWERS: tuple[Answer, ...] = ("host", "browser", "terminal", "auto")
+UpstreamProtocol = Literal["host", "auto", "2025-11-25", "2026-07-28"]
+_MODES: dict[str, ConnectMode] = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"}
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _browser_page(url: str) -> bool:
+    """The bridge's own page: its URL on stderr (to open by hand), then the system browser."""
+    _say(f"elicitkit bridge: answer the server's questions at {url}")
+    return webbrowser.open(url, new=2)
+
+
+@dataclass
+class Bridge:
+    """An MCP proxy that answers elicitation for hosts that cannot.
+
+    `upstream` is a Streamable HTTP URL, `StdioServerParameters`, or an `Upstream`.
+    `answer` picks who answers: "host", "browser", "terminal" or "auto" (the host for the
+    modes it declared, the browser for the rest). `ui` replaces the bridge's own UI (a
+    `WebUI` for "browser" and "auto", a `TerminalUI` for "terminal"); `open_url` opens a URL
+    the person agreed to (the system browser). `serve_stdio()` and `serve_http()` run it whole;
+    `asgi_app()` is the same for a gateway to mount (its lifespan runs the bridge); for another
+    transport, run `server` inside `async with bridge.running():`.
+    """
+
+    upstream: str | StdioServerParameters | Upstream
+    answer: Answer = "auto"
+    ui: ElicitationUI | None = None
+    open_url: UrlOpener = open_in_system_browser
+    rate_limit: RateLimit = field(default_factory=RateLimit)
+    sizes: Sizes = field(default_factory=Sizes)
+    wait_timeout: float = 300.0
+    question_timeout: float = 600.0
+    upstream_protocol: UpstreamProtocol = "host"
+    """"host" (the host's era), "auto" (the newest both sides speak), "2025-11-25" or "2026-07-28"."""
+    max_sessions: int = 16
+    idle_timeout: float = 3600.0
+
+    def __post_init__(self) -> None:
+        if self.answer not in ANSWERS:
+            raise ValueError(f"answer must be one of {', '.join(ANSWERS)}, not {self.answer!r}.")
+        if self.upstream_protocol != "host" and self.upstream_protocol not in _MODES:
+            raise ValueError(
+                f"upstream_protocol must be host, {', '.join(_MODES)}; not {self.upstream_protocol!r}."
+            )
+        self._upstream = upstream_of(self.upstream)
+        self._limits = Limits(self.rate_limit, self.sizes, self.wait_timeout, self.open_url)
+        self._links = Links(
+            self._open_upstream, max_sessions=self.max_sessions, idle_timeout=self.idle_timeout
+        )
+        self._forwarder = Forwarder(self._links)
+        self.server: Server[Any] = forwarding_server(self._forwarder, "elicitkit-bridge")
+        """The low-level MCP server the host talks to, for a transport of your own."""
+        self._local: ElicitationUI | None = self.ui
+        self._local_stack: AsyncExitStack | None = None
+
+    @property
+    def sessions(self) -> int:
+        """Upstream sessions open now (one per host session)."""
+        return len(self._links)
+
+    @asynccontextmanager
+    async def running(self, *, learn: bool = True) -> AsyncIterator[Bridge]:
+        """Hold upstream sessions until the block ends.
+
+        With `learn`, first one short upstream session learns the server's name, instructions
+        and capabilities, so every host session is told them at once (what HTTP needs); on
+        stdio the one host's own upstream session tells them instead."""
+        if learn:
+            await self._learn_upstream()
+        async with AsyncExitStack() as stack, anyio.create_task_group() as tasks:
+            self._local_stack = stack
+            self._links.attach(tasks)
+            try:
+                yield self
+            finally:
+                self._links.attach(None)
+                tasks.cancel_scope.cancel()
+        self._local_stack = None
+
+    async def serve_stdio(self) -> None:
+        """Serve one host on this process's stdin and stdout until it closes them."""
+        async with self.running(learn=False), stdio_server() as (read, write):
+            await self.server.run(read, write, self.server.create_initialization_options())
+
+    def asgi_app(self, *, path: str = "/mcp", host: str = "127.0.0.1") -> Starlette:
+        """A Starlette app serving Streamable HTTP at `path`; its lifespan runs the bridge."""
+        inner = self.server.streamable_http_app(
+            streamable_http_path=path, host=host, max_sessions=self.max_sessions
+        )
+        manager = self.server.session_manager
+
+        @asynccontextmanager
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            async with self.running(), manager.run():
+                yield
+
+        return Starlette(routes=inner.routes, middleware=inner.user_middleware, lifespan=lifespan)
+
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 8787, *, path: str = "/mcp") -> None:
+        """Serve Streamable HTTP at http://HOST:PORT/mcp until cancelled."""
+        import uvicorn
+
+        app = self.asgi_app(path=path, host=host)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+        server = uvicorn.Server(config)
+        _say(f"elicitkit bridge: serving MCP at http://{_netloc(host, port)}{path}")
+        await server.serve()
+
+    # -- inside
+
+    async def _learn_upstream(self) -> None:
+        """One short session upstream: its name, instructions and capabilities, declared as they are."""
+        with anyio.fail_after(self._upstream.timeout):
+            async with AsyncExitStack() as stack:
+                http = None
+                if self._upstream.url is not None:
+                    http = await stack.enter_async_context(self._upstream.http_client())
+                client = upstream_client(
+                    self._upstream,
+                    RoutedUI(HostSession(frozenset()), "host", None),
+                    frozenset(),
+                    self._limits,
+                    http=http,
+                    message_handler=_no_messages,
+                    logging_callback=_no_logs,
+                    mode=self._mode(HostSession(frozenset())),
+                )
+                async with client:
+                    self._forwarder.learn(client)
+
+    def _mode(self, host: HostSession) -> ConnectMode:
+        """The upstream's protocol: the host's era by default (stock servers answer it best)."""
+        if self.upstream_protocol == "host":
+            return "auto" if host.modern else "legacy"
+        return _MODES[self.upstream_protocol]
+
+    async def _open_upstream(self, host: HostSession, stack: AsyncExitStack) -> Client:
+        if self.answer == "host":
+            modes = host.modes if not host.modern else frozenset()
+        else:
+            modes = frozenset({"form", "url"})
+        ui = RoutedUI(
+            host, self.answer, None if self.answer == "host" else self._local_ui, self.question_timeout
+        )
+        http = None
+        if self._upstream.url is not None:
+            http = await stack.enter_async_context(self._upstream.http_client())
+        client = upstream_client(
+            self._upstream,
+            ui,
+            modes,
+            self._limits,
+            http=http,
+            message_handler=host_message_handler(host),
+            logging_callback=host_logger(host),
+            mode=self._mode(host),
+        )
+        await stack.enter_async_context(client)
+        return client
+
+    def _local_ui(self) -> ElicitationUI:
+        """The bridge's own UI, made on first use and closed with the bridge."""
+        if self._local is None:
+            self._local = self._make_local_ui()
+        return self._local
+
+    def _make_local_ui(self) -> ElicitationUI:
+        if self.answer == "terminal":
+            from elicitkit.client import TerminalUI
+
+            return TerminalUI()
+        from elicitkit.client import WebUI
+
+        ui = WebUI(opener=_browser_page)
+        if self._local_stack is not None:
+            self._local_stack.push_async_callback(ui.aclose)
+        return ui
+
+
+async def _no_messages(message: IncomingMessage) -> None:
+    return None
+
+
+async def _no_logs(params: LoggingMessageNotificationParams) -> None:
+    return None
+
+
+def _netloc(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

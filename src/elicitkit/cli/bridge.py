@@ -1,0 +1,129 @@
+"""`elicitkit bridge`: put elicitkit between an MCP host and a server.
+
+elicitkit bridge https://example.com/mcp                 # stdio toward the host
+elicitkit bridge --listen 127.0.0.1:8787 https://example.com/mcp
+elicitkit bridge -- python my_server.py                  # a stdio server upstream
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Annotated
+
+import typer
+from mcp.client.stdio import StdioServerParameters
+
+from elicitkit.bridge import ANSWERS, Bridge, Upstream
+from elicitkit.cli._target import Named, name_target
+from elicitkit.client import RateLimit
+
+__all__ = ["bridge"]
+
+
+def bridge(
+    ctx: typer.Context,
+    target: Annotated[
+        list[str],
+        typer.Argument(
+            help="The upstream server: its Streamable HTTP URL, or, after --, the command that starts it.",
+            show_default=False,
+        ),
+    ],
+    answer: Annotated[
+        str,
+        typer.Option(
+            "--answer",
+            help="Who answers the server's questions: host, browser, terminal, or auto (the host for "
+            "the modes it declared, the bridge's browser page for the rest).",
+        ),
+    ] = "auto",
+    listen: Annotated[
+        str | None,
+        typer.Option("--listen", help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio."),
+    ] = None,
+    headers: Annotated[
+        list[str] | None,
+        typer.Option("--header", "-H", help="An HTTP header for the upstream, 'Name: value' (repeatable)."),
+    ] = None,
+    burst: Annotated[
+        int, typer.Option("--burst", help="Questions the server may ask at once before the rate applies.")
+    ] = RateLimit().burst,
+    per_second: Annotated[
+        float, typer.Option("--per-second", help="Questions per second the server may ask after its burst.")
+    ] = RateLimit().per_second,
+    wait: Annotated[
+        float, typer.Option("--wait", help="Seconds a call held for a URL waits for its completion.")
+    ] = 300.0,
+) -> None:
+    """Serve an MCP server to a host through elicitkit, answering elicitation the host cannot.
+
+    In a host's configuration: {"command": "elicitkit", "args": ["bridge", "https://.../mcp"]}.
+    """
+    if answer not in ANSWERS:
+        raise typer.BadParameter(
+            f"choose one of {', '.join(ANSWERS)}, not {answer!r}.", param_hint="--answer"
+        )
+    if burst < 1 or per_second < 0 or wait <= 0:
+        raise typer.BadParameter("give --burst of 1 or more, --per-second of 0 or more, --wait above 0.")
+    upstream = _upstream(name_target(target, ctx), headers or [])
+    made = Bridge(
+        upstream,
+        answer=answer,
+        rate_limit=RateLimit(per_second=per_second, burst=burst),
+        wait_timeout=wait,
+    )
+    if answer == "terminal" and not sys.stdin.isatty() and listen is None:
+        raise typer.BadParameter(
+            "the terminal UI needs a terminal of its own; over stdio the host owns this one. "
+            "Use --listen, or --answer browser.",
+            param_hint="--answer",
+        )
+    try:
+        if listen is None:
+            asyncio.run(made.serve_stdio())
+        else:
+            host, port = _listen(listen)
+            asyncio.run(made.serve_http(host, port))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except Exception as error:  # ExceptionGroup included: say what failed in one sentence
+        print(f"elicitkit bridge: {_sentence(error)}", file=sys.stderr)
+        raise typer.Exit(1) from None
+
+
+def _upstream(target: Named, headers: list[str]) -> Upstream:
+    values: dict[str, str] = {}
+    for header in headers:
+        name, sep, value = header.partition(":")
+        if not sep or not name.strip():
+            raise typer.BadParameter(
+                f"write a header as 'Name: value', not {header!r}.", param_hint="--header"
+            )
+        values[name.strip()] = value.strip()
+    if target.url is not None:
+        return Upstream(url=target.url, headers=values)
+    if values:
+        raise typer.BadParameter(
+            "--header is for an HTTP upstream, not a stdio command.", param_hint="--header"
+        )
+    command, *args = target.command
+    return Upstream(stdio=StdioServerParameters(command=command, args=args))
+
+
+def _listen(listen: str) -> tuple[str, int]:
+    host, sep, port = listen.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise typer.BadParameter(
+            f"write HOST:PORT, e.g. 127.0.0.1:8787, not {listen!r}.", param_hint="--listen"
+        )
+    return host.strip("[]"), int(port)
+
+
+def _sentence(error: BaseException) -> str:
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    text = str(error) or type(error).__name__
+    if isinstance(error, OSError | TimeoutError) or "connect" in text.lower():
+        return f"could not reach the upstream server ({text}); check that it runs and the address is right."
+    return text
