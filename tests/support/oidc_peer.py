@@ -39,6 +39,8 @@ class OidcPeer:
         resources: dict[str, dict[str, str]] | None = None,
         default_resource: str | None = None,
         access_token_ttl: int | None = None,
+        scopes: list[str] | None = None,
+        registration: bool = False,
     ) -> None:
         if NODE is None or not (PEER / "node_modules" / "oidc-provider").is_dir():
             raise RuntimeError(
@@ -50,6 +52,10 @@ class OidcPeer:
             config["defaultResource"] = default_resource
         if access_token_ttl is not None:
             config["accessTokenTTL"] = access_token_ttl
+        if scopes:
+            config["scopes"] = scopes  # beside openid and offline_access, e.g. a resource's scopes
+        if registration:
+            config["registration"] = True  # RFC 7591 dynamic client registration
         self.config = config
         self.issuer = ""
         self.process: subprocess.Popen[bytes] | None = None

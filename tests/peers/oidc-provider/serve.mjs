@@ -4,7 +4,9 @@
 //
 // Config: {"clients": [oidc-provider client metadata...],
 //          "resources": {"<resource url>": {"scope": "a b", "format": "jwt" | "opaque"}},
-//          "defaultResource": "<resource url>" (optional), "accessTokenTTL": seconds (optional)}
+//          "defaultResource": "<resource url>" (optional), "accessTokenTTL": seconds (optional),
+//          "scopes": [extra scopes the provider knows, e.g. a resource's] (optional),
+//          "registration": true to open RFC 7591 dynamic client registration at /reg (optional)}
 // Everything else is the provider's default: its own login and consent pages (any login name
 // is the account id; consent grants what is asked), PKCE, refresh token rotation, revocation,
 // introspection, RFC 8707 resource indicators, RFC 9207 `iss` in responses, OIDC offline_access
@@ -22,12 +24,13 @@ server.listen(0, '127.0.0.1', () => {
   const provider = new Provider(issuer, {
     clients: config.clients || [],
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
-    scopes: ['openid', 'offline_access'],
+    scopes: ['openid', 'offline_access', ...(config.scopes || [])],
     ttl: { AccessToken: config.accessTokenTTL || 3600 },
     rotateRefreshToken: true,
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: true },
+      registration: { enabled: Boolean(config.registration) },
       revocation: { enabled: true },
       introspection: { enabled: true },
       resourceIndicators: {
