@@ -101,6 +101,8 @@ class Observations:
     #: results of the optional browser checks: (rule, verdict, evidence)
     browser: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: do all connections reach one server? (HTTP: yes; stdio: each connection starts its own)
+    one_server: bool = True
 
 
 def short(value: Any, limit: int = 400) -> str:

@@ -66,7 +66,7 @@ class _Run:
         self.target = target
         self.options = options
         self.progress = progress
-        self.seen = Observations()
+        self.seen = Observations(one_server=target.is_http)
         self.versions: list[str] = []
         self.tools: list[Tool] = []
 

@@ -3,12 +3,16 @@
 For each tool that asked in URL mode (three at most), the checker, as the first user, calls it
 again and takes the URL it is given while that call is still open. The second user's browser
 (`--other-token` as a bearer header, sent to the URL's own origin only) opens it first: a page
-served at that URL fails; a detour to sign in is not observed, as the checker cannot sign in
-there. After a refusal the first user's elicitation must be untouched: no
+served at that URL is a `warn`; a detour to sign in is not observed, as the checker cannot sign
+in there. After a refusal the first user's elicitation must be untouched: no
 `notifications/elicitation/complete` for its id may come (the attempt did not end it), and the
 first user's browser (`--user-token`) still gets the page. When it does not, one more call
 gives a fresh URL nobody else opened: if that one opens for the first user, the attempt
 consumed theirs; if not, the server never lets this browser in and the checker cannot tell.
+
+Every finding here is a `warn`, never a `fail`: the spec's MUST is to verify the person before
+*accepting* anything, and the checker submits nothing, so what it sees (a page served, a
+notice sent, a URL spent) is strong evidence for a person to read, not the broken MUST itself.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ class _Users:
         if ended:
             return (
                 "S-34",
-                "fail",
+                "warn",
                 f"{refused}, but notifications/elicitation/complete for {eid!r} reached the first "
                 "user's session right after: the refused attempt ended the first user's elicitation",
             )
@@ -99,7 +103,7 @@ class _Users:
         if fresh is not None and fresh.served:
             return (
                 "S-34",
-                "fail",
+                "warn",
                 f"{refused}, and then the first user's browser was refused there too (HTTP "
                 f"{again.status}), while a fresh URL nobody else opened serves them (HTTP {fresh.status}): "
                 "the refused attempt consumed or cancelled the first user's elicitation",
@@ -121,7 +125,7 @@ def _other_verdict(other: Visit) -> tuple[str, str, str]:
     if other.served:
         return (
             "S-34",
-            "fail",
+            "warn",
             f"the other user's browser was served the first user's page {other.url} (HTTP {other.status})",
         )
     if other.error:

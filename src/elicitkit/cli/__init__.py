@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import typer
 
+from elicitkit.cli import bridge as _bridge
 from elicitkit.cli import check as _check
 from elicitkit.cli import client as _client
 from elicitkit.cli import demo as _demo
 from elicitkit.cli import schema as _schema
 from elicitkit.cli import url as _url
+from elicitkit.cli._target import AfterDashes
 
 app = typer.Typer(
     name="elicitkit",
@@ -19,8 +21,9 @@ app = typer.Typer(
 app.add_typer(_schema.app, name="schema")
 app.add_typer(_url.app, name="url")
 app.command("demo")(_demo.demo)
-app.command("client")(_client.client)
-app.command("check")(_check.check)
+app.command("client", cls=AfterDashes)(_client.client)
+app.command("check", cls=AfterDashes)(_check.check)
+app.command("bridge", cls=AfterDashes)(_bridge.bridge)
 
 
 def main() -> None:

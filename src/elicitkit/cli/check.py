@@ -13,13 +13,17 @@ from rich.console import Console
 
 from elicitkit.check import Options, Target, TargetError, run
 from elicitkit.check.report import show, to_json
+from elicitkit.cli._target import Named, name_target
 
 
 def check(
+    ctx: typer.Context,
     target: Annotated[
         list[str],
         typer.Argument(
-            help="An http(s):// MCP endpoint, or `-- COMMAND ARGS...` for a stdio server.", show_default=False
+            help="The server: its http(s):// URL, or after -- (or as stdio:COMMAND) the command that "
+            "starts it over stdio.",
+            show_default=False,
         ),
     ],
     tool: Annotated[
@@ -61,7 +65,7 @@ def check(
     logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)
     try:
         chosen = _tools(tool or [], args or [])
-        the_target = _target(target, user_token)
+        the_target = _target(name_target(target, ctx), user_token)
     except TargetError as error:
         err.print(f"[red]{error}[/red]")
         raise typer.Exit(2) from None
@@ -84,14 +88,12 @@ def check(
     raise typer.Exit(1 if report.findings.failed() else 0)
 
 
-def _target(words: list[str], token: str | None) -> Target:
-    if len(words) == 1 and words[0].startswith(("http://", "https://")):
-        return Target(url=words[0], token=token)
-    if not words:
-        raise TargetError("Give an http(s):// MCP endpoint, or `-- COMMAND ARGS...` for a stdio server.")
+def _target(named: Named, token: str | None) -> Target:
+    if named.url is not None:
+        return Target(url=named.url, token=token)
     if token:
         raise TargetError("--user-token is sent as an HTTP header; a stdio server takes no token.")
-    return Target(command=words)
+    return Target(command=named.command)
 
 
 def _tools(names: list[str], args: list[str]) -> dict[str, dict[str, Any] | None]:

@@ -1,4 +1,10 @@
-"""Form mode: S-10 (the schema subset), S-11 (nothing sensitive), S-12 (no URLs), S-13 (validation)."""
+"""Form mode: S-10 (the schema subset), S-11 (nothing sensitive), S-12 (no URLs), S-13 (validation).
+
+A `fail` here is a MUST broken with evidence: a schema that is not a flat object of primitive
+fields (S-10). Everything else is a `warn` with its evidence: the lint's finer points of the
+subset, a field that *looks* sensitive (a word match cannot tell "your PIN" from "not your
+PIN"), a URL in the text (a SHOULD NOT) and an invalid answer taken (a SHOULD).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,25 @@ from elicitkit.check.findings import Findings
 from elicitkit.check.observed import Asked, Call, Observations, short
 from elicitkit.schema import lint
 
+#: lint codes that show a schema the spec's form mode cannot express at all: not a flat object
+#: of primitive fields with the spec's own formats (S-10's MUST). The other lint errors are
+#: elicitkit's stricter reading of the subset, reported as `warn`.
+_OUTSIDE_THE_SUBSET = frozenset(
+    {
+        "not-an-object",
+        "not-type-object",
+        "no-properties",
+        "ref",
+        "union",
+        "nested-object",
+        "no-type",
+        "unknown-type",
+        "items-not-enumerated",
+        "enum-not-strings",
+        "unknown-format",
+    }
+)
+
 
 def judge(seen: Observations, findings: Findings) -> None:
     forms = [a for a in seen.asked if a.source != "-32042" and a.mode == "form"]
@@ -16,7 +41,7 @@ def judge(seen: Observations, findings: Findings) -> None:
     if forms:
         for rule, what in (
             ("S-10", "every requestedSchema is inside the form subset"),
-            ("S-11", "no field asks for a password, key, token or card"),
+            ("S-11", "no field reads as asking for a password, key, token or card"),
             ("S-12", "no URL in a message, title, description or default"),
         ):
             findings.add(rule, "pass", f"{len(forms)} form requests: {what}")
@@ -36,17 +61,31 @@ def _schema(a: Asked, findings: Findings) -> None:
     message = a.params.get("message")
     found = lint(schema, message=message if isinstance(message, str) else None)
     errors = [f for f in found if f.severity == "error" and f.code != "sensitive-field"]
+    outside = [f for f in errors if f.code in _OUTSIDE_THE_SUBSET]
+    stricter = [f for f in errors if f.code not in _OUTSIDE_THE_SUBSET]
     sensitive = [f for f in found if f.code == "sensitive-field"]
     urls = [f for f in found if f.code == "url-in-text"]
-    if errors:
-        listed = "; ".join(f"{f.pointer or '/'} {f.code}: {f.message}" for f in errors[:4])
+    if outside:
+        listed = "; ".join(f"{f.pointer or '/'} {f.code}: {f.message}" for f in outside[:4])
         findings.add("S-10", "fail", f"{listed} -- in {a.quote()}")
+    if stricter:
+        listed = "; ".join(f"{f.pointer or '/'} {f.code}: {f.message}" for f in stricter[:4])
+        findings.add(
+            "S-10",
+            "warn",
+            f"elicitkit's stricter reading of the subset (a client may refuse or ignore it): {listed} -- in {a.quote()}",
+        )
     if sensitive:
         listed = "; ".join(f"{f.pointer}: {f.message}" for f in sensitive[:3])
-        findings.add("S-11", "fail", f"{listed} -- in {a.quote()}")
+        findings.add(
+            "S-11",
+            "warn",
+            f"a word match, not proof (read the field: a sentence that says *not* to give a secret "
+            f"matches too): {listed} -- in {a.quote()}",
+        )
     if urls:
         listed = "; ".join(f"{f.pointer or 'the message'}: {f.message}" for f in urls[:3])
-        findings.add("S-12", "fail", f"{listed} -- in {a.quote()}")
+        findings.add("S-12", "warn", f"a SHOULD NOT: {listed} -- in {a.quote()}")
 
 
 def _invalid(call: Call, calls: list[Call], findings: Findings) -> None:
@@ -61,7 +100,11 @@ def _invalid(call: Call, calls: list[Call], findings: Findings) -> None:
         if call.text in refusals:
             findings.add("S-13", "pass", f"{sent}; the server treated it as a refusal: {call.quote()}")
         else:
-            findings.add("S-13", "fail", f"{sent}; the server went on as if it were valid: {call.quote()}")
+            findings.add(
+                "S-13",
+                "warn",
+                f"a SHOULD: {sent}; the server went on as if it were valid: {call.quote()}",
+            )
     else:
         findings.note("S-13", f"{sent}; the call ended with {call.outcome}: {call.quote()}")
 

@@ -1,4 +1,10 @@
-"""URL mode: S-20 (shape, unique ids), S-21 (what the URL carries), S-23 (notices), S-24 (-32042)."""
+"""URL mode: S-20 (shape, unique ids), S-21 (what the URL carries), S-23 (notices), S-24 (-32042).
+
+S-21 fails only on proof: user info (`user:pass@`) in the URL, or the client's own bearer
+token in it. A parameter *named* like a credential or a person's data, something that looks
+like an email address, a URL a client would refuse to open, and plain http are `warn`s: a
+name or a pattern is a hint for a person to read, not evidence.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +33,7 @@ def judge(seen: Observations, findings: Findings, *, secrets: Sequence[str] = ()
     urls = [a for a in seen.asked if a.mode == "url"]
     ids: dict[str, Asked] = {}
     for a in urls:
-        _shape(a, ids, findings)
+        _shape(a, ids, findings, seen.one_server)
         _carries(a, findings, secrets)
     if urls:
         findings.add(
@@ -45,10 +51,9 @@ def judge(seen: Observations, findings: Findings, *, secrets: Sequence[str] = ()
     _url_required(seen, findings)
 
 
-def _shape(a: Asked, ids: dict[str, Asked], findings: Findings) -> None:
+def _shape(a: Asked, ids: dict[str, Asked], findings: Findings, shared: bool) -> None:
     url = a.params.get("url")
-    split = urllib.parse.urlsplit(url) if isinstance(url, str) else None
-    if split is None or not split.scheme or not split.netloc:
+    if not _absolute(url):
         findings.add("S-20", "fail", f"url is missing or not an absolute URL: {a.quote()}")
     if a.source == "input-required":
         return  # 2026-07-28 has no elicitationId (M-03)
@@ -56,7 +61,9 @@ def _shape(a: Asked, ids: dict[str, Asked], findings: Findings) -> None:
     if not isinstance(eid, str) or not eid:
         findings.add("S-20", "fail", f"no elicitationId: {a.quote()}")
         return
-    first = ids.setdefault(eid, a)
+    # each stdio connection is a server process of its own: its ids need be unique only there
+    key = eid if shared else f"{a.connection.number}:{eid}"
+    first = ids.setdefault(key, a)
     if first is a:
         return
     if a.source == first.source == "request" and first.connection is not a.connection:
@@ -77,15 +84,22 @@ def _carries(a: Asked, findings: Findings, secrets: Sequence[str]) -> None:
     url = a.params.get("url")
     if not isinstance(url, str):
         return
-    report = inspect(url, allow_http=True)
-    if report.verdict == "block":
-        reasons = "; ".join(w.message for w in report.warnings if w.severity == "block")
-        findings.add("S-21", "fail", f"{reasons} -- in {a.quote()}")
-        return
-    split = urllib.parse.urlsplit(url)
     for secret in secrets:
         if secret and secret in url:
             findings.add("S-21", "fail", f"the client's own bearer token is in the URL: {a.quote()}")
+    report = inspect(url, allow_http=True)
+    blocked = [w.message for w in report.warnings if w.severity == "block"]
+    try:
+        split = urllib.parse.urlsplit(url)
+        password = bool(split.password)
+    except ValueError:  # a URL the parser cannot split; inspect() has blocked it
+        return
+    if password:
+        findings.add("S-21", "fail", f"the URL carries a password (user:password@host): {a.quote()}")
+    if blocked:
+        reasons = "; ".join(blocked)
+        findings.add("S-21", "warn", f"a client will refuse to open it: {reasons} -- in {a.quote()}")
+        return
     names = [
         name for name, _ in urllib.parse.parse_qsl(split.query + "&" + split.fragment, keep_blank_values=True)
     ]
@@ -94,15 +108,26 @@ def _carries(a: Asked, findings: Findings, secrets: Sequence[str]) -> None:
     if flagged:
         findings.add(
             "S-21",
-            "fail",
-            f"the URL carries {', '.join(map(repr, flagged))} (credentials or a person's data): {a.quote()}",
+            "warn",
+            f"the URL carries {', '.join(map(repr, flagged))}, named like a credential or a person's "
+            f"data (a name match: check what it holds): {a.quote()}",
         )
     elif _EMAIL.search(urllib.parse.unquote(split.path + "?" + split.query)):
-        findings.add("S-21", "fail", f"the URL carries an email address: {a.quote()}")
+        findings.add(
+            "S-21", "warn", f"the URL carries what looks like an email address (whose?): {a.quote()}"
+        )
     if split.scheme == "http" and not _loopback(split.hostname or ""):
         findings.add(
             "S-21", "warn", f"plain http outside localhost (the spec says SHOULD use https): {a.quote()}"
         )
+
+
+def _absolute(url: Any) -> bool:
+    try:
+        split = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+    except ValueError:  # e.g. an unclosed [ in the host
+        return False
+    return split is not None and bool(split.scheme) and bool(split.netloc)
 
 
 def _loopback(host: str) -> bool:
