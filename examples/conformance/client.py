@@ -46,12 +46,10 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 async def main(url: str, scenario: str, version: str) -> None:
-    # The harness's mock server asks from inside its tool with `server.request(...)` and no
-    # `relatedRequestId`, so its question arrives on the standalone GET stream during the call;
-    # elicitkit refuses that by default (C-03), and takes it as the call's only when told to.
-    handler = ElicitationHandler(
-        ScriptedUI(otherwise=accept_prefilled), modes=("form",), standalone_stream="during-call"
-    )
+    # The harness's mock server asks from inside its tool with no `relatedRequestId`, so its
+    # question arrives on the standalone GET stream while the call is open: the handler's
+    # defaults take it as that call's, the only one open (C-03).
+    handler = ElicitationHandler(ScriptedUI(otherwise=accept_prefilled), modes=("form",))
     mode = "legacy" if version in HANDSHAKE_PROTOCOL_VERSIONS else (version or "auto")
     async with handler.connect(url, mode=mode) as client:
         await SCENARIOS[scenario](client)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 from client_servers import NAME_SCHEMA, send
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
@@ -55,10 +56,17 @@ def hostile_server() -> MCPServer:
         return await send(ctx, ElicitRequestURLParams(message=message, url=url, elicitation_id="u-1"))
 
     @mcp.tool()
-    async def ask_aside(ctx: Context) -> str:
-        """While this call is open, ask on the standalone GET stream: tied to no client request."""
+    async def ask_aside(ctx: Context, delay: float = 0.0) -> str:
+        """While this call is open, ask on the standalone GET stream: no request named."""
+        await anyio.sleep(delay)
         params = ElicitRequestFormParams(message="Unrelated", requested_schema=NAME_SCHEMA)
         return await send(ctx, params, related=False)
+
+    @mcp.tool()
+    async def pause(seconds: float) -> str:
+        """A call that stays open for a while and asks nothing."""
+        await anyio.sleep(seconds)
+        return "rested"
 
     @mcp.tool()
     async def storm(ctx: Context) -> str:

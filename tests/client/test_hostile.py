@@ -90,34 +90,61 @@ async def test_a_lookaround_pattern_is_refused_with_32602_naming_the_field(hosti
 
 # -- C-03 on every stream ----------------------------------------------------------------------
 
+REFUSED = {
+    "error": -32602,
+    "message": "elicitation/create is not associated with a client request in flight.",
+}
 
-async def test_a_request_on_the_get_stream_during_an_unrelated_call_gets_32602(hostile_url: str) -> None:
+
+async def test_a_request_on_the_get_stream_while_one_call_is_open_is_that_calls(hostile_url: str) -> None:
+    """What stock servers send from inside a tool (the TypeScript SDK's
+    `server.server.elicitInput`): with one call open, the question can only be that call's."""
     ui = ScriptedUI(otherwise=accept_prefilled)
     async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
-        await anyio.sleep(0.3)  # let the client open its standalone GET stream
         answer = answer_of(await client.call_tool("ask_aside"))
+    assert answer == {"action": "accept", "content": {"name": "Ada"}}
+    assert len(ui.shown) == 1
+
+
+async def test_a_request_on_the_get_stream_while_two_calls_are_open_gets_32602(hostile_url: str) -> None:
+    ui = ScriptedUI(otherwise=accept_prefilled)
+    answers: dict[str, Any] = {}
+    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+
+        async def aside() -> None:
+            answers["aside"] = answer_of(await client.call_tool("ask_aside", {"delay": 0.5}))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(aside)
+            tg.start_soon(client.call_tool, "pause", {"seconds": 2.0})
         # The same client still answers a request tied to its call.
         tied = answer_of(await client.call_tool("ask", {"schema": json.dumps(NAME_SCHEMA)}))
-    assert answer == {
-        "error": -32602,
-        "message": "elicitation/create is not associated with a client request in flight.",
-    }
+    assert answers["aside"] == REFUSED  # nothing says which of the two calls it belongs to
     assert tied == {"action": "accept", "content": {"name": "Ada"}}
     assert len(ui.shown) == 1
 
 
-async def test_the_get_stream_during_a_call_is_taken_as_the_calls_only_when_configured(
-    hostile_url: str,
-) -> None:
-    """`standalone_stream="during-call"`: what stock TypeScript servers (and the conformance
-    harness's mock) need; the default stays strict (the test above)."""
+async def test_the_strict_setting_refuses_the_get_stream_even_during_a_call(hostile_url: str) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationHandler(ui, standalone_stream="during-call")
+    handler = ElicitationHandler(ui, standalone_stream="refuse")
     async with handler.connect(hostile_url, mode="legacy") as client:
-        await anyio.sleep(0.3)
         answer = answer_of(await client.call_tool("ask_aside"))
-    assert answer["action"] == "accept"
+        tied = answer_of(await client.call_tool("ask", {"schema": json.dumps(NAME_SCHEMA)}))
+    assert answer == REFUSED
+    assert tied == {"action": "accept", "content": {"name": "Ada"}}
     assert len(ui.shown) == 1
+
+
+def test_the_old_name_of_the_default_still_works_and_says_so() -> None:
+    ui = ScriptedUI()
+    with pytest.warns(DeprecationWarning, match="one-call"):
+        handler = ElicitationHandler(ui, standalone_stream="during-call")  # type: ignore[arg-type]
+    assert handler.standalone_stream == ElicitationHandler(ui).standalone_stream
+
+
+def test_an_unknown_standalone_setting_is_refused_at_once() -> None:
+    with pytest.raises(ValueError, match="'one-call' or 'refuse'"):
+        ElicitationHandler(ScriptedUI(), standalone_stream="always")  # type: ignore[arg-type]
 
 
 # -- schemas the client could only half check ----------------------------------------------------

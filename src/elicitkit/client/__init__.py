@@ -21,6 +21,7 @@ from elicitkit.client.handler import (
     ElicitationHandler,
     Mode,
     ServerElicitations,
+    StandalonePolicy,
     UrlOpener,
     open_in_system_browser,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "ScriptedUI",
     "ServerElicitations",
     "Sizes",
+    "StandalonePolicy",
     "StandaloneStreamTap",
     "StandaloneWatch",
     "TerminalUI",

@@ -6,12 +6,17 @@ callback, so this transport wrapper watches the JSON-RPC messages both ways and 
 each incoming `elicitation/create`, whether a `tools/call`, `resources/read` or `prompts/get`
 was open at that moment.
 
-Over streamable HTTP the tie is also the stream: a request on the standalone GET stream serves
-no client request, whatever is open. mcp 2.3.0 merges that stream with each call's POST stream
-before anything can tell them apart (`StreamableHTTPTransport.handle_get_stream` writes into the
-same read stream, untagged; see docs/upstream.md), so `StandaloneStreamTap`, an httpx response
-hook on the client elicitkit builds for a URL, reads the GET stream's events as they pass and
-tells the watch which `elicitation/create` ids came that way. tests/client/test_hostile.py pins it.
+Over streamable HTTP the stream says more. A request on a call's own POST stream is that
+call's. A request on the standalone GET stream names no call: stock servers send one there
+while a tool runs (the TypeScript SDK's `server.server.elicitInput(...)`, the official
+conformance harness's mock server), so by default it is taken as the open call's when exactly
+one call is open, and refused when none is or several are, since nothing says which (C-03);
+`standalone="refuse"` refuses it always. mcp 2.3.0 merges that stream with each call's POST
+stream before anything can tell them apart (`StreamableHTTPTransport.handle_get_stream` writes
+into the same read stream, untagged; see docs/upstream.md), so `StandaloneStreamTap`, an httpx
+response hook on the client elicitkit builds for a URL, reads the GET stream's events as they
+pass and tells the watch which `elicitation/create` ids came that way.
+tests/client/test_hostile.py pins it.
 `WatchedTransport`, `Watch` and the tap are public from `elicitkit.client` (`elicitkit check`
 uses them).
 
@@ -27,7 +32,7 @@ import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import httpx2
 from mcp.client import Transport
@@ -46,6 +51,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 ASSOCIABLE_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 _MAX_VERDICTS = 1024
 
+StandalonePolicy = Literal["one-call", "refuse"]
+"""What a request on the standalone GET stream gets: the open call's when it is the only one
+("one-call"), or -32602 always ("refuse")."""
+
 
 class Watch(Protocol):
     """What `WatchedTransport` feeds: every message sent, and every one received.
@@ -62,8 +71,8 @@ class Watch(Protocol):
 class RequestWatch:
     """The client requests open right now, and a verdict for each `elicitation/create` seen."""
 
-    def __init__(self, *, trust_standalone: bool = False) -> None:
-        self._trust_standalone = trust_standalone
+    def __init__(self, *, standalone: StandalonePolicy = "one-call") -> None:
+        self._standalone_policy = standalone
         self._open: set[RequestId] = set()
         self._modern: set[RequestId] = set()
         self._verdicts: OrderedDict[RequestId, bool] = OrderedDict()
@@ -99,7 +108,11 @@ class RequestWatch:
                     message.result.setdefault("resultType", "complete")
         elif isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
             standalone = self._standalone.pop(message.id, False) is None
-            self._verdicts[message.id] = bool(self._open) and (self._trust_standalone or not standalone)
+            if standalone:  # no call named: the open call's only when there is exactly one
+                tied = len(self._open) == 1 and self._standalone_policy == "one-call"
+            else:
+                tied = bool(self._open)
+            self._verdicts[message.id] = tied
             while len(self._verdicts) > _MAX_VERDICTS:
                 self._verdicts.popitem(last=False)
 

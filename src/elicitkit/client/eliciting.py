@@ -18,6 +18,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 import httpx2
 from mcp.client import Client, ClientSession, Transport
 from mcp.client._input_required import DEFAULT_INPUT_REQUIRED_MAX_ROUNDS
@@ -40,6 +41,7 @@ from mcp_types import (
     ReadResourceResult,
     RequestParamsMeta,
 )
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elicitkit.client._association import RequestWatch, StandaloneStreamTap, WatchedTransport
 from elicitkit.client.connection import ServerElicitations
@@ -52,13 +54,48 @@ if TYPE_CHECKING:
 _ResultT = TypeVar("_ResultT")
 
 
+_GET_STREAM_WAIT = 2.0
+"""Seconds a new HTTP connection waits at most for the server to answer its standalone GET stream."""
+
+
+class _GetStream:
+    """Whether the server has answered the standalone GET stream the SDK opens after `initialize`.
+
+    A stock server that asks from inside a tool on that stream (the TypeScript SDK's
+    `server.server.elicitInput(...)`) drops the question when the stream is not open yet, and
+    the call then waits forever; so a connection is handed over once the server has answered
+    the stream (with any status), when it gave a session, the only case the SDK opens one.
+    """
+
+    def __init__(self) -> None:
+        self.expected = False
+        self.answered = False
+        self._event: anyio.Event | None = None
+
+    async def __call__(self, response: httpx2.Response) -> None:
+        if response.request.method == "GET":
+            self.answered = True
+            if self._event is not None:
+                self._event.set()
+        elif response.headers.get("mcp-session-id"):
+            self.expected = True
+
+    async def wait(self) -> None:
+        """Until the GET stream is answered, if one is coming; `_GET_STREAM_WAIT` at most."""
+        if self.expected and not self.answered:
+            self._event = anyio.Event()
+            with anyio.move_on_after(_GET_STREAM_WAIT):
+                await self._event.wait()
+
+
 def _transport_for(
     server: str | StdioServerParameters | Transport | Server[Any] | MCPServer,
     watch: RequestWatch,
     http: httpx2.AsyncClient | None,
+    get_stream: _GetStream,
 ) -> Transport:
     if isinstance(server, str):
-        return _tapped_http(server, watch, http)
+        return _tapped_http(server, watch, http, get_stream)
     if isinstance(server, StdioServerParameters):
         return stdio_client(server)
     if isinstance(server, Server | MCPServer):
@@ -68,14 +105,18 @@ def _transport_for(
 
 @asynccontextmanager
 async def _tapped_http(
-    url: str, watch: RequestWatch, given: httpx2.AsyncClient | None
+    url: str, watch: RequestWatch, given: httpx2.AsyncClient | None, get_stream: _GetStream
 ) -> AsyncIterator[TransportStreams]:
     """Streamable HTTP (the caller's client or the SDK's default), tapped on the GET stream (C-03)."""
     async with AsyncExitStack() as stack:
         http = given if given is not None else await stack.enter_async_context(create_mcp_http_client())
-        http.event_hooks["response"].append(StandaloneStreamTap(watch))
-        async with streamable_http_client(url, http_client=http) as streams:
-            yield streams
+        hooks: list[Callable[[httpx2.Response], Awaitable[None]]] = [StandaloneStreamTap(watch), get_stream]
+        http.event_hooks["response"].extend(hooks)
+        try:
+            async with streamable_http_client(url, http_client=http) as streams:
+                yield streams
+        finally:  # a client given for several connections keeps only its own hooks
+            http.event_hooks["response"] = [h for h in http.event_hooks["response"] if h not in hooks]
 
 
 @dataclass
@@ -93,6 +134,7 @@ class ElicitingClient(Client):
     rounds: RoundsPolicy = field(default_factory=RoundsPolicy, kw_only=True)
     """How a 2026-07-28 call waits for a URL: backoff and the re-ask bound (see `rounds`)."""
     elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
+    _get_stream: _GetStream = field(default_factory=_GetStream, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.handler is None:
@@ -101,13 +143,14 @@ class ElicitingClient(Client):
             raise ValueError(
                 "ElicitingClient answers elicitation with its handler; omit elicitation_callback."
             )
-        watch = RequestWatch(trust_standalone=self.handler.standalone_stream == "during-call")
+        watch = RequestWatch(standalone=self.handler.standalone_stream)
         self.elicitations = ServerElicitations(self.handler, watch)
         self.elicitation_callback = self.elicitations
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
         if self.input_required_max_rounds == DEFAULT_INPUT_REQUIRED_MAX_ROUNDS:
             self.input_required_max_rounds = self.handler.input_rounds
-        self.server = WatchedTransport(_transport_for(self.server, watch, self.http_client), watch)
+        transport = _transport_for(self.server, watch, self.http_client, self._get_stream)
+        self.server = WatchedTransport(transport, watch)
         super().__post_init__()
 
     async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
@@ -141,6 +184,8 @@ class ElicitingClient(Client):
         info = self.server_info
         if info is not None:
             self.elicitations.learn_server_name(info.title or info.name)
+        if self.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await self._get_stream.wait()  # see `_GetStream`
         return self
 
     async def call_tool(

@@ -6,6 +6,7 @@ owner of that connection's state, which the retry and rounds drivers receive.
 
 from __future__ import annotations
 
+import warnings
 import webbrowser
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from mcp_types import (
     UrlElicitationCapability,
 )
 
+from elicitkit.client._association import StandalonePolicy
 from elicitkit.client.connection import MAX_REFUSED_ANSWERS, Action, ServerElicitations
 from elicitkit.client.limits import RateLimit, Sizes
 from elicitkit.client.ui import ElicitationUI
@@ -29,6 +31,7 @@ __all__ = [
     "ElicitationHandler",
     "Mode",
     "ServerElicitations",
+    "StandalonePolicy",
     "UrlOpener",
     "open_in_system_browser",
 ]
@@ -69,11 +72,13 @@ class ElicitationHandler:
     `open_url` is the system browser unless a test injects a recorder.
 
     `standalone_stream` decides an `elicitation/create` that arrives on streamable HTTP's
-    standalone GET stream while a call is open: "refuse" (C-03: that stream carries messages
-    unrelated to any request, so the question is not associated with the call) or
-    "during-call" (taken as the open call's: what servers send that call the TypeScript SDK's
-    `server.request(...)` without `relatedRequestId`, the official conformance harness's mock
-    server among them). With no call open it is refused either way.
+    standalone GET stream, which names no call. "one-call" (the default) takes it as the open
+    call's when exactly one call is open on the connection: that is how stock servers ask from
+    inside a tool (the TypeScript SDK's `server.server.elicitInput(...)`, the official
+    conformance harness's mock server). "refuse" is the strict reading of C-03 (that stream
+    carries messages unrelated to any request) and answers -32602 always. Either way it is
+    refused before any call, after the last one, and while several calls are open, since
+    nothing says which one it belongs to (C-03).
     """
 
     ui: ElicitationUI
@@ -85,7 +90,7 @@ class ElicitationHandler:
     allow_http: bool = False
     server_name: str | None = None
     open_url: UrlOpener = open_in_system_browser
-    standalone_stream: Literal["refuse", "during-call"] = "refuse"
+    standalone_stream: StandalonePolicy = "one-call"
     _turn: anyio.Lock | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -95,6 +100,17 @@ class ElicitationHandler:
         if unknown or not self.modes:
             raise ValueError(
                 f"modes must be a non-empty choice of 'form' and 'url', not {sorted(self.modes)!r}."
+            )
+        if self.standalone_stream == "during-call":  # type: ignore[comparison-overlap]  # its old name
+            warnings.warn(
+                'standalone_stream="during-call" is now the default, "one-call"; leave it out.',
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            self.standalone_stream = "one-call"
+        if self.standalone_stream not in ("one-call", "refuse"):
+            raise ValueError(
+                f"standalone_stream must be 'one-call' or 'refuse', not {self.standalone_stream!r}."
             )
 
     @property
