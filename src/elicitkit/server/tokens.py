@@ -41,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 _JWKS_REFETCH = 60.0
 """Seconds between two fetches of the issuer's keys when a token names a key we do not have."""
+_DISCOVERY_RETRY = 10.0
+"""Seconds a failed discovery is remembered, so a dead issuer is not asked again for every token."""
 _ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
 
 
@@ -71,12 +73,17 @@ class _Issuer:
         self.issuer = issuer
         self.timeout = timeout
         self._document: dict[str, Any] | None = None
+        self._failed_at = -_DISCOVERY_RETRY
         self._lock = anyio.Lock()
 
     async def document(self) -> dict[str, Any] | None:
-        async with self._lock:
-            if self._document is None:
+        if self._document is not None:
+            return self._document
+        async with self._lock:  # one fetch at a time; a failure is not retried for a while
+            if self._document is None and time.monotonic() - self._failed_at > _DISCOVERY_RETRY:
                 self._document = await self._fetch()
+                if self._document is None:
+                    self._failed_at = time.monotonic()
             return self._document
 
     async def endpoint(self, name: str) -> str | None:
@@ -85,6 +92,14 @@ class _Issuer:
         return url if isinstance(url, str) and is_secure(url) else None
 
     async def _fetch(self) -> dict[str, Any] | None:
+        try:
+            with anyio.fail_after(self.timeout):  # httpx's timeout is per read: this bounds it all
+                return await self._discover()
+        except TimeoutError:
+            logger.warning("discovery of %s took longer than %s s; gave up", self.issuer, self.timeout)
+            return None
+
+    async def _discover(self) -> dict[str, Any] | None:
         async with httpx.AsyncClient(timeout=self.timeout) as http:
             for url in discovery_urls(self.issuer):
                 try:
@@ -92,7 +107,7 @@ class _Issuer:
                     document = response.json() if response.status_code == 200 else None
                 except (httpx.HTTPError, ValueError) as error:
                     logger.warning("discovery of %s failed: %s", self.issuer, type(error).__name__)
-                    return None  # not cached: the next token tries again
+                    return None  # not cached for long: a later token tries again
                 if isinstance(document, dict):
                     if document.get("issuer") != self.issuer:
                         logger.warning("discovery document of %s names another issuer; refused", self.issuer)
@@ -156,8 +171,10 @@ class JWTVerifier(TokenVerifier):
     `issuer` is the authorization server (its discovery document gives `jwks_uri`); `resource`
     is this MCP server's canonical URL, which must be the token's `aud` (or one of them).
     `required_scopes` must all be in the token's `scope`; `leeway` is the clock skew allowed.
-    Keys are fetched once and again (at most once a minute) when a token names an unknown one,
-    so the issuer can rotate them.
+    Keys are fetched once and again (at most once every `refetch_interval` seconds) when a
+    token names an unknown one, so the issuer can rotate them; a token whose key is known never
+    waits for such a fetch. Each call to the issuer finishes within `timeout` seconds in all
+    (however slowly it answers), or the token is refused (None).
     """
 
     def __init__(
@@ -170,14 +187,17 @@ class JWTVerifier(TokenVerifier):
         leeway: float = 30.0,
         require_typ: bool = True,
         timeout: float = 10.0,
+        refetch_interval: float = _JWKS_REFETCH,
     ) -> None:
         self.issuer = issuer
         self.algorithms = list(algorithms)
+        self.refetch_interval = refetch_interval
         self.require_typ = require_typ
         self._issuer = _Issuer(issuer, timeout=timeout)
         self._audience = _Audience(resource, required_scopes, leeway)
         self._keys: KeySet | None = None
         self._fetched_at = 0.0
+        self._fetches = 0
         self._keys_lock = anyio.Lock()
 
     @property
@@ -217,29 +237,55 @@ class JWTVerifier(TokenVerifier):
         return self._audience.access_token(token, claims, str(client_id), scopes)
 
     async def _key_set(self, *, refresh: bool) -> KeySet | None:
+        """The issuer's keys; fetched again only when `refresh` asks and the last fetch is old.
+
+        A cached hit takes no lock, so a stranger's token naming an unknown key (which makes
+        one task fetch) never holds up tokens whose key is known; tasks that need the fetch
+        share it (one at a time) instead of each asking the issuer.
+        """
+        keys = self._keys
+        if keys is not None and not refresh:
+            return keys
+        if not self._due():
+            return keys  # fetched (or failed) lately: do not hammer the issuer
+        fetches = self._fetches
+        async with self._keys_lock:
+            if self._fetches != fetches:
+                return self._keys  # another task fetched while this one waited: its answer holds
+            self._fetches += 1
+            self._fetched_at = time.monotonic()
+            try:
+                with anyio.fail_after(self._issuer.timeout):  # one deadline for the whole fetch
+                    fetched = await self._fetch_keys()
+            except TimeoutError:
+                logger.warning(
+                    "keys of %s took longer than %s s to fetch; gave up", self.issuer, self._issuer.timeout
+                )
+                fetched = None
+            if fetched is not None:
+                self._keys = fetched
+            return self._keys
+
+    def _due(self) -> bool:
+        return not self._fetched_at or time.monotonic() - self._fetched_at > self.refetch_interval
+
+    async def _fetch_keys(self) -> KeySet | None:
         from joserfc.jwk import KeySet
 
-        async with self._keys_lock:
-            due = time.monotonic() - self._fetched_at > _JWKS_REFETCH
-            if self._keys is not None and not (refresh and due):
-                return self._keys
-            if self._keys is None and not due and self._fetched_at:
-                return None  # the last fetch failed just now: do not hammer the issuer
-            self._fetched_at = time.monotonic()
-            jwks_uri = await self._issuer.endpoint("jwks_uri")
-            if jwks_uri is None:
-                logger.warning(
-                    "%s publishes no usable jwks_uri; JWT access tokens cannot be checked", self.issuer
-                )
-                return self._keys
-            try:
-                async with httpx.AsyncClient(timeout=self._issuer.timeout) as http:
-                    response = await http.get(jwks_uri, headers={"Accept": "application/json"})
-                response.raise_for_status()
-                self._keys = KeySet.import_key_set(response.json())
-            except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
-                logger.warning("keys of %s could not be fetched: %s", self.issuer, type(error).__name__)
-            return self._keys
+        jwks_uri = await self._issuer.endpoint("jwks_uri")
+        if jwks_uri is None:
+            logger.warning(
+                "%s publishes no usable jwks_uri; JWT access tokens cannot be checked", self.issuer
+            )
+            return None
+        try:
+            async with httpx.AsyncClient(timeout=self._issuer.timeout) as http:
+                response = await http.get(jwks_uri, headers={"Accept": "application/json"})
+            response.raise_for_status()
+            return KeySet.import_key_set(response.json())
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+            logger.warning("keys of %s could not be fetched: %s", self.issuer, type(error).__name__)
+            return None
 
 
 class IntrospectionVerifier(TokenVerifier):
@@ -249,7 +295,8 @@ class IntrospectionVerifier(TokenVerifier):
     with `client_secret_basic` (RFC 6749 section 2.3.1 encoding) or, with
     `auth_method="client_secret_post"`, in the form. The endpoint comes from the discovery
     document unless `introspection_endpoint` is given. `resource` is this MCP server's
-    canonical URL, which the answer's `aud` must name.
+    canonical URL, which the answer's `aud` must name. Each call to the issuer finishes within
+    `timeout` seconds in all, or the token is refused (None).
     """
 
     def __init__(
@@ -299,10 +346,11 @@ class IntrospectionVerifier(TokenVerifier):
         else:
             form |= {"client_id": self.client_id, "client_secret": self._secret}
         try:
-            async with httpx.AsyncClient(timeout=self.timeout) as http:
-                response = await http.post(endpoint, data=form, headers=headers)
+            with anyio.fail_after(self.timeout):  # httpx's timeout is per read: this bounds it all
+                async with httpx.AsyncClient(timeout=self.timeout) as http:
+                    response = await http.post(endpoint, data=form, headers=headers)
             answer = response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError) as error:
+        except (httpx.HTTPError, ValueError, TimeoutError) as error:
             logger.warning("introspection at %s failed: %s", self.issuer, type(error).__name__)
             return None
         if not isinstance(answer, dict):

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import httpx
 import httpx2
 from authlib.integrations.base_client import OAuthError  # type: ignore[import-untyped]
@@ -42,7 +43,10 @@ logger = logging.getLogger("elicitkit.server.oauth")
 _ERROR_CODE = re.compile(r"^[a-z_]{1,40}$")
 _NETWORK = (httpx.HTTPError, httpx2.HTTPError)
 """authlib speaks httpx2 (the SDK's HTTP client) when it is installed, httpx otherwise."""
-_UNREADABLE = (*_NETWORK, ValueError, KeyError)
+_UNREADABLE = (*_NETWORK, ValueError, KeyError, TimeoutError)
+DEADLINE = 10.0
+"""Seconds one call to the provider may take in all (HTTP timeouts are per read: a provider
+that trickles its answer would hold the call for ever without this)."""
 _GONE = frozenset({"invalid_grant", "invalid_token", "unauthorized_client"})
 """Refresh errors that mean the grant is over: the person has to connect again."""
 _KEPT = ("access_token", "refresh_token", "expires_at", "token_type", "scope")
@@ -103,14 +107,15 @@ class ProviderClient:
     async def exchange(self, code: str, verifier: str) -> dict[str, Any]:
         """The tokens for an authorization code; `OAuthProviderError` with a sentence otherwise."""
         try:
-            async with self._oauth() as oauth:
-                token = await oauth.fetch_token(
-                    self.metadata.token_endpoint,
-                    grant_type="authorization_code",
-                    code=code,
-                    code_verifier=verifier,
-                    **self._extra(),
-                )
+            with anyio.fail_after(DEADLINE):
+                async with self._oauth() as oauth:
+                    token = await oauth.fetch_token(
+                        self.metadata.token_endpoint,
+                        grant_type="authorization_code",
+                        code=code,
+                        code_verifier=verifier,
+                        **self._extra(),
+                    )
             return _kept(token)
         except OAuthError as error:
             logger.warning("OAuth code exchange refused by %s: %s", self.service, safe_code(error.error))
@@ -122,10 +127,11 @@ class ProviderClient:
     async def refresh(self, refresh_token: str) -> dict[str, Any] | None:
         """Fresh tokens (the refresh token kept if none came back), or None when the grant is over."""
         try:
-            async with self._oauth(scope=False) as oauth:  # no scope: exactly what was granted
-                token = await oauth.refresh_token(
-                    self.metadata.token_endpoint, refresh_token=refresh_token, **self._extra()
-                )
+            with anyio.fail_after(DEADLINE):
+                async with self._oauth(scope=False) as oauth:  # no scope: exactly what was granted
+                    token = await oauth.refresh_token(
+                        self.metadata.token_endpoint, refresh_token=refresh_token, **self._extra()
+                    )
             return {"refresh_token": refresh_token} | _kept(token)
         except OAuthError as error:
             logger.info("refresh at %s refused: %s", self.service, safe_code(error.error))
@@ -149,9 +155,10 @@ class ProviderClient:
                 if not tokens.get(hint):
                     continue
                 try:
-                    answer = await oauth.revoke_token(endpoint, token=tokens[hint], token_type_hint=hint)
+                    with anyio.fail_after(DEADLINE):
+                        answer = await oauth.revoke_token(endpoint, token=tokens[hint], token_type_hint=hint)
                     confirmed = confirmed and answer.status_code == 200
-                except _NETWORK as error:
+                except (*_NETWORK, TimeoutError) as error:
                     logger.warning("revocation at %s failed: %s", self.service, type(error).__name__)
                     confirmed = False
         return confirmed
@@ -166,7 +173,7 @@ class ProviderClient:
             scope=(" ".join(self.scopes) or None) if scope else None,
             redirect_uri=self.redirect_uri,
             code_challenge_method="S256",
-            timeout=10,
+            timeout=DEADLINE,
         )
         oauth.register_client_auth_method(("client_secret_basic", _encode_basic))
         if method == "private_key_jwt":

@@ -23,7 +23,7 @@ __all__ = ["FreshTokens"]
 
 _REFRESH_HOLD = 60.0
 """Seconds the store's refresh lock lasts: well past a refresh's worst case (the request's 10 s
-timeout per HTTP phase, plus the vault read and write), so only a dead holder's lock runs out."""
+overall deadline, plus the vault read and write), so only a dead holder's lock runs out."""
 _REFRESH_WAIT = 10.0
 """Seconds a replica waits for another one's refresh before it gives up with an error."""
 

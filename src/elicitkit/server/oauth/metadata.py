@@ -13,11 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import anyio
 import httpx
 
 from elicitkit.server.oauth.errors import OAuthConfigError, OAuthProviderError
 
 __all__ = ["ProviderMetadata", "discover", "discovery_urls", "is_secure", "refuse_own_server", "same_server"]
+
+_DEADLINE = 10.0
+"""Seconds a discovery may take in all."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,24 @@ async def discover(issuer: str) -> ProviderMetadata:
     """Fetch and check `issuer`'s metadata (RFC 8414, then OpenID Connect discovery)."""
     if not is_secure(issuer):
         raise OAuthConfigError(f"The issuer {issuer} is not https; only loopback addresses may use http.")
-    async with httpx.AsyncClient(timeout=10.0) as http:
+    try:
+        with anyio.fail_after(_DEADLINE):  # httpx's timeout is per read: this bounds the whole look-up
+            document = await _discovery_document(issuer)
+    except TimeoutError:
+        raise OAuthProviderError(
+            f"{issuer} did not send its discovery document within {_DEADLINE:g} seconds; "
+            "check the issuer URL and the network, or try again later."
+        ) from None
+    if document is None:
+        raise OAuthConfigError(
+            f"{issuer} publishes no OAuth discovery document (RFC 8414 or OpenID Connect); "
+            "configure its endpoints explicitly instead."
+        )
+    return ProviderMetadata.from_document(document, issuer=issuer)
+
+
+async def _discovery_document(issuer: str) -> dict[str, Any] | None:
+    async with httpx.AsyncClient(timeout=_DEADLINE) as http:
         for url in discovery_urls(issuer):
             try:
                 response = await http.get(url, headers={"Accept": "application/json"})
@@ -100,11 +121,8 @@ async def discover(issuer: str) -> ProviderMetadata:
                 except ValueError:
                     continue
                 if isinstance(document, dict):
-                    return ProviderMetadata.from_document(document, issuer=issuer)
-    raise OAuthConfigError(
-        f"{issuer} publishes no OAuth discovery document (RFC 8414 or OpenID Connect); "
-        "configure its endpoints explicitly instead."
-    )
+                    return document
+    return None
 
 
 def refuse_own_server(

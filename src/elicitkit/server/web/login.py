@@ -17,6 +17,7 @@ import secrets
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from mcp.server.auth.provider import TokenVerifier
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -37,6 +38,8 @@ __all__ = ["OAuthLogin"]
 logger = logging.getLogger(__name__)
 
 _STATE_TTL = 600.0
+_DEADLINE = 10.0
+"""Seconds one call to the issuer may take in all (httpx's timeout is per read)."""
 _STATE_AAD = b"elicitkit/login-state/v1"
 CALLBACK_PATH = "/elicit/login/callback"
 
@@ -142,13 +145,14 @@ class OAuthLogin:
     async def _exchange(self, code: str, verifier: str) -> User | None:
         metadata = await self._discover()
         try:
-            async with self._oauth() as oauth:
-                extra: dict[str, str] = {}
-                if self.resource:
-                    extra["resource"] = self.resource
-                token = await oauth.fetch_token(
-                    metadata["token_endpoint"], code=code, code_verifier=verifier, **extra
-                )
+            with anyio.fail_after(_DEADLINE):
+                async with self._oauth() as oauth:
+                    extra: dict[str, str] = {}
+                    if self.resource:
+                        extra["resource"] = self.resource
+                    token = await oauth.fetch_token(
+                        metadata["token_endpoint"], code=code, code_verifier=verifier, **extra
+                    )
         except Exception as exc:  # authlib raises several types; all mean "no sign-in"
             logger.warning("browser sign-in: token exchange failed (%s)", type(exc).__name__)
             return None
@@ -191,10 +195,11 @@ class OAuthLogin:
         if self._metadata is None:
             import httpx
 
-            async with httpx.AsyncClient(timeout=10) as http:
-                response = await http.get(f"{self.issuer_url}/.well-known/oauth-authorization-server")
-                response.raise_for_status()
-                self._metadata = dict(response.json())
+            with anyio.fail_after(_DEADLINE):
+                async with httpx.AsyncClient(timeout=_DEADLINE) as http:
+                    response = await http.get(f"{self.issuer_url}/.well-known/oauth-authorization-server")
+                    response.raise_for_status()
+                    self._metadata = dict(response.json())
         return self._metadata
 
     async def _ensure_client(self, metadata: dict[str, Any]) -> None:
@@ -217,9 +222,10 @@ class OAuthLogin:
             body["scope"] = " ".join(self.scopes)
         import httpx
 
-        async with httpx.AsyncClient(timeout=10) as http:
-            response = await http.post(endpoint, json=body)
-            response.raise_for_status()
-            registered = response.json()
+        with anyio.fail_after(_DEADLINE):
+            async with httpx.AsyncClient(timeout=_DEADLINE) as http:
+                response = await http.post(endpoint, json=body)
+                response.raise_for_status()
+                registered = response.json()
         self.client_id = str(registered["client_id"])
         self.client_secret = registered.get("client_secret")
