@@ -173,10 +173,8 @@ class _SignIn:
             await self._close()
         result = self._result
         if result is None:
-            minutes = self.timeout / 60
-            span = f"{minutes:g} minutes" if minutes >= 1 else f"{self.timeout:g} seconds"
             raise UpstreamAuthorizationError(
-                f"The sign-in to {self.server_url} was not finished within {span}; "
+                f"The sign-in to {self.server_url} was not finished within {_span(self.timeout)}; "
                 "start the bridge again and complete the sign-in in the browser.",
                 reason="timeout",
             )
@@ -340,8 +338,8 @@ def _refusal(server_url: str, error: str, description: str | None) -> UpstreamAu
 
 def _metadata_missing(server_url: str) -> UpstreamAuthorizationError:
     return UpstreamAuthorizationError(
-        f"{server_url} asks for authorization but publishes no OAuth metadata (protected resource or "
-        "authorization server), so the bridge cannot sign in; check the URL or ask the server's operator.",
+        f"The server at {server_url} asks for authorization but publishes no OAuth metadata (protected "
+        "resource or authorization server), so the bridge cannot sign in; check the URL or ask its operator.",
         reason="metadata",
     )
 
@@ -356,6 +354,12 @@ def _error_detail(response: httpx2.Response | None) -> str:
         return f" (HTTP {response.status_code})"
     said = body.get("error_description") or body.get("error") if isinstance(body, dict) else None
     return f" ({_one_line(str(said))})" if said else f" (HTTP {response.status_code})"
+
+
+def _span(seconds: float) -> str:
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{seconds / 60:g} minute{'s' if seconds != 60 else ''}"
+    return f"{seconds:g} second{'s' if seconds != 1 else ''}"
 
 
 def _one_line(text: str) -> str:
