@@ -140,8 +140,9 @@ def test_stdio_server_declined(tmp_path: Path) -> None:
     assert done.stdout.strip() == "No coffee for Ada (decline)."
 
 
-def test_an_answer_outside_the_schema_is_never_sent(tmp_path: Path) -> None:
-    """The client validates before sending; with no valid answer left, the question is cancelled."""
+def test_an_answer_outside_the_schema_is_never_sent_and_fails_the_command(tmp_path: Path) -> None:
+    """The client validates before sending: the question is cancelled, and the command says which
+    answer was wrong and why, exiting 2 (not "the person chose cancel" with 0)."""
     done = client(
         "--call",
         "order_coffee",
@@ -152,9 +153,84 @@ def test_an_answer_outside_the_schema_is_never_sent(tmp_path: Path) -> None:
         answers=[{"action": "accept", "content": {"size": "huge"}}],
         tmp_path=tmp_path,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 2, done.stderr
     assert "elicitkit client  does not send that: 'size'" in done.stderr
-    assert done.stdout.strip() == "No coffee for Ada (cancel)."
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith('Answer 1 of --answers is not valid for "How does Ada like the coffee?"'), last
+    assert "'size'" in last and "huge" in last
+    assert done.stdout == "" and "Traceback" not in done.stderr
+
+
+def test_a_question_the_answers_do_not_cover_fails_the_command(tmp_path: Path) -> None:
+    done = client("--call", "order_coffee", "--args", '{"name": "Ada"}', "--", *STDIO_SERVER)
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == '--answers has no answer 1, for "How does Ada like the coffee?"; add one to the list.'
+
+
+def test_without_a_terminal_it_says_so_and_names_web_and_answers() -> None:
+    done = client("--", *STDIO_SERVER)  # stdin is /dev/null here
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "NotATerminalError" not in done.stderr
+    assert "not one" in done.stderr and "--web" in done.stderr and "--answers" in done.stderr
+
+
+NOT_FOUND = """
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+class NotFound(BaseHTTPRequestHandler):
+    def answer(self):
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    do_GET = do_POST = do_DELETE = answer
+    def log_message(self, *args):
+        pass
+
+HTTPServer(("127.0.0.1", int(sys.argv[1])), NotFound).serve_forever()
+"""
+
+
+def test_a_url_that_answers_404_is_named_with_its_status() -> None:
+    port = free_port()
+    page = subprocess.Popen([sys.executable, "-c", NOT_FOUND, str(port)], stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/no/such/mcp"
+    try:
+        deadline = time.monotonic() + 20
+        while httpx_status(url) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for args in (("--call", "anything"), ("--web",)):
+            done = client(url, *args)
+            assert done.returncode == 1, done.stderr
+            assert "Traceback" not in done.stderr
+            assert f"{url} answered HTTP 404" in done.stderr and "MCP endpoint" in done.stderr
+    finally:
+        page.terminate()
+        page.wait(10)
+
+
+def httpx_status(url: str) -> int | None:
+    try:
+        return httpx.get(url, timeout=1).status_code
+    except httpx.HTTPError:
+        return None
+
+
+def test_a_command_that_is_not_an_mcp_server_ends_in_a_sentence() -> None:
+    done = client("--call", "x", "--", sys.executable, "-c", "print('{\"jsonrpc\": 1}')")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "ValidationError" not in done.stderr
+    assert done.stderr.strip().endswith("Is it an MCP server?"), done.stderr
+
+
+def test_a_bare_word_is_never_run(tmp_path: Path) -> None:
+    made = tmp_path / "made"
+    done = client("--call", "x", "touch", str(made))
+    assert done.returncode == 2 and not made.exists()
+    assert "after --" in done.stderr and "stdio:" in done.stderr
+    schemeless = client("--call", "x", "localhost:8000/mcp")
+    assert schemeless.returncode == 2 and "http://localhost:8000/mcp" in schemeless.stderr
 
 
 def test_bad_answers_file_is_a_usage_error(tmp_path: Path) -> None:

@@ -11,13 +11,16 @@ answers from --answers (a JSON list, one entry per question, in order: `{"action
 merged over its defaults; URL consent is `{"action": "accept"}`; `{"wait": "retry"}` or
 `{"wait": "cancel"}` says what to do when a held call's --wait runs out), prints the result on
 stdout and what was asked on stderr, and exits 0, 1 when the tool reported an error or the
-call failed, or 130 on Ctrl-C.
+call failed or the server could not be reached, 2 for a usage error or when --answers is wrong
+(an answer the form refuses, a question it has no answer for: a sentence says which), or 130
+on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
@@ -33,6 +36,8 @@ from rich.console import Console
 from rich.text import Text
 
 from elicitkit.cli._language import LocaleOption, words
+from elicitkit.cli._script import Script
+from elicitkit.cli._target import Named, name_target
 from elicitkit.client import (
     Accept,
     Cancel,
@@ -55,6 +60,10 @@ __all__ = ["client", "read_answers"]
 
 _PROTOCOLS = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"}
 _HELP = noop("Commands: tools | call NAME [JSON arguments] | help | quit")
+_NO_TERMINAL = noop(
+    "elicitkit client asks its questions in a terminal, and this is not one. Answer them in "
+    "your browser with --web, or make one call answered from a file with --call TOOL --answers FILE."
+)
 
 
 class AnswersError(ValueError):
@@ -62,10 +71,12 @@ class AnswersError(ValueError):
 
 
 def client(
+    ctx: typer.Context,
     target: Annotated[
         list[str],
         typer.Argument(
-            help="The server: its streamable HTTP URL, or, after --, the command that starts it over stdio.",
+            help="The server: its http(s):// URL (streamable HTTP), or after -- (or as stdio:COMMAND) "
+            "the command that starts it over stdio.",
             show_default=False,
         ),
     ],
@@ -102,6 +113,10 @@ def client(
     `elicitkit client URL --call TOOL --args '{"city": "Oslo"}' --answers answers.json`, where
     the file lists one reply per question: `[{"action": "accept", "content": {...}},
     {"action": "decline"}]`. The result goes to stdout, what was asked to stderr.
+
+    Exit status: 0 done, 1 the tool reported an error or the call failed or the server could
+    not be reached, 2 a usage error or a wrong --answers file (a sentence says which answer and
+    why), 130 Ctrl-C.
     """
     if protocol not in _PROTOCOLS:
         raise typer.BadParameter(
@@ -130,8 +145,13 @@ def client(
             replies, waits = read_answers(json.loads(text)), read_waits(json.loads(text))
         except (OSError, json.JSONDecodeError, AnswersError) as error:
             raise typer.BadParameter(str(error), param_hint="--answers") from None
-    server = _server(target, _headers(headers or [], token))
+    server = _server(name_target(target, ctx), _headers(headers or [], token))
+    # the SDK logs a server's garbage with tracebacks; the sentence below says what went wrong
+    logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)
     with speaking(words(locale)):  # what this command says, and its terminal and web UIs
+        if call is None and not web and not (sys.stdin.isatty() and sys.stdout.isatty()):
+            _say_error(_(_NO_TERMINAL))
+            raise typer.Exit(2)
         session = _Session(server, _PROTOCOLS[protocol], declared, wait)
         raise typer.Exit(_run(session, call, arguments, web, replies, waits))
 
@@ -154,10 +174,11 @@ def _run(
     except KeyboardInterrupt:
         code = _interrupted()
     except Exception as error:  # ExceptionGroup included: the SDK's task groups wrap what fails inside
-        reason = _connection_failure(error, server, session.refused)
-        if reason is None:
-            raise
-        Console(stderr=True, highlight=False, soft_wrap=True).print(reason, style="red", markup=False)
+        if _innermost(error).__class__.__name__ == "NotATerminalError":
+            _say_error(_(_NO_TERMINAL))
+            return 2
+        reason = _connection_failure(error, server, session.refused, session.status)
+        _say_error(reason or _ended(error, server))
         code = 1
     except BaseExceptionGroup as group:
         # The SDK's task groups wrap a Ctrl-C that lands inside them.
@@ -165,6 +186,24 @@ def _run(
             raise
         code = _interrupted()
     return code
+
+
+def _say_error(sentence: str) -> None:
+    Console(stderr=True, highlight=False, soft_wrap=True).print(sentence, style="red", markup=False)
+
+
+def _innermost(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+def _ended(error: BaseException, server: Server) -> str:
+    """Any other failure, in one sentence: what broke, never a traceback."""
+    inner = _innermost(error)
+    where = server.command if isinstance(server, StdioServerParameters) else server[0]
+    values = {"server": where, "error": f"{type(inner).__name__}: {inner}".rstrip(": ")}
+    return _("The session with %(server)s ended: %(error)s. Is it an MCP server?") % values
 
 
 def _interrupted() -> int:
@@ -179,23 +218,23 @@ Server = tuple[str, dict[str, str]] | StdioServerParameters
 """Where the server is: (URL, HTTP headers) or the stdio command."""
 
 
-def _server(target: list[str], headers: dict[str, str]) -> Server:
-    if len(target) == 1 and target[0].startswith(("http://", "https://")):
-        return target[0], headers
-    if not target or target[0].startswith(("http://", "https://")):
-        raise typer.BadParameter("name the server: one URL, or -- and the command that starts it.")
+def _server(named: Named, headers: dict[str, str]) -> Server:
+    if named.url is not None:
+        return named.url, headers
     if headers:
         raise typer.BadParameter("--header and --token are for HTTP servers, not stdio commands.")
-    return StdioServerParameters(command=target[0], args=target[1:])
+    return StdioServerParameters(command=named.command[0], args=list(named.command[1:]))
 
 
-def _connection_failure(error: BaseException, server: Server, refused: int | None) -> str | None:
+def _connection_failure(
+    error: BaseException, server: Server, refused: int | None, status: int | None = None
+) -> str | None:
     """A sentence for a failure to reach or start the server, or None for anything else.
 
-    `refused` is an HTTP 401/403 the server answered, which the SDK reports only as a generic
-    JSON-RPC error."""
+    `refused` is an HTTP 401/403 the server answered, `status` any other HTTP error status;
+    the SDK reports both only as a generic JSON-RPC error."""
     if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        return _connection_failure(error.exceptions[0], server, refused)
+        return _connection_failure(error.exceptions[0], server, refused, status)
     if isinstance(server, StdioServerParameters):
         if isinstance(error, FileNotFoundError | PermissionError):
             values = {"command": repr(server.command), "reason": error.strerror}
@@ -206,8 +245,13 @@ def _connection_failure(error: BaseException, server: Server, refused: int | Non
         answer = _("%(url)s answered HTTP %(status)s: it needs authorization; pass --token or --header.")
         return answer % {"url": url, "status": refused}
     if isinstance(error, httpx2.HTTPStatusError):
-        answer = _("%(url)s answered HTTP %(status)s; is it an MCP endpoint (streamable HTTP)?")
-        return answer % {"url": url, "status": error.response.status_code}
+        status = error.response.status_code
+    if status is not None:
+        answer = _(
+            "%(url)s answered HTTP %(status)s; is it an MCP endpoint (streamable HTTP)? "
+            "Check the URL's path (often /mcp)."
+        )
+        return answer % {"url": url, "status": status}
     if isinstance(error, httpx2.TransportError):
         answer = _("Cannot reach %(url)s (%(error)s); is the server running there?")
         return answer % {"url": url, "error": type(error).__name__}
@@ -278,6 +322,8 @@ class _Session:
         self.modes = modes
         self.refused: int | None = None
         """The last HTTP 401 or 403 the server answered."""
+        self.status: int | None = None
+        """The last other HTTP error status (404, 500, ...) the server answered."""
         self.out = Console(highlight=False, emoji=False, soft_wrap=True)
         self.err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
@@ -307,6 +353,8 @@ class _Session:
     async def _note_refusal(self, response: httpx2.Response) -> None:
         if response.status_code in (401, 403):
             self.refused = response.status_code
+        elif response.status_code >= 400:
+            self.status = response.status_code
 
     async def call_once(
         self,
@@ -319,7 +367,8 @@ class _Session:
 
         A call held by -32042 goes through the library's own retry loop (`ElicitingClient`): the
         same gate, the same bound on rounds, completion notices retried at once."""
-        scripted = ScriptedUI(*replies, waits=waits or ())
+        script = Script(replies)
+        scripted = ScriptedUI(otherwise=script, waits=waits or ())
         ui = NarratedUI(scripted, Transcript(self.err), _("the script"), client="elicitkit client")
 
         def show_url(url: str) -> bool:
@@ -334,8 +383,14 @@ class _Session:
             try:
                 result = await connected.call_tool(name, arguments)
             except (MCPError, ElicitationError) as error:
+                if script.problem is not None:
+                    self.err.print(Text(script.problem, style="red"))
+                    return 2
                 self.err.print(Text(_("The call failed: %(error)s") % {"error": error}, style="red"))
                 return 1
+        if script.problem is not None:
+            self.err.print(Text(script.problem, style="red"))
+            return 2
         self.out.print(_result_text(result), markup=False)
         return 1 if result.is_error else 0
 
@@ -378,8 +433,11 @@ class _Session:
                     _print_tools(self.out, tools)
                 elif command == "call":
                     await self._call(connected, tools, rest.strip())
-                elif command:
+                elif command == "help":
                     self.out.print(Text(_(_HELP), style="dim"))
+                elif command:
+                    unknown = _("Unknown command %(command)s.") % {"command": repr(command)}
+                    self.out.print(Text(unknown, style="red").append(" " + _(_HELP), style="dim"))
 
     async def _call(self, connected: ElicitingClient, tools: Mapping[str, Tool], text: str) -> None:
         name, _space, raw = text.partition(" ")
