@@ -191,3 +191,21 @@ async def test_the_callback_takes_only_its_own_sign_in_and_a_pre_registered_clie
     assert forged.status_code == 400 and "not the sign-in" in forged.text
     assert real.status_code == 200 and "You can close this tab" in real.text
     assert refused(CALLBACK_PORT)
+
+
+async def test_a_damaged_sign_in_on_disk_means_signing_in_again(
+    peer: OidcPeer, upstream: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    opened: list[str] = []
+    with pytest.raises(UpstreamAuthorizationError):  # registers, then nobody signs in
+        await first_request(
+            upstream_auth(upstream, data_dir=tmp_path, open_browser=opened.append, sign_in_timeout=1)
+        )
+    (stored,) = [path for path in tmp_path.rglob("*") if path.is_file() and path.name != "key"]
+    stored.write_bytes(stored.read_bytes()[:-5] + b"xxxxx")
+    with pytest.raises(UpstreamAuthorizationError) as raised:
+        await first_request(
+            upstream_auth(upstream, data_dir=tmp_path, open_browser=opened.append, sign_in_timeout=1)
+        )
+    assert raised.value.reason == "timeout" and len(opened) == 2  # asked to sign in again, no crash
+    assert "cannot be read" in caplog.text

@@ -166,18 +166,29 @@ class EncryptedTokenStorage:
             raise
 
     def _read_or_create_key(self) -> bytes:
-        try:
-            descriptor = os.open(self._key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            key = self._key.read_bytes()
-            if len(key) == 32:
-                return key
-            self._key.unlink()  # damaged: whatever it sealed is unreadable anyway
-            return self._read_or_create_key()
-        key = AESGCM.generate_key(bit_length=256)
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(key)
-        return key
+        """The key, created whole before it takes its name (a link fails if one is there), so two
+        bridges starting at once agree on one key and neither reads a half-written file."""
+        for _ in range(3):
+            try:
+                key = self._key.read_bytes()
+            except FileNotFoundError:
+                pass
+            else:
+                if len(key) == 32:
+                    return key
+                self._key.unlink(missing_ok=True)  # damaged: whatever it sealed is unreadable anyway
+            key = AESGCM.generate_key(bit_length=256)
+            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".key-")  # mode 0600
+            try:
+                with os.fdopen(handle, "wb") as file:
+                    file.write(key)
+                os.link(temporary, self._key)
+            except FileExistsError:
+                continue  # another bridge made it first: use that one
+            finally:
+                Path(temporary).unlink(missing_ok=True)
+            return key
+        return self._key.read_bytes()
 
 
 def canonical_url(server_url: str) -> str:
