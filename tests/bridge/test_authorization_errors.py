@@ -9,7 +9,9 @@ part is played over HTTP on its real login and consent pages (`OidcPeer.sign_in`
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -209,3 +211,36 @@ async def test_a_damaged_sign_in_on_disk_means_signing_in_again(
         )
     assert raised.value.reason == "timeout" and len(opened) == 2  # asked to sign in again, no crash
     assert "cannot be read" in caplog.text
+
+
+async def test_by_default_the_sign_in_opens_in_the_browser_named_by_BROWSER(
+    peer: OidcPeer, upstream: str, tmp_path: Path
+) -> None:
+    """In a process of its own (Python's `webbrowser` reads $BROWSER once per process)."""
+    seen = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {seen}\n')
+    browser.chmod(0o700)
+    script = (
+        "import asyncio, sys, httpx2\n"
+        "from pathlib import Path\n"
+        "from elicitkit.bridge._authorization import upstream_auth\n"
+        "async def main():\n"
+        f"    auth = upstream_auth({upstream!r}, data_dir=Path({str(tmp_path)!r}), sign_in_timeout=3)\n"
+        "    async with httpx2.AsyncClient(auth=auth) as http:\n"
+        f"        await http.post({upstream!r}, json={{}})\n"
+        "try:\n"
+        "    asyncio.run(main())\n"
+        "except Exception as error:\n"
+        "    sys.exit(f'elicitkit bridge: {error}')\n"
+    )
+    environment = {**os.environ, "BROWSER": str(browser), "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, env=environment, stderr=asyncio.subprocess.PIPE
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    printed = stderr.decode()
+    assert process.returncode == 1
+    opened = seen.read_text()
+    assert opened.startswith(f"{peer.issuer}/auth?") and f"in your browser: {opened}" in printed
+    assert "was not finished within 3 seconds" in printed.splitlines()[-1]
