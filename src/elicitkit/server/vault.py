@@ -1,10 +1,14 @@
 """Secrets and third-party tokens, encrypted at rest and bound to the user they belong to.
 
-Each value is sealed with AES-GCM under the newest key of a `KeyRing`; the user's issuer and
-subject and the value's name are the associated data, so a sealed value copied to another
-user or name fails to open. Rotation: add a key (it becomes the one that seals), keep the old
-ones until everything sealed with them is rewritten or gone. There is no key-less mode: a
-missing key is a start-up error.
+Each value is sealed with AES-GCM under the newest key of a `KeyRing`; where it is stored
+(a hash of the user's issuer and subject and the value's name) is the associated data, so a
+sealed value copied to another user or name fails to open. The ring never seals with its keys
+themselves: each purpose (the vault, the browser session cookie, the OAuth and sign-in
+`state`) seals with its own key derived from them (HKDF), so a value of one purpose cannot
+be passed off as another's even if associated data were ever to coincide. Rotation: add a
+key (it becomes the one that seals; every write seals with it), keep the old ones until
+everything sealed with them is rewritten or gone. There is no key-less mode: a missing key is
+a start-up error.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from collections.abc import Iterable
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from elicitkit.server.errors import VaultDecryptError, VaultKeyError
 from elicitkit.server.store import BlobStore
@@ -31,7 +37,11 @@ KEYS_ENV = "ELICITKIT_VAULT_KEYS"
 """The environment variable `KeyRing.from_env()` reads: `id:base64key[,id:base64key...]`."""
 
 _KID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-_MAGIC = b"ek1"
+_PURPOSE = re.compile(r"^[a-z][a-z0-9-]{0,40}$")
+_MAGIC = b"ek2"
+"""Sealed with the key derived from a ring key for the value's purpose."""
+_LEGACY = b"ek1"
+"""Sealed with a ring key itself (before keys per purpose): still opens, any write replaces it."""
 _NONCE = 12
 
 
@@ -47,7 +57,8 @@ class KeyRing:
     """
 
     def __init__(self, keys: Iterable[tuple[str, bytes]]) -> None:
-        self._keys: dict[str, AESGCM] = {}
+        self._keys: dict[str, bytes] = {}
+        self._derived: dict[tuple[str, str], AESGCM] = {}
         self._current = ""
         for kid, key in keys:
             if not _KID.match(kid):
@@ -60,7 +71,7 @@ class KeyRing:
                 )
             if kid in self._keys:
                 raise VaultKeyError(f"Vault key id {kid!r} appears twice; give each key its own id.")
-            self._keys[kid] = AESGCM(key)
+            self._keys[kid] = bytes(key)
             self._current = kid
         if not self._keys:
             raise VaultKeyError(
@@ -106,24 +117,27 @@ class KeyRing:
         """The id of the key that seals."""
         return self._current
 
-    def seal(self, plaintext: bytes, aad: bytes) -> bytes:
+    def seal(self, plaintext: bytes, aad: bytes, *, purpose: str = "vault") -> bytes:
+        """`plaintext` sealed for `purpose` under the current key, bound to `aad`."""
         nonce = os.urandom(_NONCE)
         kid = self._current.encode()
         header = _MAGIC + bytes([len(kid)]) + kid
-        return header + nonce + self._keys[self._current].encrypt(nonce, plaintext, header + aad)
+        return header + nonce + self._aead(self._current, purpose).encrypt(nonce, plaintext, header + aad)
 
-    def open(self, blob: bytes, aad: bytes) -> bytes:
-        if not blob.startswith(_MAGIC) or len(blob) < len(_MAGIC) + 1:
+    def open(self, blob: bytes, aad: bytes, *, purpose: str = "vault") -> bytes:
+        """What `seal` sealed for the same `purpose` and `aad`, under any key of the ring."""
+        magic = blob[: len(_MAGIC)]
+        if magic not in (_MAGIC, _LEGACY) or len(blob) < len(_MAGIC) + 1:
             raise VaultDecryptError("This value was not sealed by an elicitkit vault.")
         n = blob[len(_MAGIC)]
         header = blob[: len(_MAGIC) + 1 + n]
         kid = header[len(_MAGIC) + 1 :].decode(errors="replace")
-        key = self._keys.get(kid)
-        if key is None:
+        if kid not in self._keys:
             raise VaultDecryptError(
                 f"This value was sealed with vault key {kid!r}, which is not in the key ring; "
                 "add that key back to the ring to read it."
             )
+        key = AESGCM(self._keys[kid]) if magic == _LEGACY else self._aead(kid, purpose)
         body = blob[len(header) :]
         try:
             return key.decrypt(body[:_NONCE], body[_NONCE:], header + aad)
@@ -132,28 +146,64 @@ class KeyRing:
                 f"The value did not open under vault key {kid!r}: the key is wrong or the bytes were altered."
             ) from None
 
+    def is_current(self, blob: bytes) -> bool:
+        """Whether `blob` is sealed as `seal` seals now (the current key, a key per purpose);
+        a value that is not should be sealed again before its key leaves the ring."""
+        kid = self._current.encode()
+        return blob.startswith(_MAGIC + bytes([len(kid)]) + kid)
 
-def _aad(user: User, name: str) -> bytes:
+    @staticmethod
+    def is_legacy(blob: bytes) -> bool:
+        """Whether `blob` was sealed with a ring key itself, as elicitkit did before keys per purpose."""
+        return blob.startswith(_LEGACY)
+
+    def _aead(self, kid: str, purpose: str) -> AESGCM:
+        aead = self._derived.get((kid, purpose))
+        if aead is None:
+            if not _PURPOSE.match(purpose):
+                raise ValueError(f"A sealing purpose is a short lowercase label, not {purpose!r}.")
+            info = b"elicitkit/key/v2/" + purpose.encode()
+            key = HKDF(algorithm=SHA256(), length=32, salt=None, info=info).derive(self._keys[kid])
+            aead = self._derived[(kid, purpose)] = AESGCM(key)
+        return aead
+
+
+def _legacy_aad(user: User, name: str) -> bytes:
     return json.dumps(["elicitkit/vault/v1", user.issuer, user.subject, name]).encode()
 
 
 def _blob_key(user: User, name: str) -> str:
-    return "vault:" + hashlib.sha256(_aad(user, name)).hexdigest()
+    return "vault:" + hashlib.sha256(_legacy_aad(user, name)).hexdigest()
+
+
+def _aad(blob_key: str) -> bytes:
+    """Where a value is stored binds it: that key is a hash of its user and name (so a value
+    can be sealed again knowing only where it is stored)."""
+    return json.dumps(["elicitkit/vault/v2", blob_key]).encode()
 
 
 class Vault:
-    """Named values per user, sealed with a `KeyRing` and kept in a `Store`."""
+    """Named values per user, sealed with a `KeyRing` and kept in a `Store`.
+
+    Every `put` seals under the ring's current key; values sealed by older releases (with a
+    ring key itself, before keys per purpose) still open, and a `put` replaces them.
+    """
 
     def __init__(self, keys: KeyRing, store: BlobStore) -> None:
         self.keys = keys
         self.store = store
 
     async def put(self, user: User, name: str, value: str) -> None:
-        await self.store.put_blob(_blob_key(user, name), self.keys.seal(value.encode(), _aad(user, name)))
+        key = _blob_key(user, name)
+        await self.store.put_blob(key, self.keys.seal(value.encode(), _aad(key)))
 
     async def get(self, user: User, name: str) -> str | None:
-        blob = await self.store.get_blob(_blob_key(user, name))
-        return None if blob is None else self.keys.open(blob, _aad(user, name)).decode()
+        key = _blob_key(user, name)
+        blob = await self.store.get_blob(key)
+        if blob is None:
+            return None
+        aad = _legacy_aad(user, name) if self.keys.is_legacy(blob) else _aad(key)
+        return self.keys.open(blob, aad).decode()
 
     async def delete(self, user: User, name: str) -> None:
         await self.store.delete_blob(_blob_key(user, name))

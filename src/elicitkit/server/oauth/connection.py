@@ -306,7 +306,9 @@ class OAuthConnection:
             "sub": record.user.subject,
             "verifier": verifier,
         }
-        sealed = site.keys.seal(json.dumps(bound).encode(), _STATE_AAD + self.name.encode())
+        sealed = site.keys.seal(
+            json.dumps(bound).encode(), _STATE_AAD + self.name.encode(), purpose="oauth-state"
+        )
         await site.store.put_once(self._tokens.state_key(state), sealed, ttl=self.state_ttl)
         url = await self._provider(metadata).authorization_url(state, verifier)
         return site.render(
@@ -325,7 +327,9 @@ class OAuthConnection:
         sealed = await site.store.take_once(self._tokens.state_key(state)) if state else None  # single-use
         try:
             bound: dict[str, str] = (
-                json.loads(site.keys.open(sealed, _STATE_AAD + self.name.encode())) if sealed else {}
+                json.loads(site.keys.open(sealed, _STATE_AAD + self.name.encode(), purpose="oauth-state"))
+                if sealed
+                else {}
             )
         except (VaultDecryptError, ValueError):
             bound = {}

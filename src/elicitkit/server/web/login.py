@@ -92,7 +92,7 @@ class OAuthLogin:
         state = generate_token(43)
         verifier = generate_token(64)
         pending = json.dumps({"verifier": verifier, "return_to": return_to, "sid": session.sid})
-        sealed = self._require_site().keys.seal(pending.encode(), _STATE_AAD)
+        sealed = self._require_site().keys.seal(pending.encode(), _STATE_AAD, purpose="login-state")
         await self._state_store().put_once(f"login:{state}", sealed, ttl=_STATE_TTL)
         extra: dict[str, str] = {}
         if self.resource:
@@ -113,7 +113,9 @@ class OAuthLogin:
         code = request.query_params.get("code", "")
         saved = await self._state_store().take_once(f"login:{state}") if state else None
         try:
-            data: dict[str, str] = json.loads(site.keys.open(saved, _STATE_AAD)) if saved else {}
+            data: dict[str, str] = (
+                json.loads(site.keys.open(saved, _STATE_AAD, purpose="login-state")) if saved else {}
+            )
         except (VaultDecryptError, ValueError):
             data = {}
         bound = session is not None and secrets.compare_digest(data.get("sid", ""), session.sid)

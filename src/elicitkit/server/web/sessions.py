@@ -1,8 +1,11 @@
 """The browser session cookie: one sealed cookie per browser, opened once per browser session.
 
 The cookie is `__Host-`, Secure, HttpOnly, SameSite=Lax, and sealed (AES-GCM) with the vault's
-key ring; it holds a random session id, the CSRF token of the session's forms, its expiry and,
-once known, the person (issuer and subject). Nothing else about the person is kept server-side.
+key ring, under the ring's key for browser sessions; it holds a random session id, the CSRF
+token of the session's forms, its expiry and, once known, the person (issuer and subject).
+Nothing else about the person is kept server-side. A cookie sealed under a key that no longer
+seals is sealed again on the page that opens it, so retiring a key logs no one out who came
+back within the cookie's 12 hours.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ __all__ = ["COOKIE", "BrowserSession", "SessionCookies"]
 
 COOKIE = "__Host-elicitkit"
 _AAD = b"elicitkit/browser-session/v1"
+_PURPOSE = "browser-session"
 _TTL = 12 * 3600
 _OPENED = 1024
 """Opened cookies kept at most (see `SessionCookies.open`)."""
@@ -64,7 +68,7 @@ class SessionCookies:
     """
 
     def __init__(self) -> None:
-        self._opened: dict[str, tuple[str, str, float, User | None]] = {}
+        self._opened: dict[str, tuple[str, str, float, User | None, bool]] = {}
         self._keys: KeyRing | None = None
 
     def open(self, raw: str, keys: KeyRing) -> BrowserSession | None:
@@ -74,30 +78,32 @@ class SessionCookies:
         opened = self._opened.get(raw)
         if opened is None:
             try:
-                data = json.loads(keys.open(_b64d(raw), _AAD))
+                blob = _b64d(raw)
+                data = json.loads(keys.open(blob, _AAD, purpose=_PURPOSE))
                 user = (
                     User(issuer=data["iss"], subject=data["sub"])
                     if data.get("iss") and data.get("sub")
                     else None
                 )
-                opened = (data["sid"], data["csrf"], float(data["exp"]), user)
+                opened = (data["sid"], data["csrf"], float(data["exp"]), user, not keys.is_current(blob))
             except (VaultDecryptError, ValueError, KeyError, TypeError):
                 return None
             if len(self._opened) >= _OPENED:
                 del self._opened[next(iter(self._opened))]
             self._opened[raw] = opened
-        sid, csrf, expires_at, user = opened
+        sid, csrf, expires_at, user, stale = opened
         if expires_at <= time.time():
             del self._opened[raw]
             return None
-        return BrowserSession(sid=sid, csrf=csrf, user=user, expires_at=expires_at)
+        # dirty when sealed under a retired key (or before keys per purpose): the page seals it anew
+        return BrowserSession(sid=sid, csrf=csrf, user=user, expires_at=expires_at, dirty=stale)
 
     def save(self, response: Response, session: BrowserSession, keys: KeyRing) -> None:
         """Set the cookie of `session` on `response`, sealed under `keys`."""
         data: dict[str, Any] = {"sid": session.sid, "csrf": session.csrf, "exp": session.expires_at}
         if session.user is not None:
             data["iss"], data["sub"] = session.user.issuer, session.user.subject
-        sealed = _b64e(keys.seal(json.dumps(data).encode(), _AAD))
+        sealed = _b64e(keys.seal(json.dumps(data).encode(), _AAD, purpose=_PURPOSE))
         response.set_cookie(
             COOKIE,
             sealed,
