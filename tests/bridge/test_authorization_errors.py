@@ -45,6 +45,13 @@ PRE_REGISTERED = {
     "redirect_uris": [f"http://127.0.0.1:{CALLBACK_PORT}/callback"],
     "grant_types": ["authorization_code", "refresh_token"],
 }
+SECRET = "s+e/c=r%t :x"  # what RFC 6749 section 2.3.1 form-encoding is for
+CONFIDENTIAL = {
+    **PRE_REGISTERED,
+    "client_id": "bridge-confidential",
+    "client_secret": SECRET,
+    "token_endpoint_auth_method": "client_secret_basic",
+}
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -60,7 +67,7 @@ INITIALIZE = {
 @pytest.fixture(scope="module")
 def peer() -> Iterator[OidcPeer]:
     with OidcPeer(
-        clients=[PRE_REGISTERED],
+        clients=[PRE_REGISTERED, CONFIDENTIAL],
         resources={MCP: {"scope": "mcp", "format": "jwt"}},
         scopes=["mcp"],
         registration=True,
@@ -176,12 +183,18 @@ async def test_a_sign_in_nobody_finishes_ends_at_the_deadline(
     assert len(folders) == 1 and any(folders[0].iterdir())
 
 
+@pytest.mark.parametrize(("client_id", "secret"), [("bridge-app", None), ("bridge-confidential", SECRET)])
 async def test_the_callback_takes_only_its_own_sign_in_and_a_pre_registered_client_needs_no_registration(
-    peer: OidcPeer, upstream: str, tmp_path: Path
+    peer: OidcPeer, upstream: str, tmp_path: Path, client_id: str, secret: str | None
 ) -> None:
     opener, seen = play(peer, forge_first=True)
     auth = upstream_auth(
-        upstream, data_dir=tmp_path, open_browser=opener, client_id="bridge-app", callback_port=CALLBACK_PORT
+        upstream,
+        data_dir=tmp_path,
+        open_browser=opener,
+        client_id=client_id,
+        client_secret=secret,
+        callback_port=CALLBACK_PORT,
     )
     async with (
         httpx2.AsyncClient(auth=auth, timeout=30) as http,
