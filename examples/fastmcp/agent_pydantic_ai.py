@@ -36,9 +36,7 @@ def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelRespon
 def build_agent(url: str, handler: ElicitationHandler) -> Agent[None, str]:
     """An agent whose MCP toolset answers elicitation with `handler`."""
     answers = for_fastmcp(handler)
-    toolset: MCPToolset[Any] = MCPToolset(
-        url, **answers.client_options(), process_tool_call=answers.process_tool_call
-    )
+    toolset: MCPToolset[Any] = MCPToolset(answers.client(url), process_tool_call=answers.process_tool_call)
     return Agent(FunctionModel(scripted_model), toolsets=[toolset])
 
 

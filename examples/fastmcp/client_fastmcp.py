@@ -2,16 +2,15 @@
 
     python client_fastmcp.py http://127.0.0.1:8000/mcp
 
-`for_fastmcp(handler)` gives the `elicitation_handler` and `message_handler` FastMCP takes;
-`until_urls_complete` waits out a call held with -32042, which FastMCP's client only raises.
+`for_fastmcp(handler).client(url)` is a FastMCP `Client` answering with the handler (its screens
+name the server from the moment it connects); `until_urls_complete` waits out a call held with
+-32042, which FastMCP's client only raises.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-
-import fastmcp
 
 from elicitkit.client import ElicitationHandler, TerminalUI
 from elicitkit.client.frameworks import for_fastmcp
@@ -20,7 +19,7 @@ from elicitkit.client.frameworks import for_fastmcp
 async def run(url: str, handler: ElicitationHandler, mode: str = "auto") -> list[str]:
     """Book a table and get the forecast; returns what the two tools said."""
     answers = for_fastmcp(handler)
-    async with fastmcp.Client(url, mode=mode, **answers.client_options()) as client:
+    async with answers.client(url, mode=mode) as client:
         booked = await client.call_tool("book", {})
         forecast = await answers.until_urls_complete(lambda: client.call_tool("forecast", {"city": "Oslo"}))
     return [str(booked.data), str(forecast.data)]

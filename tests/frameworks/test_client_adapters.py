@@ -127,3 +127,88 @@ async def test_an_undeclared_mode_is_refused_as_an_error_never_an_accept(adapter
     assert error and "did not declare elicitation mode 'url'" in text, text
     assert ui.shown == [] and person.opened == []  # the person never saw it; nothing was opened
     assert "completed" not in states
+
+
+# -- who asks: the server's name from the moment the framework's client connects ---------------
+
+SERVER = "tables"  # the FastMCP example's name
+
+
+def named_the_server(ui: ScriptedUI) -> bool:
+    screens = [*ui.shown, *ui.waited]
+    return bool(ui.shown) and all(screen.server == SERVER for screen in screens)
+
+
+async def test_a_32042_consent_through_fastmcps_client_names_the_server() -> None:
+    person = Person()
+    ui = ScriptedUI(otherwise=Accept())
+    answers = for_fastmcp(ElicitationHandler(ui, modes=("form", "url"), open_url=person.open))
+    async with fastmcp_example(wait="error") as served, answers.client(served.mcp, mode="legacy") as client:
+        result = await answers.until_urls_complete(lambda: client.call_tool("forecast", {"city": "Oslo"}))
+        await person.finished()
+    assert str(result.data).startswith("Sunny in Oslo")
+    assert isinstance(ui.shown[0], UrlQuestion) and named_the_server(ui), [*ui.shown, *ui.waited]
+
+
+async def test_a_32042_consent_through_pydantic_ai_names_the_server() -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returned = [p for m in messages for p in getattr(m, "parts", ()) if isinstance(p, ToolReturnPart)]
+        if not returned:
+            return ModelResponse(parts=[ToolCallPart("forecast", {"city": "Oslo"})])
+        return ModelResponse(parts=[TextPart(str(returned[0].content))])
+
+    person = Person()
+    ui = ScriptedUI(otherwise=Accept())
+    answers = for_fastmcp(ElicitationHandler(ui, modes=("form", "url"), open_url=person.open))
+    async with fastmcp_example(wait="error") as served:
+        toolset: MCPToolset[Any] = MCPToolset(
+            answers.client(served.mcp, mode="legacy"), process_tool_call=answers.process_tool_call
+        )
+        result = await Agent(FunctionModel(model), toolsets=[toolset]).run("The weather in Oslo?")
+        await person.finished()
+    assert result.output.startswith("Sunny in Oslo")
+    assert isinstance(ui.shown[0], UrlQuestion) and named_the_server(ui), [*ui.shown, *ui.waited]
+
+
+async def test_a_32042_consent_through_langchain_names_the_server() -> None:
+    from test_langchain import mcp_adapter
+
+    person = Person()
+    ui = ScriptedUI(otherwise=Accept())
+    answers = for_fastmcp(ElicitationHandler(ui, modes=("form", "url"), open_url=person.open))
+    async with (
+        fastmcp_example(wait="error") as served,
+        mcp_adapter(answers.client(served.mcp, mode="legacy")) as adapter,
+    ):
+        forecast = {tool.name: tool for tool in await adapter.list_tools()}["forecast"]
+        result = await answers.until_urls_complete(lambda: forecast.ainvoke({"city": "Oslo"}))
+        await person.finished()
+    assert "Sunny in Oslo" in str(result)
+    assert isinstance(ui.shown[0], UrlQuestion) and named_the_server(ui), [*ui.shown, *ui.waited]
+
+
+async def test_answers_client_keeps_your_message_handler_and_refuses_a_second_elicitation_handler() -> None:
+    seen: list[Any] = []
+
+    async def mine(message: Any) -> None:
+        seen.append(message)
+
+    person = Person()
+    ui = ScriptedUI(otherwise=Accept())
+    answers = for_fastmcp(ElicitationHandler(ui, modes=("form", "url"), open_url=person.open))
+    with pytest.raises(ValueError, match="elicitation_handler"):
+        answers.client("http://127.0.0.1:9/mcp", elicitation_handler=answers.elicitation_handler)
+    async with (
+        fastmcp_example() as served,
+        answers.client(served.mcp, mode="legacy", message_handler=mine) as client,
+    ):
+        await client.call_tool("forecast", {"city": "Oslo"})
+        await person.finished()
+    elicitation_id = person.opened[0].rsplit("/", 1)[1]
+    assert answers.answers.completions.is_done(elicitation_id)  # the answers' own handler ran
+    assert seen  # and yours after it

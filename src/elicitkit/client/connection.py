@@ -27,6 +27,7 @@ from mcp_types import (
     ElicitRequestURLParams,
     ElicitResult,
     ErrorData,
+    Implementation,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -65,6 +66,7 @@ class ServerElicitations:
         self.completions = Completions()
         self._watch = watch
         self._server_name = handler.server_name
+        self._connected_to: Callable[[], Implementation | None] | None = None
         self._last_refusal_log = -_LOG_EVERY
         self.gate = PromptGate(handler.rate_limit, self.server_name, self._notice)
         """Every prompt of this server passes here, whatever path it comes by (C-31)."""
@@ -82,14 +84,23 @@ class ServerElicitations:
 
     def server_name(self, context: ClientRequestContext | None = None) -> str:
         if self._server_name is None and context is not None:
-            info = context.session.server_info
-            if info is not None:
-                self._server_name = cut(info.title or info.name, self.sizes.title)
+            self._learn_from(context.session.server_info)
+        if self._server_name is None and self._connected_to is not None:
+            self._learn_from(self._connected_to())
         return self._server_name or _UNNAMED
 
     def learn_server_name(self, name: str | None) -> None:
         if self._server_name is None and name:
             self._server_name = cut(name, self.sizes.title)
+
+    def learn_server_name_from(self, server_info: Callable[[], Implementation | None]) -> None:
+        """Where the connection's `serverInfo` can be read once it is connected (a framework's
+        client, say): the name is taken from there the first time a screen needs it."""
+        self._connected_to = server_info
+
+    def _learn_from(self, info: Implementation | None) -> None:
+        if info is not None:
+            self.learn_server_name(info.title or info.name)
 
     # -- the elicitation callback
 

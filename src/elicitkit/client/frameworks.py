@@ -1,15 +1,18 @@
 """One call from an `ElicitationHandler` to what each agent framework's MCP client takes.
 
     answers = for_fastmcp(handler)          # fastmcp.Client, pydantic-ai's MCPToolset, langchain.mcp
-    fastmcp.Client(url, **answers.client_options())
-    MCPToolset(url, **answers.client_options(), process_tool_call=answers.process_tool_call)
+    client = answers.client(url)            # a fastmcp.Client answering with the handler
+    MCPToolset(answers.client(url), process_tool_call=answers.process_tool_call)
+    MCPAdapter(answers.client(url))
 
     callback = for_sdk_session(handler)     # the SDK's ClientSession, google-adk's McpToolset
     ClientSession(read, write, elicitation_callback=callback, message_handler=callback.on_message)
     McpToolset(connection_params=..., elicitation_callback=callback)
 
 The person sees the same safe forms and URL consents as with `ElicitingClient`, under the same
-rules (modes, validation, rate limit, URL inspection, open only after consent). What a
+rules (modes, validation, rate limit, URL inspection, open only after consent), and each screen
+names the server from the moment `answers.client(...)` connects (with only
+`client_options()`, the name is learned from the server's first question). What a
 framework cannot carry is said in docs/frameworks.md; the one that matters most: these
 frameworks (through the SDK) declare both form and url whenever a handler is set, so a mode
 you did not configure is refused with an error when it is asked, never answered.
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp.client import ClientRequestContext
 from mcp.shared.exceptions import MCPError
@@ -28,6 +31,10 @@ from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestParams, ElicitResul
 from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.handler import ElicitationHandler
 from elicitkit.client.retry import until_urls_complete
+from elicitkit.extras import needs
+
+if TYPE_CHECKING:
+    import fastmcp
 
 __all__ = ["ElicitationRefusedError", "FastMCPAnswers", "for_fastmcp", "for_sdk_session"]
 
@@ -74,6 +81,31 @@ class FastMCPAnswers:
     def client_options(self) -> dict[str, Any]:
         """`elicitation_handler=` and `message_handler=`, to splat into `fastmcp.Client(...)`."""
         return {"elicitation_handler": self.elicitation_handler, "message_handler": self.message_handler}
+
+    def client(self, target: Any, **options: Any) -> fastmcp.Client[Any]:
+        """A `fastmcp.Client` for `target` answering with these answers; `options` are its own.
+
+        Its screens name the server as soon as it is connected, a -32042 consent before any
+        question included. Give it to pydantic-ai's `MCPToolset(...)` or LangChain's
+        `MCPAdapter(...)` as is. A `message_handler` of yours is called after the answers' own.
+        """
+        with needs("fastmcp"):
+            import fastmcp
+
+        if "elicitation_handler" in options:
+            raise ValueError("answers.client(...) answers elicitation itself; omit elicitation_handler.")
+        yours = options.pop("message_handler", None)
+
+        async def message_handler(message: Any) -> None:
+            await self.message_handler(message)
+            if yours is not None:
+                await yours(message)
+
+        made: fastmcp.Client[Any] = fastmcp.Client(
+            target, elicitation_handler=self.elicitation_handler, message_handler=message_handler, **options
+        )
+        self.answers.learn_server_name_from(lambda: made.server_info)
+        return made
 
     async def until_urls_complete(self, call: Callable[[], Awaitable[T]]) -> T:
         """Run `call` (a FastMCP client call); on -32042, get consent, wait for completion, retry."""
