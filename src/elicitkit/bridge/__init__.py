@@ -9,6 +9,6 @@ from __future__ import annotations
 
 from elicitkit.bridge._answering import Answer
 from elicitkit.bridge._upstream import Upstream
-from elicitkit.bridge.bridge import ANSWERS, Bridge
+from elicitkit.bridge.bridge import ANSWERS, PROTOCOLS, Bridge, UpstreamProtocol
 
-__all__ = ["ANSWERS", "Answer", "Bridge", "Upstream"]
+__all__ = ["ANSWERS", "PROTOCOLS", "Answer", "Bridge", "Upstream", "UpstreamProtocol"]

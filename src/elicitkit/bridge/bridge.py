@@ -34,10 +34,11 @@ from elicitkit.client import ElicitationUI, RateLimit, Sizes, UrlOpener, open_in
 
 logger = logging.getLogger("elicitkit.bridge")
 
-__all__ = ["Answer", "Bridge", "Upstream"]
+__all__ = ["ANSWERS", "PROTOCOLS", "Answer", "Bridge", "Upstream", "UpstreamProtocol"]
 
 ANSWERS: tuple[Answer, ...] = ("host", "browser", "terminal", "auto")
 UpstreamProtocol = Literal["host", "auto", "2025-11-25", "2026-07-28"]
+PROTOCOLS: tuple[UpstreamProtocol, ...] = ("host", "auto", "2025-11-25", "2026-07-28")
 _MODES: dict[str, ConnectMode] = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"}
 
 
@@ -80,7 +81,7 @@ class Bridge:
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS:
             raise ValueError(f"answer must be one of {', '.join(ANSWERS)}, not {self.answer!r}.")
-        if self.upstream_protocol != "host" and self.upstream_protocol not in _MODES:
+        if self.upstream_protocol not in PROTOCOLS:
             raise ValueError(
                 f"upstream_protocol must be host, {', '.join(_MODES)}; not {self.upstream_protocol!r}."
             )

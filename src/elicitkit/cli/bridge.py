@@ -8,13 +8,14 @@ elicitkit bridge -- python my_server.py                  # a stdio server upstre
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Annotated
 
 import typer
 from mcp.client.stdio import StdioServerParameters
 
-from elicitkit.bridge import ANSWERS, Bridge, Upstream
+from elicitkit.bridge import ANSWERS, PROTOCOLS, Bridge, Upstream
 from elicitkit.cli._target import Named, name_target
 from elicitkit.client import RateLimit
 
@@ -52,6 +53,14 @@ def bridge(
     per_second: Annotated[
         float, typer.Option("--per-second", help="Questions per second the server may ask after its burst.")
     ] = RateLimit().per_second,
+    upstream_protocol: Annotated[
+        str,
+        typer.Option(
+            "--upstream-protocol",
+            help="The revision to speak upstream: host (the host's), auto (the newest both speak), "
+            "2025-11-25 or 2026-07-28.",
+        ),
+    ] = "host",
     wait: Annotated[
         float, typer.Option("--wait", help="Seconds a call held for a URL waits for its completion.")
     ] = 300.0,
@@ -66,12 +75,18 @@ def bridge(
         )
     if burst < 1 or per_second < 0 or wait <= 0:
         raise typer.BadParameter("give --burst of 1 or more, --per-second of 0 or more, --wait above 0.")
+    if upstream_protocol not in PROTOCOLS:
+        raise typer.BadParameter(
+            f"choose one of {', '.join(PROTOCOLS)}, not {upstream_protocol!r}.",
+            param_hint="--upstream-protocol",
+        )
     upstream = _upstream(name_target(target, ctx), headers or [])
     made = Bridge(
         upstream,
         answer=answer,
         rate_limit=RateLimit(per_second=per_second, burst=burst),
         wait_timeout=wait,
+        upstream_protocol=upstream_protocol,
     )
     if answer == "terminal" and not sys.stdin.isatty() and listen is None:
         raise typer.BadParameter(
@@ -108,7 +123,8 @@ def _upstream(target: Named, headers: list[str]) -> Upstream:
             "--header is for an HTTP upstream, not a stdio command.", param_hint="--header"
         )
     command, *args = target.command
-    return Upstream(stdio=StdioServerParameters(command=command, args=args))
+    # The server gets the bridge's environment: what a host configuration sets is for the server.
+    return Upstream(stdio=StdioServerParameters(command=command, args=args, env=dict(os.environ)))
 
 
 def _listen(listen: str) -> tuple[str, int]:

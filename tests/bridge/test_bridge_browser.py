@@ -1,0 +1,75 @@
+"""The bridge answers itself, in its own page, for hosts that cannot (Chromium plays the person).
+
+The bridge runs as the host's stdio command; its page and every URL it opens go through
+$BROWSER (a recorder here), so the test sees what a person's browser would be handed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from bridge_harness import WEATHER, BrowserRecord, bridge_stdio, environment, text_of
+from mcp import Client
+from mcp.client.stdio import stdio_client
+from mcp.shared.message import SessionMessage
+from playwright.async_api import Browser, async_playwright, expect
+from support.chromium import CHROMIUM, CHROMIUM_ARGS
+from support.url_harness import SECRET, fingerprint
+
+from elicitkit.client import WatchedTransport
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture
+async def chromium() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.text: list[str] = []
+
+    def sent(self, item: SessionMessage) -> None:
+        return None
+
+    def received(self, item: SessionMessage | Exception) -> None:
+        if isinstance(item, SessionMessage):
+            self.text.append(item.message.model_dump_json(by_alias=True))
+
+
+async def test_a_host_without_elicitation_completes_a_url_mode_secret_in_the_bridges_page(
+    tmp_path: Path, chromium: Browser
+) -> None:
+    browser = BrowserRecord(tmp_path)
+    env = environment(**browser.env)
+    upstream = [*WEATHER, "--stdio", "--db", str(tmp_path / "weather.db")]
+    tape = Recorder()
+    transport = WatchedTransport(stdio_client(bridge_stdio(upstream, "auto", env=env)), tape)
+
+    async def person() -> None:
+        page = await chromium.new_page()
+        await page.goto(await asyncio.to_thread(browser.next_url, 0))  # the bridge's own page
+        await expect(page.get_by_text("127.0.0.1")).not_to_have_count(0)
+        await page.get_by_role("button", name="Open in my browser").click()
+        landing = await chromium.new_page()
+        await landing.goto(await asyncio.to_thread(browser.next_url, 1))  # the server's page
+        await landing.fill("#secret", SECRET)
+        await landing.click("button[value=save]")
+
+    async with Client(transport, mode="legacy") as client:  # declares no elicitation at all
+        played = asyncio.create_task(person())
+        result = await client.call_tool("forecast", {"city": "Oslo"})
+        await played
+    assert not result.is_error, text_of(result)
+    assert fingerprint(SECRET) in text_of(result)
+    assert tape.text and SECRET not in "".join(tape.text)  # the secret never passed through the host
+    assert "127.0.0.1" in browser.opened()[0] and len(browser.opened()) == 2
