@@ -27,7 +27,7 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from playwright.async_api import Browser, async_playwright
-from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
+from pydantic import AnyHttpUrl
 from support.chromium import CHROMIUM, CHROMIUM_ARGS
 from support.oidc_peer import OidcPeer
 from support.server_process import free_port
@@ -39,19 +39,21 @@ from elicitkit.server.tokens import JWTVerifier
 pytestmark = pytest.mark.timeout(150)
 
 TTL = 15  # seconds an access token lives at the peer: long enough for a sign-in, short to wait out
-EXACT_URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
-"""The peer's issuer has no path: the resource metadata must name it exactly (RFC 8414 section 3.3)."""
 
 
 def build_mcp(issuer: str, mcp: str) -> Callable[[str], Any]:
-    """An MCP server that accepts only the peer's JWTs issued for it, and says whose token came."""
+    """An MCP server that accepts only the peer's JWTs issued for it, and says whose token came.
+
+    Its settings are written as people write them: `AnyHttpUrl` gives the peer's root issuer a
+    trailing slash the peer's own metadata does not have; the bridge takes them as one server.
+    """
 
     def build(url: str) -> Any:
         server: MCPServer[Any] = MCPServer(
             "upstream",
             token_verifier=JWTVerifier(issuer, mcp, required_scopes=["mcp"], leeway=0),
             auth=AuthSettings(
-                issuer_url=EXACT_URL.validate_python(issuer),
+                issuer_url=AnyHttpUrl(issuer),
                 resource_server_url=AnyHttpUrl(mcp),
                 required_scopes=["mcp"],
             ),

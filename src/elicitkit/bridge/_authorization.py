@@ -19,13 +19,14 @@ import threading
 import webbrowser
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import anyio.abc
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.client.auth.utils import issuers_match
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
@@ -111,7 +112,7 @@ def upstream_auth(
         token_endpoint_auth_method="none",  # noqa: S106 - a native app keeps no secret (RFC 8252 section 8.4)
     )
     sign_in = _SignIn(server_url, port, open_browser or _open_in_browser, sign_in_timeout)
-    provider = OAuthClientProvider(
+    provider = _Provider(
         server_url,
         metadata,
         storage,
@@ -120,6 +121,18 @@ def upstream_auth(
     )
     sign_in.provider = provider
     return _UpstreamAuth(provider, storage, server_url)
+
+
+class _Provider(OAuthClientProvider):
+    """The SDK's provider, told which issuer spelling an authorization server really uses."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.issuer_aliases: dict[str, str] = {}
+
+    def _select_authorization_server(self, advertised: list[str]) -> str:
+        chosen = super()._select_authorization_server(advertised)
+        return self.issuer_aliases.get(chosen, chosen)
 
 
 class _SignIn:
@@ -239,9 +252,7 @@ class _UpstreamAuth(httpx2.Auth):
 
     requires_response_body = True
 
-    def __init__(
-        self, provider: OAuthClientProvider, storage: EncryptedTokenStorage, server_url: str
-    ) -> None:
+    def __init__(self, provider: _Provider, storage: EncryptedTokenStorage, server_url: str) -> None:
         self.provider, self.storage, self.server_url = provider, storage, server_url
         self._primed = False
         self._remembered: tuple[ProtectedResourceMetadata | None, OAuthMetadata | None] | None = None
@@ -252,41 +263,63 @@ class _UpstreamAuth(httpx2.Auth):
         if not self._primed:
             await self._restore()
             self._primed = True
-        flow = self.provider.async_auth_flow(request)
-        last: httpx2.Response | None = None
+        for attempt in (1, 2):
+            flow = self.provider.async_auth_flow(request)
+            last: httpx2.Response | None = None
+            try:
+                outgoing = await flow.__anext__()
+                while True:
+                    last = yield outgoing
+                    outgoing = await flow.asend(last)
+            except StopAsyncIteration:
+                await self._remember()
+                return
+            except UpstreamAuthorizationError:
+                raise
+            except OAuthFlowError as exc:
+                if attempt == 1 and self._learn_alias(last):
+                    continue
+                raise self._sentence(exc, last) from None
+            finally:
+                await flow.aclose()
+
+    def _learn_alias(self, metadata: httpx2.Response | None) -> bool:
+        """Whether the authorization server's metadata names, as its issuer, the server the
+        resource's metadata named but with or without a root's trailing slash: one server (the SDK's
+        `issuers_match`), which an MCP server built on `AnyHttpUrl` settings often writes that way."""
+        advertised = self.provider.context.auth_server_url
+        if metadata is None or metadata.status_code != 200 or advertised is None:
+            return False
         try:
-            outgoing = await flow.__anext__()
-            while True:
-                last = yield outgoing
-                outgoing = await flow.asend(last)
-        except StopAsyncIteration:
-            await self._remember()
-            return
-        except UpstreamAuthorizationError:
-            raise
-        except OAuthRegistrationError:
+            issuer = metadata.json().get("issuer")
+        except (ValueError, AttributeError):
+            return False
+        if not isinstance(issuer, str) or issuer == advertised or not issuers_match(issuer, advertised):
+            return False
+        self.provider.issuer_aliases[advertised] = issuer
+        return True
+
+    def _sentence(self, exc: OAuthFlowError, last: httpx2.Response | None) -> UpstreamAuthorizationError:
+        if isinstance(exc, OAuthRegistrationError):
             if self.provider.context.oauth_metadata is None:
-                raise _metadata_missing(self.server_url) from None
-            detail = _error_detail(last)
-            raise UpstreamAuthorizationError(
+                return _metadata_missing(self.server_url)
+            return UpstreamAuthorizationError(
                 f"The authorization server of {self.server_url} refused to register the elicitkit bridge "
-                f"as a client{detail}; ask its operator for a client id and pass it to the bridge.",
+                f"as a client{_error_detail(last)}; ask its operator for a client id and pass it to the "
+                "bridge.",
                 reason="registration",
-            ) from None
-        except OAuthTokenError:
-            raise UpstreamAuthorizationError(
+            )
+        if isinstance(exc, OAuthTokenError):
+            return UpstreamAuthorizationError(
                 f"The authorization server of {self.server_url} refused the sign-in{_error_detail(last)}; "
                 "start the bridge again to sign in afresh.",
                 reason="refused",
-            ) from None
-        except OAuthFlowError as exc:
-            reason = str(exc).rstrip(".")
-            raise UpstreamAuthorizationError(
-                f"Signing in to {self.server_url} failed ({reason}); check the server's URL and try again.",
-                reason="metadata" if "metadata" in reason.lower() else "refused",
-            ) from None
-        finally:
-            await flow.aclose()
+            )
+        said = _one_line(str(exc))
+        return UpstreamAuthorizationError(
+            f"Signing in to {self.server_url} failed ({said}); check the server's URL and try again.",
+            reason="metadata" if "metadata" in said.lower() else "refused",
+        )
 
     async def _restore(self) -> None:
         """Give the SDK what it does not keep across runs: the stored token's expiry (without it an
