@@ -15,6 +15,7 @@ The server is an `MCPServer` with `UrlMode` mounted on its own app (the real pag
   `Bus` is wrapped to note the time, nothing else changes);
 - `POST /bench/pending?n=N`: create N pending records for the user (as `UrlMode` does);
 - `GET /bench/cookie`: a browser session cookie for that user, sealed by the site itself;
+- `GET /bench/rss`: this process's resident memory in bytes, after a garbage collection;
 - `GET /bench/bare`: a bare Starlette endpoint with a small HTML page (the landing baseline).
 
 The MCP user is the single local user (`McpIdentity.single_user_local()`: no MCP authorization,
@@ -29,6 +30,7 @@ the vault keys in `ELICITKIT_VAULT_KEYS` (the same on every replica).
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import subprocess
@@ -201,6 +203,12 @@ def build_app(public_url: str, store_url: str) -> Any:
         url_mode.site.save_session(minted, BrowserSession.new(user))
         value = minted.headers["set-cookie"].split(";", 1)[0].removeprefix(f"{COOKIE}=")
         return JSONResponse({"name": COOKIE, "value": value})
+
+    @server.custom_route("/bench/rss", methods=["GET"])
+    async def rss(request: Request) -> Response:
+        gc.collect()
+        pages = int(Path("/proc/self/statm").read_text().split()[1])  # noqa: ASYNC240 - procfs, in memory
+        return JSONResponse({"rss": pages * os.sysconf("SC_PAGE_SIZE")})
 
     @server.custom_route("/bench/bare", methods=["GET"])
     async def bare(request: Request) -> Response:

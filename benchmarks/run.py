@@ -1,12 +1,15 @@
-"""Run every benchmark and print the figures against the targets of issues 8, 16 and 21.
+"""Run every benchmark and print the figures against the targets of issues 8, 16, 21 and 35.
 
-    .venv/bin/python benchmarks/run.py [--json PATH] [--quick] [--check] [--all]
+    .venv/bin/python benchmarks/run.py [--json PATH] [--quick] [--check] [--all] [--big]
+                                       [--only MODULE ...] [--plots DIR]
 
 Each benchmark module runs in a fresh process of its own (one's threads, servers and memory do
 not disturb the next), one after another. The table shows each figure, its target and whether
 it is met; `--json PATH` writes the figures as one JSON object of numbers; `--quick` runs tiny
 sizes (a smoke run: the figures are not meaningful); `--check` exits 1 when a target is missed;
-`--all` also prints the supporting figures (raw rates, medians, the parts of a latency).
+`--all` also prints the supporting figures (raw rates, medians, the parts of a latency);
+`--big` adds scale.py's largest sizes (1M records, 10,000 sessions); `--only` runs just the
+modules named; `--plots DIR` draws scale.py's curves as PNG files there.
 A benchmark that fails prints its error and the run exits 1 without writing the JSON.
 docs/performance.md explains what each figure measures.
 """
@@ -37,7 +40,22 @@ BENCHMARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "hostile": ({}, {"seconds": 1.0}),
     "import_time": ({}, {"samples": 1, "warmup": 0}),
     "postgres": ({}, {"rounds": 2, "seconds": 0.05, "flows": 10, "warmup": 2}),
+    "scale": (
+        {},
+        {
+            "store_sizes": [50, 200],
+            "sessions": [3, 6],
+            "replicas": [1, 2],
+            "sweep": 200,
+            "samples": 10,
+            "timed": 3,
+            "flows": 3,
+            "warmup": 1,
+        },
+    ),
 }
+TIMEOUTS = {"scale": 7200}
+"""Seconds a module may take at full size, where more than the default 600 (`--big` included)."""
 
 KEYS = [
     "form_roundtrip_ratio",
@@ -56,6 +74,15 @@ KEYS = [
     "import_ratio",
     "postgres_flow_ratio",
     "completion_p99_ms_postgres",
+    "scale_record_bytes_growth_sqlite",
+    "scale_record_bytes_growth_redis",
+    "scale_record_bytes_growth_postgres",
+    "scale_op_p99_growth_sqlite",
+    "scale_op_p99_growth_redis",
+    "scale_op_p99_growth_postgres",
+    "scale_session_kib",
+    "scale_replica_p99_growth",
+    "scale_sweep_serving_p99_ratio",
 ]
 
 
@@ -84,13 +111,25 @@ TARGETS: dict[str, Target] = {
     "hostile_prompts_shown": Target("<= rate limit", lambda v, f: v <= f["hostile_prompts_allowed"]),
     "import_ratio": Target("<= 1.15", lambda v, f: v <= 1.15),
     "postgres_flow_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
+    # issue 35: how cost grows (benchmarks/scale.py)
+    **{
+        f"scale_record_bytes_growth_{backend}": Target("<= 1.2", lambda v, f: v <= 1.2)
+        for backend in ("sqlite", "redis", "postgres")
+    },
+    **{
+        f"scale_op_p99_growth_{backend}": Target("<= 1.5", lambda v, f: v <= 1.5)
+        for backend in ("sqlite", "redis", "postgres")
+    },
+    "scale_session_kib": Target("<= 64", lambda v, f: v <= 64),
+    "scale_replica_p99_growth": Target("<= 1.5", lambda v, f: v <= 1.5),
+    "scale_sweep_serving_p99_ratio": Target("<= 2", lambda v, f: v <= 2),
 }
 
 
-def run_one(module: str, quick: bool) -> dict[str, float]:
+def run_one(module: str, quick: bool, big: bool = False) -> dict[str, float]:
     """Run one benchmark module's `run()` in a fresh process; its figures."""
     full, small = BENCHMARKS[module]
-    kwargs = small if quick else full
+    kwargs = small if quick else ({**full, "big": True} if big and module == "scale" else full)
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); import importlib; "
         "figures = importlib.import_module(sys.argv[2]).run(**json.loads(sys.argv[3])); "
@@ -100,7 +139,7 @@ def run_one(module: str, quick: bool) -> dict[str, float]:
         [sys.executable, "-c", code, str(HERE), module, json.dumps(kwargs)],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=600 if quick else TIMEOUTS.get(module, 600),
         check=False,
     )
     if done.returncode != 0:
@@ -111,9 +150,11 @@ def run_one(module: str, quick: bool) -> dict[str, float]:
 
 def table(figures: dict[str, float]) -> tuple[str, bool]:
     """The printed table, and whether every target is met."""
-    lines = [f"{'name':<28} {'value':>12}  {'target':<20} {'result'}"]
+    lines = [f"{'name':<36} {'value':>12}  {'target':<20} {'result'}"]
     all_met = True
     for name in KEYS:
+        if name not in figures:  # a benchmark left out with --only
+            continue
         value = figures[name]
         target = TARGETS.get(name)
         if target is None:
@@ -125,7 +166,7 @@ def table(figures: dict[str, float]) -> tuple[str, bool]:
             text = target.text
             if name == "completion_p99_ms_replicas":
                 text = f"<= {replica_limit(figures):.2f} (3xpubsub+5)"
-        lines.append(f"{name:<28} {value:>12.3f}  {text:<20} {verdict}")
+        lines.append(f"{name:<36} {value:>12.3f}  {text:<20} {verdict}")
     return "\n".join(lines), all_met
 
 
@@ -135,14 +176,17 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, not a measurement")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--all", action="store_true", help="also print every supporting figure")
+    parser.add_argument("--big", action="store_true", help="scale.py's largest sizes too (1M records)")
+    parser.add_argument("--only", nargs="+", choices=list(BENCHMARKS), help="run just these benchmarks")
+    parser.add_argument("--plots", type=Path, help="draw scale.py's curves as PNG files in this folder")
     args = parser.parse_args()
     started = time.monotonic()
     figures: dict[str, float] = {}
     failed = False
-    for module in BENCHMARKS:
+    for module in args.only or BENCHMARKS:
         began = time.monotonic()
         try:
-            figures.update(run_one(module, args.quick))
+            figures.update(run_one(module, args.quick, args.big))
         except (RuntimeError, subprocess.TimeoutExpired, ValueError) as exc:
             print(exc, file=sys.stderr)
             failed = True
@@ -159,8 +203,13 @@ def main() -> int:
             if name not in KEYS:
                 print(f"  {name:<46} {value:>12.3f}")
     print(f"\ntotal {time.monotonic() - started:.0f} s{' (quick: not a measurement)' if args.quick else ''}")
+    if args.plots is not None:
+        import scale
+
+        for path in scale.plot(figures, args.plots):
+            print(f"wrote {path}")
     if args.json is not None:
-        chosen = {name: figures[name] for name in KEYS}
+        chosen = {name: figures[name] for name in KEYS if name in figures}
         assert all(math.isfinite(value) for value in chosen.values()), chosen
         args.json.write_text(json.dumps(chosen, indent=2) + "\n")
     return 1 if args.check and not all_met else 0

@@ -1,8 +1,8 @@
 """Smoke tests of the benchmarks: each module's `run()` works at tiny sizes and gives positive,
 finite numbers (CPU times may be zero) under the names `benchmarks/run.py` reports;
-`run.py --quick --json` writes exactly the figures of issue 8. No timing target is checked
-here (that is `run.py`'s job on a quiet machine); only that the benchmarks run and say
-something sensible."""
+`run.py --quick --json` writes exactly the headline figures (issues 8 to 35) and `--plots` draws
+scale.py's curves. No timing target is checked here (that is `run.py`'s job on a quiet machine);
+only that the benchmarks run and say something sensible."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pytest
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
-pytestmark = pytest.mark.timeout(260)
+pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(autouse=True)
@@ -37,6 +37,13 @@ PRODUCES = {
     "hostile": ["hostile_loop_lag_ms", "hostile_prompts_shown"],
     "import_time": ["import_ratio"],
     "postgres": ["postgres_flow_ratio", "completion_p99_ms_postgres"],
+    "scale": [
+        *(f"scale_record_bytes_growth_{b}" for b in ("sqlite", "redis", "postgres")),
+        *(f"scale_op_p99_growth_{b}" for b in ("sqlite", "redis", "postgres")),
+        "scale_session_kib",
+        "scale_replica_p99_growth",
+        "scale_sweep_serving_p99_ratio",
+    ],
 }
 
 
@@ -62,13 +69,13 @@ def test_run_at_tiny_size(module: str) -> None:
         assert isinstance(value, float) and math.isfinite(value) and sensible, (name, value)
 
 
-def test_run_py_writes_exactly_the_issue_8_figures(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
+def test_run_py_writes_exactly_the_headline_figures_and_draws_the_curves(tmp_path: Path) -> None:
+    out, plots = tmp_path / "bench.json", tmp_path / "plots"
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "run.py"), "--quick", "--json", str(out)],
+        [sys.executable, str(BENCHMARKS / "run.py"), "--quick", "--json", str(out), "--plots", str(plots)],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=560,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -77,3 +84,7 @@ def test_run_py_writes_exactly_the_issue_8_figures(tmp_path: Path) -> None:
     assert all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in figures.values()), figures
     for name in figures:
         assert name in done.stdout  # the table names every figure
+    drawn = {path.stem for path in plots.glob("*.png")}
+    # every store curve has one line per backend; sessions and replicas theirs
+    assert {"store_bytes_per_record", "store_flow_p99", "sessions_kib", "replicas_completion_p99"} <= drawn
+    assert all(path.read_bytes().startswith(b"\x89PNG") for path in plots.glob("*.png"))
