@@ -333,8 +333,7 @@ class _UpstreamAuth(httpx2.Auth):
         discovery = await self.storage.get_discovery()
         if discovery is not None and context.oauth_metadata is None:
             context.protected_resource_metadata, context.oauth_metadata = discovery
-            if discovery[0] is not None:
-                context.auth_server_url = str(discovery[0].authorization_servers[0])
+            context.auth_server_url = str(discovery[1].issuer)
         self._remembered = discovery
 
     async def _remember(self) -> None:
