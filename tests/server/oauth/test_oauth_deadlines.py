@@ -1,17 +1,25 @@
-"""A provider that sends its discovery document a byte at a time (so httpx's per-read timeout
-never fires) is given up at one overall deadline, with the documented `OAuthProviderError`:
-against a real HTTP server on 127.0.0.1."""
+"""A provider or sign-in issuer that sends its answers a byte at a time (so httpx's per-read
+timeout never fires) is given up at one overall deadline: the connection's discovery with the
+documented `OAuthProviderError`, the browser sign-in with a page, not a traceback. Against a
+real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
 import time
 
 import anyio
+import httpx
 import pytest
+from mcp.server.mcpserver import MCPServer
+from starlette.applications import Starlette
 from support.trickle_issuer import TrickleIssuer
+from support.url_harness import serve
 
+from elicitkit.server import Elicitation, KeyRing, MemoryStore, OAuthLogin, UrlMode
 from elicitkit.server.oauth import OAuthProviderError
 from elicitkit.server.oauth.metadata import discover
+from elicitkit.server.store import Record
+from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -32,3 +40,30 @@ async def test_a_trickling_discovery_ends_in_a_provider_error_within_its_deadlin
         took = time.monotonic() - start
     assert 9 < took < 12, took
     assert "within 10 seconds" in str(raised.value)
+
+
+async def test_a_trickling_sign_in_issuer_gives_the_person_a_page_within_the_deadline() -> None:
+    keys = KeyRing.from_string(KeyRing.generate())
+    store = MemoryStore()
+    async with TrickleIssuer(interval=0.5).running() as issuer:
+        path = "/.well-known/oauth-authorization-server"
+        issuer.documents[path] = {"issuer": issuer.url, "padding": "x" * 200}
+        issuer.slow = {path}
+
+        def build(url: str) -> Starlette:
+            login = OAuthLogin(issuer.url, client_id="pages")
+            url_mode = UrlMode(browser=login, public_url=url, keys=keys, store=store)
+            Elicitation(MCPServer("slow-issuer"), url_mode=url_mode).secret(
+                "api-key", title="API key", message="The tool needs it."
+            )
+            return Starlette(routes=url_mode.site.routes())
+
+        record = Record.new(User(issuer.url, "alice"), "client", "api-key", "Why", ttl=60)
+        await store.create(record)
+        async with serve(build) as url, httpx.AsyncClient(timeout=30) as http:
+            start = time.monotonic()
+            page = await http.get(f"{url}/elicit/{record.id}")
+            took = time.monotonic() - start
+    assert page.status_code == 502 and "Traceback" not in page.text
+    assert "Sign-in failed" in page.text
+    assert took < 12, took

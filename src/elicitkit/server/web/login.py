@@ -85,8 +85,20 @@ class OAuthLogin:
         return session.user
 
     async def login(self, request: Request, session: BrowserSession, return_to: str) -> Response:
-        metadata = await self._discover()
-        await self._ensure_client(metadata)
+        import httpx
+
+        try:
+            metadata = await self._discover()
+            await self._ensure_client(metadata)
+        except (httpx.HTTPError, TimeoutError, ValueError, KeyError) as error:  # a page, not a traceback
+            logger.warning(
+                "browser sign-in: %s could not be reached (%s)", self.issuer_url, type(error).__name__
+            )
+            site = self._require_site()
+            _ = site.translator(request).gettext
+            return site.refusal(
+                request, _("Sign-in failed"), _("The sign-in did not succeed. Try again."), status_code=502
+            )
         from authlib.common.security import generate_token  # type: ignore[import-untyped]
 
         state = generate_token(43)
