@@ -10,7 +10,9 @@ receive it; they never reach the handler another way.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -36,7 +38,7 @@ from elicitkit.client._association import RequestWatch
 from elicitkit.client.completions import Completions
 from elicitkit.client.errors import ElicitationRateLimitedError
 from elicitkit.client.limits import PromptGate, Sizes, cut
-from elicitkit.client.ui import Accept, Cancel, FormQuestion, Notice, Reply, UrlQuestion
+from elicitkit.client.ui import Accept, Cancel, FormQuestion, Notice, Reply, UrlQuestion, Waiting
 from elicitkit.i18n import noop
 
 if TYPE_CHECKING:
@@ -52,6 +54,19 @@ _CANCEL = Cancel()
 _LOG_EVERY = 30.0
 _UNNAMED = Notice(noop("An MCP server"))
 """A server that gave no name: English where a str is read, said in a UI's language (`said`)."""
+
+
+def _cancelled_from_outside() -> bool:
+    """After a CancelledError out of the UI: was this task cancelled (the call or the connection
+    ending, Ctrl-C), rather than something inside the UI (its own task, a page it awaited)?"""
+    if anyio.current_effective_deadline() == -math.inf:  # an anyio cancel scope, on any backend
+        return True
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # not on asyncio: only cancel scopes cancel a task there
+        return False
+    return task is not None and task.cancelling() > 0
+
 
 MAX_REFUSED_ANSWERS = 5
 """Answers in a row that may fail validation before the form is cancelled: a UI that keeps
@@ -229,13 +244,33 @@ class ServerElicitations:
         return "accept"
 
     async def _ask(self, ask: Callable[[Any], Any], question: Any) -> Reply:
-        """Call the UI; a UI that fails counts as the person dismissing the question."""
+        """Call the UI; a UI that fails, or is cancelled from inside, counts as the person
+        dismissing the question: "cancel", sent once (the connection and the call go on)."""
         try:
             reply: Reply = await ask(question)
+        except anyio.get_cancelled_exc_class():
+            if _cancelled_from_outside():
+                raise
+            logger.warning("the elicitation UI was cancelled; answering 'cancel'")
+            return _CANCEL
         except Exception:
             logger.exception("the elicitation UI failed; answering 'cancel'")
             return _CANCEL
         return reply
+
+    async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
+        """Show the waiting screen (`ElicitationUI.wait`); a UI that fails, or is cancelled from
+        inside, counts as the person choosing "cancel"."""
+        try:
+            return await self.handler.ui.wait(waiting)
+        except anyio.get_cancelled_exc_class():
+            if _cancelled_from_outside():
+                raise
+            logger.warning("the elicitation UI was cancelled while waiting; answering 'cancel'")
+            return "cancel"
+        except Exception:
+            logger.exception("the elicitation UI failed while waiting; answering 'cancel'")
+            return "cancel"
 
     def _notice(self, text: str) -> None:
         try:

@@ -131,7 +131,6 @@ def listed_elicitations(server: str, data: object, sizes: Sizes) -> list[ElicitR
 
 async def _wait(answers: ServerElicitations, messages: dict[str, str]) -> Literal["retry", "cancel", "done"]:
     """Show the wait until every id completes ("done") or the person chooses retry or cancel."""
-    ui = answers.handler.ui
     started = time.monotonic()
     deadline = started + answers.handler.wait_timeout
     timed_out = False
@@ -142,10 +141,7 @@ async def _wait(answers: ServerElicitations, messages: dict[str, str]) -> Litera
         waiting = Waiting(answers.server_name(), [(i, messages[i]) for i in pending], started, timed_out)
 
         async def person(waiting: Waiting = waiting) -> _Outcome:
-            try:
-                return await ui.wait(waiting)
-            except Exception:
-                return "cancel"
+            return await answers.wait(waiting)
 
         async def notice() -> _Outcome:
             await answers.completions.changed()

@@ -226,10 +226,7 @@ class _Call:
                 timed_out = pressed
                 while True:
                     waiting = Waiting(self.server, pending, self.started, timed_out, notes=(_WAITING_NOTE,))
-                    try:
-                        choice = await handler.ui.wait(waiting)
-                    except Exception:
-                        choice = "cancel"  # a broken UI must not leave the person stuck
+                    choice = await self.answers.wait(waiting)  # a broken UI: "cancel", never stuck
                     if choice == "cancel":
                         outcome.append(_CANCELLED)
                         tg.cancel_scope.cancel()
