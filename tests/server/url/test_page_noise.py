@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 
 import anyio
 import pytest
+from mcp.server.mcpserver import MCPServer
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -36,8 +37,6 @@ async def alice(request: Request) -> User | None:
 async def site() -> AsyncIterator[int]:
     def build(url: str) -> Starlette:
         url_mode = UrlMode(browser=HookIdentity(alice), public_url=url, keys=KEYS, store=MemoryStore())
-        from mcp.server.mcpserver import MCPServer
-
         elicit = Elicitation(MCPServer("noise"), url_mode=url_mode)
         elicit.secret("api-key", title="API key", message="The tool needs it.")
         return Starlette(routes=url_mode.site.routes())
