@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
@@ -151,8 +151,7 @@ def hint(field: Field) -> str:
     elif field.kind == "choice":
         parts.append(_("one of %(count)d") % {"count": len(field.options)})
     elif field.kind == "multi":
-        items = span(s.get("minItems"), s.get("maxItems"))
-        parts.append(_("choose %(span)s") % {"span": items} if items else _("choose any"))
+        parts.append(choose(s.get("minItems"), s.get("maxItems")))
     return " · ".join(p for p in parts if p)
 
 
@@ -167,6 +166,20 @@ def span(low: Any, high: Any, *, characters: bool = False, shown: Callable[[Any]
     if high is not None:
         return (_("at most %(high)s characters") if characters else _("at most %(high)s")) % values
     return ""
+
+
+def choose(low: Any, high: Any, *, shown: Callable[[Any], str] = str) -> str:
+    """How many of a multi-choice to tick, in words: one message per case, so each language
+    words it whole (Chinese puts "at least" before the verb, English after)."""
+    low, high = (v if _is_number(v) else None for v in (low, high))
+    values = {"low": shown(low), "high": shown(high)}
+    if low is not None and high is not None:
+        return _("choose %(low)s to %(high)s") % values
+    if low is not None:
+        return _("choose at least %(low)s") % values
+    if high is not None:
+        return _("choose at most %(high)s") % values
+    return _("choose any")
 
 
 def _is_number(value: Any) -> bool:
@@ -325,8 +338,13 @@ def show(field: Field, value: Any) -> str:
         return titles.get(_key(value), safe(str(value)))
     if field.kind == "multi":
         chosen = [titles.get(_key(v), safe(str(v))) for v in value]
-        return ", ".join(chosen) if chosen else _("none")
+        return listing(chosen) if chosen else _("none")
     return safe(str(value))
+
+
+def listing(items: Iterable[str]) -> str:
+    """Items in a row, with the current language's separator (Chinese lists with "、")."""
+    return _(", ").join(items)
 
 
 def _key(value: Any) -> str:

@@ -26,6 +26,7 @@ import functools
 import gettext as _gettext
 import logging
 import os
+import re
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -50,6 +51,7 @@ __all__ = [
     "noop",
     "speaking",
     "spoken",
+    "tidy",
     "translator",
 ]
 
@@ -189,6 +191,27 @@ def gettext(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """`singular` or `plural`, as `n` needs, in the current language (see `speaking`)."""
     return current().ngettext(singular, plural, n)
+
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_FULLWIDTH = "\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\u201c\u201d\u2018\u2019"
+_STRAY = re.compile(
+    rf"(?<=[{_HAN}]) (?=[{_HAN}])"  # one space between two characters: a seam, not a gap
+    rf"|(?<=[{_HAN}{_FULLWIDTH}]) +(?=[{_FULLWIDTH}])"
+    rf"|(?<=[{_FULLWIDTH}]) +(?=[{_HAN}])"
+)
+
+
+def tidy(text: str) -> str:
+    """`text` as Chinese typography writes it, when the current language is Chinese.
+
+    A translation keeps a space around a value, as Chinese does around Latin words and
+    numbers ("请 alice 填写"); when the value is itself Chinese ("请小明填写"), or sits by
+    fullwidth punctuation, that space is dropped. Other languages are returned as given.
+    """
+    if not current().locale.startswith("zh"):
+        return text
+    return _STRAY.sub("", text)
 
 
 def choose(locale: str) -> str:

@@ -5,11 +5,12 @@ Drawing only; `terminal.py` decides when. Every string from the server passes th
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
@@ -21,12 +22,17 @@ from elicitkit.i18n import gettext as _
 from elicitkit.i18n import ngettext
 from elicitkit.urls import UrlReport
 
+_PLACEHOLDER = re.compile(r"(%\(\w+\)s)")
 _URL_STYLES = {"domain": "bold reverse", "userinfo": "bold red underline"}
 
 
 def header(server: str, verb: str, message: str, keys: str | None = None) -> RenderableType:
     """Who asks and why (C-30): the server's name and its message, both inert."""
-    title = Text.assemble((_("The server "), ""), (f"“{safe(said(server, _))}”", "bold"), f" {verb}")
+    title = styled(
+        _("The server “%(server)s” %(verb)s"),
+        server=(safe(said(server, _)), "bold"),
+        verb=(verb, ""),
+    )
     return _Header(title, Text(safe(message)), Text(keys, style="dim") if keys else None)
 
 
@@ -62,11 +68,28 @@ class _Header:
         )
 
 
+def styled(template: str, **values: tuple[str, str]) -> Text:
+    """A translated sentence with its `%(name)s` values in their own styles.
+
+    The sentence stays one message, so each language orders and spaces it as it reads
+    (Chinese puts no space around its quotes and colons); only the values are styled.
+    """
+    text = Text()
+    for piece in _PLACEHOLDER.split(template):
+        if piece.startswith("%(") and piece.endswith(")s") and piece[2:-2] in values:
+            value, style = values[piece[2:-2]]
+            text.append(value, style=style)
+        else:
+            text.append(piece.replace("%%", "%"))
+    return text
+
+
 def field_heading(field: Field, problem: str | None, progress: str) -> RenderableType:
     title = Text(field.title, style="bold")
     if field.required:
         title.append(" ✱", style="bold red")
-    title.append(f"  ({progress})", style="dim")
+    title.append("  ")
+    title.append(progress, style="dim")
     lines: list[RenderableType] = [title]
     if field.description:
         lines.append(Text(f"  {field.description}"))
@@ -80,7 +103,7 @@ def field_heading(field: Field, problem: str | None, progress: str) -> Renderabl
 
 def review_row(field: Field, value: Any, problem: str | None, width: int) -> StyleAndTextTuples:
     """One line of the review screen: title, required mark, answer, and what to fix."""
-    row: StyleAndTextTuples = [("", clip(field.title, width).ljust(width))]
+    row: StyleAndTextTuples = [("", pad(clip(field.title, width), width))]
     row.append(("class:required", " ✱ " if field.required else "   "))
     shown = clip(" ".join(show(field, value).splitlines()), 60)
     row.append(("class:muted" if value is None else "bold", shown))
@@ -98,7 +121,15 @@ def answers_table(fields: list[Field], answers: dict[str, Any]) -> Table:
 
 
 def clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """`text` cut to `width` terminal columns (a CJK character takes two), ending in "…"."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, width - 1).rstrip() + "…"
+
+
+def pad(text: str, width: int) -> str:
+    """`text` padded with spaces to `width` terminal columns: `ljust` counts characters."""
+    return text + " " * max(0, width - cell_len(text))
 
 
 def url_details(report: UrlReport, server: str) -> RenderableType:
@@ -127,7 +158,10 @@ def url_details(report: UrlReport, server: str) -> RenderableType:
         grid.add_row(label, Text(safe(unicode_name), style="bold" if label == _("Domain") else ""))
         if ascii_name != unicode_name:
             grid.add_row(
-                "", Text(f"{safe(ascii_name)}  " + _("(punycode: what the browser uses)"), style="dim")
+                "",
+                Text(
+                    _("%(host)s  (punycode: what the browser uses)") % {"host": safe(ascii_name)}, style="dim"
+                ),
             )
     lines: list[RenderableType] = [grid]
     if report.verdict == "block":
@@ -169,15 +203,16 @@ def _host_forms(host: str) -> tuple[str, str]:
 
 def waiting_panel(waiting: Waiting) -> RenderableType:
     count = len(waiting.pending)
-    title = Text.assemble(
-        (_("Waiting for "), ""),
-        (f"“{safe(said(waiting.server, _))}”", "bold"),
-        ": "
-        + ngettext("%(num)d step to finish in your browser", "%(num)d steps to finish in your browser", count)
-        % {"num": count}
-        + "   ",
-        (_clock(time.monotonic() - waiting.started), "bold cyan"),
+    steps = ngettext(
+        "%(num)d step to finish in your browser", "%(num)d steps to finish in your browser", count
+    ) % {"num": count}
+    title = styled(
+        _("Waiting for “%(server)s”: %(steps)s"),
+        server=(safe(said(waiting.server, _)), "bold"),
+        steps=(steps, ""),
     )
+    title.append("   ")
+    title.append(_clock(time.monotonic() - waiting.started), style="bold cyan")
     lines: list[RenderableType] = [title]
     for elicitation_id, message in waiting.pending:
         lines.append(Text.assemble("  • ", safe(message), (f"  ({safe(elicitation_id)})", "dim")))

@@ -14,13 +14,15 @@ import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from elicitkit.client._fields import listing
 from elicitkit.client.ui import Accept, Decline, ElicitationUI, FormQuestion, Reply, UrlQuestion, Waiting
 from elicitkit.client.ui import said as in_words
 from elicitkit.i18n import gettext as _
-from elicitkit.i18n import ngettext, noop
+from elicitkit.i18n import ngettext, noop, tidy
 from elicitkit.urls import UrlReport, reveal
 
 __all__ = ["NarratedUI", "Transcript", "describe_field"]
@@ -90,18 +92,20 @@ class Transcript:
 
     def say(self, who: str, text: str, *, style: str = "") -> None:
         line = Text("  ")
-        line.append(reveal(who), style="bold")
+        line.append(tidy(reveal(who)), style="bold")
         line.append("  ")
-        line.append(reveal(text), style=style)
+        line.append(tidy(reveal(text)), style=style)
         self.console.print(line)
 
     def quote(self, text: str) -> None:
         self.console.print(Text(f'{_INDENT}"{reveal(text)}"', style="italic"))
 
     def rows(self, rows: list[tuple[str, str]]) -> None:
-        width = max((len(name) for name, _ in rows), default=0)
+        width = max((cell_len(reveal(name)) for name, _ in rows), default=0)
         for name, value in rows:
-            self.console.print(Text(f"{_INDENT}{reveal(name).ljust(width)}  {reveal(value)}"))
+            shown = reveal(name)
+            shown += " " * (width - cell_len(shown))  # by columns: a CJK character takes two
+            self.console.print(Text(f"{_INDENT}{shown}  {reveal(value)}"))
 
     def url(self, report: UrlReport) -> None:
         """The URL in its parts, the domain highlighted, and an underline naming the site."""
@@ -111,16 +115,16 @@ class Transcript:
             shown = reveal(part.text)
             highlighted = part.role in ("domain", "userinfo")
             text.append(shown, style="bold reverse" if highlighted else "")
-            marks += ("^" if highlighted else " ") * len(shown)
+            marks += ("^" if highlighted else " ") * cell_len(shown)
         if not report.parts:
             text.append(reveal(report.url))
         self.console.print(text)
-        warnings = "; ".join(w.say(_) for w in report.warnings) or _("no warnings")
+        warnings = " ".join(w.say(_) for w in report.warnings) or _("no warnings")
         site = _("site: %(domain)s (%(warnings)s)") % {
             "domain": reveal(report.domain_unicode or "?"),
             "warnings": warnings,
         }
-        self.console.print(Text(f"{marks.rstrip()}  {site}"))
+        self.console.print(Text(f"{marks.rstrip()}  {tidy(site)}"))
 
     def ok(self, text: str) -> None:
         self.console.print(Text(f"  ✓ {text}", style="green"))
@@ -140,7 +144,7 @@ def describe_field(schema: Mapping[str, Any], required: bool) -> str:
     elif kind == "array":
         items = schema.get("items", {})
         choices = items.get("anyOf") or [{"const": v} for v in items.get("enum", [])]
-        words = _("any of: ") + ", ".join(str(c.get("title", c.get("const"))) for c in choices)
+        words = _("any of: ") + listing(str(c.get("title", c.get("const"))) for c in choices)
     elif kind == "boolean":
         words = _("yes/no")
     elif kind in ("integer", "number"):
@@ -168,7 +172,7 @@ def _show(value: Any) -> str:
     if isinstance(value, bool):
         return _("yes") if value else _("no")
     if isinstance(value, list):
-        return ", ".join(map(str, value)) or _("(none)")
+        return listing(map(str, value)) or _("(none)")
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     return str(value)
@@ -180,7 +184,7 @@ def _answer(schema: Mapping[str, Any], value: Any) -> str:
     titles |= {str(o.get("const")): str(o.get("title")) for o in schema.get("items", {}).get("anyOf", [])}
     titles |= _legacy_titles(schema)
     if isinstance(value, list):
-        return ", ".join(titles.get(str(v), str(v)) for v in value) or _("(none)")
+        return listing(titles.get(str(v), str(v)) for v in value) or _("(none)")
     if isinstance(value, str):
         return titles.get(value, value)
     return _show(value)
@@ -208,7 +212,7 @@ class NarratedUI:
         titles = {name: str(prop.get("title", name)) for name, prop in properties.items()}
         who = {"person": self.person}
         if question.problems:  # the same form again, the answers kept, the problems named
-            problems = "; ".join(problem.say(_) for problem in question.problems)
+            problems = " ".join(problem.say(_) for problem in question.problems)
             t.say(self.client, _("does not send that: %(problems)s") % {"problems": problems}, style="yellow")
             t.say(self.client, _("shows the form again, with %(person)s's answers kept.") % who)
         else:

@@ -27,6 +27,7 @@ from prompt_toolkit.application.current import set_app
 from prompt_toolkit.formatted_text import ANSI, AnyFormattedText
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import ColorDepth, Output
+from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -48,6 +49,7 @@ from elicitkit.client.terminal._views import (
     field_heading,
     header,
     review_row,
+    styled,
     url_details,
     waiting_panel,
 )
@@ -139,7 +141,7 @@ class TerminalUI:
         """The review screen (C-10): every answer, any of them changeable, until submit."""
         by_name = {f.name: f for f in fields}
         selected = _first_problem(fields, problems)
-        width = min(max((len(f.title) for f in fields), default=0), 30)
+        width = min(max((cell_len(f.title) for f in fields), default=0), 30)
         while True:
             rows: list[tuple[tuple[str, str], AnyFormattedText]] = [
                 (("field", f.name), review_row(f, answers[f.name], problems.get(f.name), width))
@@ -179,7 +181,8 @@ class TerminalUI:
         self, field: Field, value: Any, problem: str | None, index: int = 0, total: int = 0
     ) -> Any:
         """Ask one field with the widget for its kind; returns the new value (None: no answer)."""
-        heading = self._ansi(field_heading(field, problem, f"{index}/{total}" if index else _("change")))
+        progress = f"({index}/{total})" if index else _("(change)")
+        heading = self._ansi(field_heading(field, problem, progress))
         if field.kind in ("boolean", "choice"):
             if field.kind == "boolean":
                 values: list[Any] = [True, False]
@@ -229,7 +232,6 @@ class TerminalUI:
                     return str(error)
                 return check(field, typed) or _check_one(field, typed)
 
-            progress = f"{index}/{total}" if index else _("change")
             drawn: dict[str | None, ANSI] = {problem: heading}
 
             def heading_with(refused: str | None) -> ANSI:
@@ -247,10 +249,9 @@ class TerminalUI:
                 placeholder=_("e.g. %(example)s") % {"example": shown} if shown else "",
             )
             answer = parse(field, text)
-        line = Text("  ")
-        line.append(field.title, style="dim")
-        line.append(": ")
-        line.append(show(field, answer))
+        line = Text("  ") + styled(
+            _("%(field)s: %(answer)s"), field=(field.title, "dim"), answer=(show(field, answer), "")
+        )
         self.console.print(line)
         return answer
 

@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from elicitkit.client._fields import Field, check, form_fields, parse, problems_by_field, safe, show, span
+from elicitkit.client._fields import (
+    Field,
+    check,
+    choose,
+    form_fields,
+    parse,
+    problems_by_field,
+    safe,
+    show,
+    span,
+)
 from elicitkit.client.ui import FormQuestion
 from elicitkit.i18n import gettext as _
 from elicitkit.schema import validate
@@ -240,8 +250,7 @@ def _hint(f: Field) -> str:
         parts.append(_("a whole number") if f.kind == "integer" else _("a number"))
         parts.append(span(s.get("minimum"), s.get("maximum"), shown=_number))
     elif f.kind == "multi":
-        items = span(s.get("minItems"), s.get("maxItems"), shown=_number)
-        parts.append(_("choose %(span)s") % {"span": items} if items else _("choose any"))
+        parts.append(choose(s.get("minItems"), s.get("maxItems"), shown=_number))
     return " · ".join(p for p in parts if p)
 
 
