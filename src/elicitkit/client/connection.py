@@ -14,7 +14,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -271,6 +271,24 @@ class ServerElicitations:
         except Exception:
             logger.exception("the elicitation UI failed while waiting; answering 'cancel'")
             return "cancel"
+
+    def explain_no_questions(self, version: str, said: Iterable[str]) -> bool:
+        """When the server's own error says it cannot ask on this `version` (a stock FastMCP
+        server's `ctx.elicit` on 2026-07-28), tell the person the cure in one sentence.
+
+        Not a fallback by itself: the call may already have done part of its work, so making it
+        again on a second connection is the person's choice. True when the notice was shown.
+        """
+        if version not in MODERN_PROTOCOL_VERSIONS:
+            return False
+        if not any(version in text and "elicit" in text.lower() for text in said):
+            return False
+        template = noop(
+            "%(server)s cannot ask its questions on a %(version)s connection, as its error says; "
+            'connect at 2025-11-25 instead (elicitkit client --protocol 2025-11-25, or mode="legacy").'
+        )
+        self._notice(Notice(template, server=self.server_name(), version=version))
+        return True
 
     def _notice(self, text: str) -> None:
         try:

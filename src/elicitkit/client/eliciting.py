@@ -32,6 +32,7 @@ from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CallToolResult,
     ClientCapabilities,
@@ -40,6 +41,7 @@ from mcp_types import (
     InputResponses,
     ReadResourceResult,
     RequestParamsMeta,
+    TextContent,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -201,8 +203,7 @@ class ElicitingClient(Client):
     ) -> CallToolResult:
         """`mcp.Client.call_tool`, retried after the URL elicitations a -32042 lists complete (C-21)."""
         call = super().call_tool
-        return await until_urls_complete(
-            self.elicitations,
+        result = await self._explained(
             lambda: call(
                 name,
                 arguments,
@@ -211,8 +212,12 @@ class ElicitingClient(Client):
                 input_responses=input_responses,
                 request_state=request_state,
                 meta=meta,
-            ),
+            )
         )
+        if result.is_error:
+            said = [c.text for c in result.content if isinstance(c, TextContent)]
+            self.elicitations.explain_no_questions(self.protocol_version, said)
+        return result
 
     async def get_prompt(
         self,
@@ -225,11 +230,10 @@ class ElicitingClient(Client):
     ) -> GetPromptResult:
         """`mcp.Client.get_prompt`, with the same -32042 handling as `call_tool`."""
         get = super().get_prompt
-        return await until_urls_complete(
-            self.elicitations,
+        return await self._explained(
             lambda: get(
                 name, arguments, input_responses=input_responses, request_state=request_state, meta=meta
-            ),
+            )
         )
 
     async def read_resource(
@@ -243,16 +247,24 @@ class ElicitingClient(Client):
     ) -> ReadResourceResult:
         """`mcp.Client.read_resource`, with the same -32042 handling as `call_tool`."""
         read = super().read_resource
-        return await until_urls_complete(
-            self.elicitations,
+        return await self._explained(
             lambda: read(
                 uri,
                 input_responses=input_responses,
                 request_state=request_state,
                 meta=meta,
                 cache_mode=cache_mode,
-            ),
+            )
         )
+
+    async def _explained(self, call: Callable[[], Awaitable[_ResultT]]) -> _ResultT:
+        """`call` through the -32042 retry; an error saying the server cannot ask on this
+        revision gets its one-sentence cure for the person (`explain_no_questions`)."""
+        try:
+            return await until_urls_complete(self.elicitations, call)
+        except MCPError as error:
+            self.elicitations.explain_no_questions(self.protocol_version, [error.error.message])
+            raise
 
 
 def _tee(first: MessageHandlerFnT, then: MessageHandlerFnT | None) -> MessageHandlerFnT:
