@@ -39,6 +39,7 @@ BENCHMARKS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "landing": ({}, {"rounds": 2, "per_round": 20}),
     "hostile": ({}, {"seconds": 1.0}),
     "import_time": ({}, {"samples": 1, "warmup": 0}),
+    "bridge": ({}, {"rounds": 2, "calls": 10, "warmup": 2}),
     "postgres": ({}, {"rounds": 2, "seconds": 0.05, "flows": 10, "warmup": 2}),
     "scale": (
         {},
@@ -72,6 +73,8 @@ KEYS = [
     "hostile_loop_lag_ms",
     "hostile_prompts_shown",
     "import_ratio",
+    "bridge_call_ratio",
+    "bridge_added_ms",
     "postgres_flow_ratio",
     "completion_p99_ms_postgres",
     "scale_record_bytes_growth_sqlite",
@@ -110,6 +113,7 @@ TARGETS: dict[str, Target] = {
     "hostile_loop_lag_ms": Target("<= 50", lambda v, f: v <= 50),
     "hostile_prompts_shown": Target("<= rate limit", lambda v, f: v <= f["hostile_prompts_allowed"]),
     "import_ratio": Target("<= 1.15", lambda v, f: v <= 1.15),
+    "bridge_call_ratio": Target(">= 0.7", lambda v, f: v >= 0.7),
     "postgres_flow_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
     # issue 35: how cost grows (benchmarks/scale.py)
     **{

@@ -8,7 +8,17 @@
 from __future__ import annotations
 
 from elicitkit.bridge._answering import Answer
+from elicitkit.bridge._authorization import UpstreamAuthorizationError, upstream_auth
 from elicitkit.bridge._upstream import Upstream
 from elicitkit.bridge.bridge import ANSWERS, PROTOCOLS, Bridge, UpstreamProtocol
 
-__all__ = ["ANSWERS", "PROTOCOLS", "Answer", "Bridge", "Upstream", "UpstreamProtocol"]
+__all__ = [
+    "ANSWERS",
+    "PROTOCOLS",
+    "Answer",
+    "Bridge",
+    "Upstream",
+    "UpstreamAuthorizationError",
+    "UpstreamProtocol",
+    "upstream_auth",
+]

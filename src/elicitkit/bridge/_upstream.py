@@ -57,10 +57,16 @@ class Upstream:
         assert self.stdio is not None
         return " ".join([self.stdio.command, *self.stdio.args])
 
-    def http_client(self) -> httpx2.AsyncClient:
-        """The HTTP client for one upstream session: headers, and the OAuth client when there is one."""
-        auth = self.auth if self.auth is not None else _default_auth(self.url or "")
-        return create_mcp_http_client(headers=self.headers or None, auth=auth)
+    def http_client(self, auth: Any = None) -> httpx2.AsyncClient:
+        """The HTTP client for one upstream session: headers, and `auth` (or this upstream's own)."""
+        return create_mcp_http_client(headers=self.headers or None, auth=self.auth or auth)
+
+    def default_auth(self) -> Any:
+        """The bridge's OAuth client for this server (`elicitkit.bridge.upstream_auth`), when it
+        is an HTTP server without an `auth` of its own."""
+        if self.url is None or self.auth is not None or importlib.util.find_spec(_AUTHORIZATION) is None:
+            return None
+        return importlib.import_module(_AUTHORIZATION).upstream_auth(self.url)
 
     def target(self) -> str | StdioServerParameters:
         return self.url if self.url is not None else self.stdio  # type: ignore[return-value]
@@ -72,14 +78,6 @@ def upstream_of(target: str | StdioServerParameters | Upstream) -> Upstream:
     if isinstance(target, StdioServerParameters):
         return Upstream(stdio=target)
     return Upstream(url=target)
-
-
-def _default_auth(url: str) -> Any:
-    """`elicitkit.bridge._authorization.upstream_auth(url)` when that module is present, else None."""
-    if not url or importlib.util.find_spec(_AUTHORIZATION) is None:
-        return None
-    module = importlib.import_module(_AUTHORIZATION)
-    return module.upstream_auth(url)
 
 
 def bridge_opener(fallback: UrlOpener) -> UrlOpener:

@@ -22,7 +22,7 @@ from mcp.client.session import IncomingMessage
 from mcp.client.stdio import StdioServerParameters
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
-from mcp_types import LoggingMessageNotificationParams
+from mcp_types import CallToolResult, LoggingMessageNotificationParams
 from starlette.applications import Starlette
 
 from elicitkit.bridge._answering import Answer, RoutedUI
@@ -86,6 +86,8 @@ class Bridge:
                 f"upstream_protocol must be host, {', '.join(_MODES)}; not {self.upstream_protocol!r}."
             )
         self._upstream = upstream_of(self.upstream)
+        self._auth = self._upstream.default_auth()
+        """One sign-in for every upstream session."""
         self._limits = Limits(self.rate_limit, self.sizes, self.wait_timeout, self.open_url)
         self._links = Links(
             self._open_upstream, max_sessions=self.max_sessions, idle_timeout=self.idle_timeout
@@ -157,7 +159,7 @@ class Bridge:
             async with AsyncExitStack() as stack:
                 http = None
                 if self._upstream.url is not None:
-                    http = await stack.enter_async_context(self._upstream.http_client())
+                    http = await stack.enter_async_context(self._upstream.http_client(self._auth))
                 client = upstream_client(
                     self._upstream,
                     RoutedUI(HostSession(frozenset()), "host", None),
@@ -187,7 +189,7 @@ class Bridge:
         )
         http = None
         if self._upstream.url is not None:
-            http = await stack.enter_async_context(self._upstream.http_client())
+            http = await stack.enter_async_context(self._upstream.http_client(self._auth))
         client = upstream_client(
             self._upstream,
             ui,
@@ -199,6 +201,10 @@ class Bridge:
             mode=self._mode(host),
         )
         await stack.enter_async_context(client)
+        # Results pass through unchanged: the host checks a tool's output against the listing it
+        # got. The SDK client would check it here too, and list the tools again before each call
+        # to a tool it has not listed itself (a second round trip per call).
+        client.session.validate_tool_result = _passed_unchanged  # type: ignore[method-assign]
         return client
 
     def _local_ui(self) -> ElicitationUI:
@@ -218,6 +224,10 @@ class Bridge:
         if self._local_stack is not None:
             self._local_stack.push_async_callback(ui.aclose)
         return ui
+
+
+async def _passed_unchanged(name: str, result: CallToolResult) -> None:
+    return None
 
 
 async def _no_messages(message: IncomingMessage) -> None:

@@ -1,0 +1,152 @@
+"""What `elicitkit bridge` costs on a plain tool call, against calling the server directly.
+
+    .venv/bin/python benchmarks/bridge.py [--rounds 6] [--calls 200] [--concurrency 4]
+
+One stock FastMCP server (its own process, streamable HTTP on 127.0.0.1) and one bridge in
+front of it (`elicitkit bridge --listen`, its own process, 2025-11-25 both sides). One SDK
+client per path calls the same `add` tool; rounds alternate direct and bridged (the order
+flips each round), so drift and noisy neighbours hit both alike. `concurrency` calls are in
+flight at once, as a host's agent has them. Figures: `bridge_call_ratio`, calls per second
+through the bridge over direct (target >= 0.7), and `bridge_added_ms`, the added p50 latency
+of one call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+from mcp import Client
+
+HERE = Path(__file__).resolve().parent
+
+
+def serve_upstream(port: int) -> None:
+    """The stock FastMCP server (run in its own process)."""
+    from fastmcp import FastMCP
+
+    mcp = FastMCP("bench-upstream")
+
+    @mcp.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    mcp.run(transport="http", host="127.0.0.1", port=port, show_banner=False, log_level="warning")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def process(argv: list[str], url: str, log: Path) -> Iterator[str]:
+    with log.open("ab") as sink:
+        child = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, env=dict(os.environ))
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if child.poll() is not None:
+                raise RuntimeError(f"{argv[1:4]} exited: {log.read_text()[-2000:]}")
+            try:
+                httpx.get(url, timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{url} did not answer in time") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        child.terminate()
+        try:
+            child.wait(10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(10)
+
+
+async def one_round(client: Client, calls: int, concurrency: int, latencies: list[float]) -> float:
+    """`calls` calls, `concurrency` at a time; the seconds they took."""
+    todo = iter(range(calls))
+
+    async def worker() -> None:
+        for i in todo:
+            start = time.perf_counter()
+            result = await client.call_tool("add", {"a": i, "b": 1})
+            latencies.append(time.perf_counter() - start)
+            assert result.structured_content == {"result": i + 1}, result
+
+    start = time.perf_counter()
+    async with anyio.create_task_group() as tasks:
+        for _ in range(concurrency):
+            tasks.start_soon(worker)
+    return time.perf_counter() - start
+
+
+async def measure(
+    direct: str, bridged: str, rounds: int, calls: int, concurrency: int, warmup: int
+) -> dict[str, Any]:
+    spent = {"direct": 0.0, "bridge": 0.0}
+    latencies: dict[str, list[float]] = {"direct": [], "bridge": []}
+    async with Client(direct, mode="legacy") as d, Client(bridged, mode="legacy") as b:
+        clients = {"direct": d, "bridge": b}
+        for name, client in clients.items():
+            await one_round(client, warmup, concurrency, [])
+        for n in range(rounds):
+            order = ["direct", "bridge"] if n % 2 == 0 else ["bridge", "direct"]
+            for name in order:
+                spent[name] += await one_round(clients[name], calls, concurrency, latencies[name])
+    rate = {name: rounds * calls / seconds for name, seconds in spent.items()}
+    p50 = {name: statistics.median(values) * 1000 for name, values in latencies.items()}
+    return {
+        "bridge_call_ratio": rate["bridge"] / rate["direct"],
+        "bridge_added_ms": p50["bridge"] - p50["direct"],
+        "bridge_calls_per_s": rate["bridge"],
+        "bridge_direct_calls_per_s": rate["direct"],
+        "bridge_p50_ms": p50["bridge"],
+        "bridge_direct_p50_ms": p50["direct"],
+    }
+
+
+def run(rounds: int = 6, calls: int = 200, concurrency: int = 4, warmup: int = 20) -> dict[str, float]:
+    up, br = free_port(), free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "bench.log"
+        upstream = [sys.executable, str(Path(__file__).resolve()), "--serve", str(up)]
+        bridge = [sys.executable, "-m", "elicitkit", "bridge", "--listen", f"127.0.0.1:{br}"]
+        with process(upstream, f"http://127.0.0.1:{up}/mcp", log) as direct:
+            with process([*bridge, direct], f"http://127.0.0.1:{br}/mcp", log) as bridged:
+                return anyio.run(measure, direct, bridged, rounds, calls, concurrency, warmup)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve_upstream(args.serve)
+        return
+    figures = run(args.rounds, args.calls, args.concurrency)
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
