@@ -104,7 +104,9 @@ async def connect(ctx: Context) -> str:
         asked_in[elicitation_id] = ctx.session
     if RULE == "S-20":  # the same id for two different elicitations
         url += f"?attempt={uuid.uuid4().hex}"
-    if RULE == "S-21":
+    if RULE == "S-21":  # a password in the URL itself: proof, so a fail
+        url = url.replace("://", "://checker:hunter2@", 1)
+    if RULE == "S-21-name":  # a parameter named like a credential: a hint, so a warn
         url += "?access_token=eyJhbGciOi.secret.value"
     params = ElicitRequestURLParams(message="Connect your account.", url=url, elicitation_id=elicitation_id)
     if ctx.session not in sessions:

@@ -103,6 +103,14 @@ class _Run:
                     tools = tools or await probe.tools()
             except Exception as error:  # any failure here is "cannot connect", said in a sentence
                 why = why or _reason(error)
+        if not found and self.target.last_http_error is not None:
+            status = self.target.last_http_error
+            why = (
+                f"it answered HTTP {status}: it needs authorization; pass --user-token"
+                if status in (401, 403)
+                else f"it answered HTTP {status}; is it an MCP endpoint (streamable HTTP)? "
+                "Check the URL's path (often /mcp)"
+            )
         if not found:
             raise TargetError(
                 f"Could not connect to {self.target.name}: {why or 'no protocol revision in common'}."

@@ -12,7 +12,7 @@ import functools
 import os
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2
@@ -35,6 +35,7 @@ class Target:
     command: Sequence[str] = ()
     #: sent as `Authorization: Bearer ...` on HTTP targets
     token: str | None = None
+    _errors: list[int] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.url is None and not self.command:
@@ -47,6 +48,11 @@ class Target:
     @property
     def name(self) -> str:
         return self.url if self.url is not None else shlex.join(self.command)
+
+    @property
+    def last_http_error(self) -> int | None:
+        """The last HTTP error status (4xx, 5xx) the target answered, which the SDK hides."""
+        return self._errors[-1] if self._errors else None
 
     @property
     def is_http(self) -> bool:
@@ -62,12 +68,16 @@ class Target:
             client = httpx2.AsyncClient(
                 headers=headers,
                 timeout=httpx2.Timeout(30.0, read=300.0),
-                event_hooks={"response": [StandaloneStreamTap(watch)]},
+                event_hooks={"response": [StandaloneStreamTap(watch), self._note]},
             )
             return streamable_http_client(self.url, http_client=client)
         command, *args = self.command
         params = StdioServerParameters(command=command, args=list(args), env=dict(os.environ))
         return stdio_client(params, errlog=_devnull())
+
+    async def _note(self, response: httpx2.Response) -> None:
+        if response.status_code >= 400:
+            self._errors.append(response.status_code)
 
 
 @functools.cache

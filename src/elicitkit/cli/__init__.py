@@ -10,6 +10,7 @@ from elicitkit.cli import client as _client
 from elicitkit.cli import demo as _demo
 from elicitkit.cli import schema as _schema
 from elicitkit.cli import url as _url
+from elicitkit.cli._help import MARKUP, Command
 from elicitkit.cli._target import AfterDashes
 
 app = typer.Typer(
@@ -17,10 +18,11 @@ app = typer.Typer(
     help="MCP elicitation tools: lint and check form schemas, inspect URLs, run the demo.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=MARKUP,
 )
 app.add_typer(_schema.app, name="schema")
 app.add_typer(_url.app, name="url")
-app.command("demo")(_demo.demo)
+app.command("demo", cls=Command)(_demo.demo)
 app.command("client", cls=AfterDashes)(_client.client)
 app.command("check", cls=AfterDashes)(_check.check)
 app.command("bridge", cls=AfterDashes)(_bridge.bridge)

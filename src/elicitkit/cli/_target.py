@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import typer
-import typer.core
+
+from elicitkit.cli._help import Command
 
 __all__ = ["USAGE", "AfterDashes", "Named", "name_target"]
 
@@ -38,7 +39,7 @@ class Named:
     command: tuple[str, ...] = ()
 
 
-class AfterDashes(typer.core.TyperCommand):
+class AfterDashes(Command):
     """A command that remembers the words after `--` (click drops the `--` itself).
 
     They are in `ctx.meta["after --"]`, or the key is absent when the line had no `--`."""

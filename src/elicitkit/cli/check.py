@@ -28,37 +28,50 @@ def check(
     ],
     tool: Annotated[
         list[str] | None,
-        typer.Option("--tool", help="Call only this tool (repeatable); default: every listed tool."),
+        typer.Option(
+            "--tool", metavar="NAME", help="Call only this tool (repeatable); default: every listed tool."
+        ),
     ] = None,
     args: Annotated[
         list[str] | None,
         typer.Option(
             "--args",
+            metavar="JSON",
             help="JSON arguments for the --tool at the same position (default: built from its schema).",
         ),
     ] = None,
     json_file: Annotated[
         Path | None,
         typer.Option(
-            "--json", help="Also write the findings as JSON to this file ('-' for standard output)."
+            "--json",
+            metavar="FILE",
+            help="Also write the findings as JSON to this file ('-' for standard output).",
         ),
     ] = None,
     user_token: Annotated[
         str | None,
-        typer.Option("--user-token", help="Bearer token of the user the checker connects as (HTTP)."),
+        typer.Option(
+            "--user-token", metavar="TOKEN", help="Bearer token of the user the checker connects as (HTTP)."
+        ),
     ] = None,
     other_token: Annotated[
-        str | None, typer.Option("--other-token", help="Bearer token of a second user, for the S-34 check.")
+        str | None,
+        typer.Option(
+            "--other-token", metavar="TOKEN", help="Bearer token of a second user, for the S-34 check."
+        ),
     ] = None,
     browser: Annotated[
         bool,
         typer.Option("--browser", help="Open the URLs the server gives in headless Chromium (S-34, S-35)."),
     ] = False,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for one tool call.")] = 10.0,
+    timeout: Annotated[
+        float, typer.Option("--timeout", metavar="SECONDS", help="Seconds to wait for one tool call.")
+    ] = 10.0,
 ) -> None:
     """Connect as a client several ways, call the tools, answer every way, and judge the server.
 
-    Exit status: 0 nothing failed, 1 something failed, 2 the target could not be reached.
+    Exit status: 0 no fail (warnings are for a person to read), 1 a MUST broken with evidence,
+    2 the target could not be reached or the command line is wrong. See docs/check.md.
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     # the SDK logs a target's garbage with tracebacks; the findings already say what went wrong

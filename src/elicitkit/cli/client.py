@@ -80,26 +80,43 @@ def client(
             show_default=False,
         ),
     ],
-    call: Annotated[str | None, typer.Option("--call", help="Call this tool once and exit.")] = None,
-    args: Annotated[str, typer.Option("--args", help="The tool's arguments, a JSON object.")] = "{}",
+    call: Annotated[
+        str | None, typer.Option("--call", metavar="TOOL", help="Call this tool once and exit.")
+    ] = None,
+    args: Annotated[
+        str, typer.Option("--args", metavar="JSON", help="The tool's arguments, a JSON object.")
+    ] = "{}",
     answers: Annotated[
         str | None,
-        typer.Option("--answers", help="With --call: a JSON file of replies, one per question ('-': stdin)."),
+        typer.Option(
+            "--answers",
+            metavar="FILE",
+            help="With --call: a JSON file of replies, one per question ('-': stdin).",
+        ),
     ] = None,
     web: Annotated[bool, typer.Option("--web", help="Answer in the web UI instead of the terminal.")] = False,
     headers: Annotated[
         list[str] | None,
-        typer.Option("--header", "-H", help="An HTTP header for the server, 'Name: value' (repeatable)."),
+        typer.Option(
+            "--header",
+            "-H",
+            metavar="NAME: VALUE",
+            help="An HTTP header for the server, 'Name: value' (repeatable).",
+        ),
     ] = None,
     token: Annotated[str | None, typer.Option("--token", help="A bearer token for the server.")] = None,
-    protocol: Annotated[str, typer.Option("--protocol", help="auto, 2025-11-25 or 2026-07-28.")] = "auto",
+    protocol: Annotated[
+        str, typer.Option("--protocol", metavar="VERSION", help="auto, 2025-11-25 or 2026-07-28.")
+    ] = "auto",
     modes: Annotated[
-        str, typer.Option("--modes", help="Elicitation modes to declare: form, url or form,url.")
+        str,
+        typer.Option("--modes", metavar="MODES", help="Elicitation modes to declare: form, url or form,url."),
     ] = "form,url",
     wait: Annotated[
         float,
         typer.Option(
             "--wait",
+            metavar="SECONDS",
             help="With --call: seconds a call held by -32042 waits for the completion notice before "
             'taking the next {"wait": "retry" | "cancel"} entry of --answers (cancel when none is left).',
         ),

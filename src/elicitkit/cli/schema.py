@@ -19,13 +19,16 @@ from typing import Annotated, Any
 
 import typer
 
+from elicitkit.cli._help import MARKUP, Command
 from elicitkit.cli._language import LocaleOption, words
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import speaking
 from elicitkit.schema import SchemaBuildError, ValidationProblem, build, lint, validate
 
 app = typer.Typer(
-    help="Lint form schemas, check answers, show the schema built for a type.", no_args_is_help=True
+    help="Lint form schemas, check answers, show the schema built for a type.",
+    no_args_is_help=True,
+    rich_markup_mode=MARKUP,
 )
 
 _JSON = typer.Option("--json", help="Print the findings as a JSON list.")
@@ -50,7 +53,7 @@ def _read(path: str) -> Any:
         raise _fail(_("%(path)s is not JSON (%(reason)s).") % {"path": path, "reason": exc}) from None
 
 
-@app.command("lint")
+@app.command("lint", cls=Command)
 def lint_command(
     path: Annotated[
         str, typer.Argument(help="A requestedSchema, elicitation/create params or request; - for stdin.")
@@ -105,7 +108,7 @@ def _lint(path: str, as_json: bool, message: str | None, allow_sensitive: list[s
         raise typer.Exit(1)
 
 
-@app.command("check")
+@app.command("check", cls=Command)
 def check_command(
     schema_path: Annotated[str, typer.Argument(help="The requestedSchema; - for stdin.")],
     content_path: Annotated[str, typer.Argument(help="The `content` of an accepted answer; - for stdin.")],
@@ -134,7 +137,7 @@ def _report(problems: list[ValidationProblem], as_json: bool, gettext: Callable[
         raise typer.Exit(1)
 
 
-@app.command("show")
+@app.command("show", cls=Command)
 def show_command(
     target: Annotated[str, typer.Argument(help="MODULE:NAME of a pydantic model, dataclass or TypedDict.")],
     locale: LocaleOption = None,

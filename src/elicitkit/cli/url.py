@@ -2,21 +2,55 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import contextlib
+from collections.abc import Iterator
+from typing import Annotated, Any
 
 import typer
+import typer.core
 from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from elicitkit.cli._help import MARKUP, Command
 from elicitkit.cli._language import LocaleOption, words
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import noop, speaking
 from elicitkit.urls import PartRole, UrlReport, inspect, reveal
 
-app = typer.Typer(help="Inspect a URL as a client would before asking to open it.", no_args_is_help=True)
+
+class _Group(typer.core.TyperGroup):
+    """`elicitkit url`: a usage error exits with `USAGE_ERROR`, not click's 2, which is "block"."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        with _usage_exit():
+            return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _usage_exit():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _usage_exit() -> Iterator[None]:
+    try:
+        yield
+    except typer.TyperException as error:  # click's UsageError is the one with exit_code 2
+        if getattr(error, "exit_code", None) == 2:
+            error.exit_code = USAGE_ERROR  # type: ignore[attr-defined]
+        raise
+
+
+app = typer.Typer(
+    cls=_Group,
+    help="Inspect a URL as a client would before asking to open it.",
+    no_args_is_help=True,
+    rich_markup_mode=MARKUP,
+)
 
 EXIT_CODES = {"ok": 0, "warn": 1, "block": 2}
+USAGE_ERROR = 64
+"""The exit status of a mistyped command line (sysexits' EX_USAGE), told apart from "block"."""
 
 _PART_STYLES: dict[PartRole, str] = {
     "scheme": "dim",
@@ -33,7 +67,7 @@ _VERDICTS = {"ok": noop("OK"), "warn": noop("WARN"), "block": noop("BLOCK")}
 """The verdict in words, for a person; the exit status and `--json` say it for scripts."""
 
 
-@app.command("inspect")
+@app.command("inspect", cls=Command)
 def inspect_command(
     url: Annotated[str, typer.Argument(help="The URL to inspect. It is never fetched.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -44,8 +78,9 @@ def inspect_command(
 ) -> None:
     """Show a URL's registrable domain, its parts and every warning, without fetching it.
 
-    Exit status: 0 ok, 1 warn, 2 block (2 also for a mistyped command). The report for people
-    is in the terminal's language (or --locale's); --json is the same in every language.
+    Exit status: 0 ok, 1 warn, 2 block, 64 a usage error (a mistyped option or argument). The
+    report for people is in the terminal's language (or --locale's); --json is the same in every
+    language.
     """
     report = inspect(url, allow_http=allow_http)
     if as_json:

@@ -73,7 +73,8 @@ def _schema(a: Asked, findings: Findings) -> None:
         findings.add(
             "S-10",
             "warn",
-            f"elicitkit's stricter reading of the subset (a client may refuse or ignore it): {listed} -- in {a.quote()}",
+            f"elicitkit's stricter reading of the subset (a client may refuse or ignore it): {listed} "
+            f"-- in {a.quote()}",
         )
     if sensitive:
         listed = "; ".join(f"{f.pointer}: {f.message}" for f in sensitive[:3])
