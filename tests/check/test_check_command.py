@@ -85,3 +85,44 @@ def test_a_server_that_dies_midway_still_gets_a_report() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "stopped early" in done.stdout and "Traceback" not in done.stdout + done.stderr
     assert "S-01" in done.stdout and "not-observed" in done.stdout
+
+
+def test_a_bare_word_is_never_run_and_both_forms_are_shown(tmp_path: Path) -> None:
+    made = tmp_path / "made"
+    for words in (["touch", str(made)], ["touch"]):
+        done = check(*words)
+        assert done.returncode == 2, done.stderr
+        assert not made.exists()
+        said = " ".join(done.stderr.split())
+        assert "http(s)://" in said and "after --" in said and "stdio:COMMAND" in said, said
+        assert "Traceback" not in done.stderr
+
+
+def test_a_url_without_its_scheme_is_named() -> None:
+    for text in ("localhost:8000/mcp", "127.0.0.1:8000/mcp", "mcp.example.com/mcp"):
+        done = check(text)
+        assert done.returncode == 2
+        said = " ".join(done.stderr.replace("│", " ").split())
+        assert f"{text!r} is a URL without its scheme; did you mean http://{text} ?" in said, said
+
+
+def test_a_command_runs_in_the_stdio_form_too() -> None:
+    done = check("--json", "-", "--tool", "book", f"stdio:{sys.executable} {SERVER} S-01")
+    assert done.returncode == 1, done.stderr
+    failed = [f["id"] for f in json.loads(done.stdout)["findings"] if f["verdict"] == "fail"]
+    assert failed == ["S-01"]
+
+
+def test_words_before_the_dashes_are_refused(tmp_path: Path) -> None:
+    done = check("http://127.0.0.1:9/mcp", "--", sys.executable, str(SERVER), "good")
+    assert done.returncode == 2
+    assert "comes before --" in " ".join(done.stderr.split())
+
+
+def test_an_endpoint_that_answers_404_is_named_with_its_status() -> None:
+    with quickstart_server() as url:
+        wrong = url.rsplit("/", 1)[0] + "/not-mcp"
+        done = check(wrong)
+    assert done.returncode == 2
+    assert f"Could not connect to {wrong}: it answered HTTP 404" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
