@@ -6,6 +6,7 @@ real HTTP server on 127.0.0.1."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import anyio
 import httpx
@@ -67,3 +68,35 @@ async def test_a_trickling_sign_in_issuer_gives_the_person_a_page_within_the_dea
     assert page.status_code == 502 and "Traceback" not in page.text
     assert "Sign-in failed" in page.text
     assert took < 12, took
+
+
+async def test_a_trickling_token_endpoint_ends_exchange_and_refresh_within_the_deadline() -> None:
+    from elicitkit.server.oauth._client import ProviderClient
+    from elicitkit.server.oauth.metadata import ProviderMetadata
+
+    async with TrickleIssuer(interval=0.5).running() as server:
+        server.documents["/token"] = {"access_token": "a" * 200, "token_type": "Bearer"}
+        server.slow = {"/token"}
+        client = ProviderClient(
+            metadata=ProviderMetadata(f"{server.url}/authorize", f"{server.url}/token"),
+            service="Slow Provider",
+            client_id="c",
+            client_secret="s",
+            scopes=(),
+            redirect_uri="http://127.0.0.1:9/callback",
+        )
+        errors: list[str] = []
+
+        async def expect_error(call: Any) -> None:
+            with pytest.raises(OAuthProviderError) as raised:
+                await call
+            errors.append(str(raised.value))
+
+        start = time.monotonic()
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(expect_error, client.exchange("code", "verifier"))
+                tasks.start_soon(expect_error, client.refresh("refresh-token"))
+        took = time.monotonic() - start
+    assert 9 < took < 12, took
+    assert len(errors) == 2 and all("Slow Provider" in error for error in errors)
