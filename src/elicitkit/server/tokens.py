@@ -161,7 +161,17 @@ class _Audience:
             expires_at=int(exp),
             resource=self.resource,
             subject=claims["sub"],
-            claims={"iss": claims["iss"], "sub": claims["sub"], "aud": claims["aud"]},
+            claims={
+                "iss": claims["iss"],
+                "sub": claims["sub"],
+                "aud": claims["aud"],
+                # the client's registered name, when the issuer tells it: consent pages show it
+                **(
+                    {"client_name": name}
+                    if isinstance(name := claims.get("client_name"), str) and name
+                    else {}
+                ),
+            },
         )
 
 
@@ -202,7 +212,13 @@ class JWTVerifier(TokenVerifier):
 
     @property
     def resource(self) -> str:
+        """The audience a token must name: this MCP server's canonical URL."""
         return self._audience.resource
+
+    @property
+    def required_scopes(self) -> list[str]:
+        """The scopes a token must carry, all of them."""
+        return list(self._audience.required_scopes)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         from joserfc import jwt
@@ -246,14 +262,12 @@ class JWTVerifier(TokenVerifier):
         keys = self._keys
         if keys is not None and not refresh:
             return keys
-        if not self._due():
-            return keys  # fetched (or failed) lately: do not hammer the issuer
+        if not self._due() and not self._keys_lock.locked():
+            return keys  # fetched (or failed) lately and no fetch under way: do not hammer the issuer
         fetches = self._fetches
         async with self._keys_lock:
-            if self._fetches != fetches:
-                return self._keys  # another task fetched while this one waited: its answer holds
-            self._fetches += 1
-            self._fetched_at = time.monotonic()
+            if self._fetches != fetches or not self._due():
+                return self._keys  # a fetch ended while this task waited: its answer holds
             try:
                 with anyio.fail_after(self._issuer.timeout):  # one deadline for the whole fetch
                     fetched = await self._fetch_keys()
@@ -262,6 +276,9 @@ class JWTVerifier(TokenVerifier):
                     "keys of %s took longer than %s s to fetch; gave up", self.issuer, self._issuer.timeout
                 )
                 fetched = None
+            finally:
+                self._fetches += 1
+                self._fetched_at = time.monotonic()
             if fetched is not None:
                 self._keys = fetched
             return self._keys
@@ -332,7 +349,13 @@ class IntrospectionVerifier(TokenVerifier):
 
     @property
     def resource(self) -> str:
+        """The audience a token must name: this MCP server's canonical URL."""
         return self._audience.resource
+
+    @property
+    def required_scopes(self) -> list[str]:
+        """The scopes a token must carry, all of them."""
+        return list(self._audience.required_scopes)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         endpoint = self._endpoint or await self._issuer.endpoint("introspection_endpoint")
