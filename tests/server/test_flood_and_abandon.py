@@ -118,7 +118,8 @@ async def test_flood_and_abandon_returns_to_baseline() -> None:
         for n in range(ROUNDS):
             await flood(server)
             during = figures(url_mode, bus)
-            assert during["held -32042 listeners"] == PER_KIND and during["bus listeners"] == PER_KIND
+            # the sessions ended: nothing waits to notify them, long before the links expire
+            assert during["held -32042 listeners"] == 0 and during["bus listeners"] == 0
             await asyncio.sleep(TTL + 0.5)  # every link has expired
             await url_mode.sweep()
             records = list(url_mode.store._records.values())  # type: ignore[attr-defined]

@@ -168,6 +168,20 @@ class PostgresServer:
                     os.kill(pid, signal.SIGKILL)
         self._end(signal.SIGKILL)
 
+    def pause(self) -> None:
+        """Freeze the server and its backends (SIGSTOP): connections stay open and nothing
+        answers, as with a hung host; `resume()` thaws them."""
+        self._signal_all(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_all(signal.SIGCONT)
+
+    def _signal_all(self, sig: signal.Signals) -> None:
+        assert self.process is not None
+        for pid in [self.process.pid, *_children(self.process.pid)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+
     def _end(self, sig: signal.Signals) -> None:
         process, self.process = self.process, None
         if process is None or process.poll() is not None:

@@ -115,6 +115,16 @@ class RedisServer:
         """A crash: SIGKILL, no chance to flush anything more."""
         self._end(signal.SIGKILL)
 
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): connections stay open and nothing answers, as with a
+        hung host or a network that drops packets; `resume()` thaws it."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
     def _end(self, sig: signal.Signals) -> None:
         process, self.process = self.process, None
         if process is None or process.poll() is not None:

@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
+
+    from elicitkit.server.bus import Held
 
 __all__ = ["Delivery", "Finished"]
 
@@ -91,9 +93,7 @@ class Delivery:
 
     __slots__ = ("finished", "held", "related_request_id", "session")
 
-    def __init__(
-        self, session: ServerSession, related_request_id: str | int | None, held: dict[str, Any]
-    ) -> None:
+    def __init__(self, session: ServerSession, related_request_id: str | int | None, held: Held) -> None:
         self.session = session
         self.related_request_id = related_request_id
         self.held = held

@@ -50,7 +50,7 @@ from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
 from elicitkit.server._finished import Delivery, Finished
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
-from elicitkit.server.bus import Bus, LocalBus, Unsubscribe
+from elicitkit.server.bus import Bus, Held, LocalBus, Unsubscribe
 from elicitkit.server.errors import PendingLimitError, UrlElicitationNotCompletedError, UrlModeError
 from elicitkit.server.store import ACTIVE, Record, State, Store
 from elicitkit.server.user import Caller, McpIdentity
@@ -176,8 +176,8 @@ class UrlMode:
         self.max_rounds = max_rounds
         """2026-07-28: the most retries one URL elicitation may take before the call ends."""
         self.max_pending_per_user = max_pending_per_user
-        self._held: dict[str, tuple[float, Unsubscribe]] = {}
-        """-32042 listeners, which outlive the tool call: released on finish, expiry or sweep."""
+        self._held = Held()
+        """-32042 listeners, which outlive the tool call: released on finish, expiry or session end."""
         self.flows: dict[str, Flow] = {}
         self.site = Site(
             server_name=server_name or "This server",
@@ -229,8 +229,8 @@ class UrlMode:
         auth = server.settings.auth
         if auth is not None and self.identity.issuer is None:
             self.identity.issuer = str(auth.issuer_url).rstrip("/")
-        if isinstance(self.browser, OAuthLogin) and self.browser.token_verifier is None:
-            self.browser.token_verifier = server._token_verifier  # pyright: ignore[reportPrivateUsage]
+        if isinstance(self.browser, OAuthLogin):  # its token is checked as the MCP tokens are
+            self.browser.adopt(server._token_verifier, auth)  # pyright: ignore[reportPrivateUsage]
         for route in self.site.routes():
             assert isinstance(route, Route)
             methods = sorted(route.methods or {"GET"})
@@ -276,11 +276,8 @@ class UrlMode:
     async def sweep(self) -> int:
         """Expire overdue records and drop old finished ones, and release what waited for them
         here (also runs now and then by itself, when a new elicitation starts)."""
-        self._last_sweep = now = time.time()
-        for elicitation_id, (expires_at, unsubscribe) in list(self._held.items()):
-            if expires_at <= now:
-                unsubscribe()
-                del self._held[elicitation_id]
+        self._last_sweep = time.time()
+        self._held.release_due(self._last_sweep)
         return await self.store.sweep()
 
     @property
@@ -327,7 +324,9 @@ class UrlMode:
         params = ElicitRequestURLParams(message=message, url=url, elicitation_id=record.id)
         if (wait or self.wait) == "error" or not ctx.session.can_send_request:  # no back-channel: -32042
             _, unsubscribe = self._notify_on_finish(record.id, ctx.session, related_request_id=None)
-            self._held[record.id] = (record.expires_at, unsubscribe)
+            # The SDK's per-connection teardown lets it go when the session closes (no public way there).
+            connection = getattr(ctx.session, "_connection", None)
+            self._held.hold(record.id, unsubscribe, expires_at=record.expires_at, connection=connection)
             raise UrlElicitationRequiredError([params])
         finished, unsubscribe = self._notify_on_finish(
             record.id, ctx.session, related_request_id=ctx.request_id
@@ -353,13 +352,12 @@ class UrlMode:
         if time.time() - self._last_sweep > _SWEEP_EVERY:
             await self.sweep()
         limit = self.max_pending_per_user
-        if limit is not None and await self.store.count_active(caller.user) >= limit:
-            logger.warning("URL elicitation refused: the user has %d open already", limit)
-            raise PendingLimitError(limit, self.ttl)
         record = Record.new(
             caller.user, caller.client_id, flow.name, message, ttl=self.ttl, details=dict(details)
         )
-        await self.store.create(record)
+        if not await self.store.create(record, max_active=limit):  # counted and created as one step
+            logger.warning("URL elicitation refused: the user has %d open already", limit)
+            raise PendingLimitError(limit or 0, self.ttl)
         return record
 
     def _notify_on_finish(
@@ -368,7 +366,7 @@ class UrlMode:
         """Send the completion notice to this session, and no other, when the record finishes (S-23).
 
         The listener (and so the session object it sends on) lives until the record finishes or,
-        for -32042, until the link expires and a sweep releases it: never longer than `ttl`."""
+        for -32042, until the link expires or the connection closes: never longer than `ttl`."""
         deliver = Delivery(session, related_request_id, self._held)
         return deliver.finished, self.bus.subscribe(elicitation_id, deliver)
 
@@ -390,7 +388,7 @@ class UrlMode:
     ) -> Record:
         """2026-07-28: the URL is asked once; later retries wait for the page, never re-ask it.
 
-        The round's sealed state names the record and counts the retries. A retry is checked
+        The round's sealed state names the record; the store counts the retries. A retry is checked
         against the store and the user, held while the page is still open (`hold`), and
         answered "still waiting" (state only, no new `inputRequests`) when the page is not done
         by then. The newest answer in `inputResponses` counts: a decline or cancel sent after an
@@ -413,8 +411,10 @@ class UrlMode:
             raise UrlElicitationNotCompletedError(record.state)
         if answer is not None and answer.action != "accept":
             await self._close(record, "declined" if answer.action == "decline" else "cancelled")
-        rounds = current.notes.get(f"{key}.rounds", 0)
-        rounds = (rounds if isinstance(rounds, int) else 0) + 1
+        # Counted in the store, not in the client-held state: a replayed state cannot reset it.
+        rounds = await self.store.increment(
+            f"url-rounds:{record.id}", ttl=record.expires_at - time.time() + 60
+        )
         if rounds > self.max_rounds:
             await self.store.transition(record.id, from_states=ACTIVE, to="expired", user=record.user)
             await self.site.announce(record.id)
@@ -423,7 +423,6 @@ class UrlMode:
                 f"The URL elicitation was still not finished after {self.max_rounds} retries, so it "
                 "was closed; call the tool again when the user is ready to finish it.",
             )
-        current.notes[f"{key}.rounds"] = rounds
         final = await self._hold(record)
         if final.state == "completed":
             return final

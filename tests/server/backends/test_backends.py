@@ -77,7 +77,7 @@ async def test_sentinel_and_cluster_urls_build_their_clients() -> None:
     ]
     assert seen == [("10.0.0.1", 26379), ("10.0.0.2", 26380)]
     assert all(s.connection_pool.connection_kwargs["password"] == "sp" for s in sentinels)
-    assert "primary-a" in store._where() and "pw" not in store._where()
+    assert "primary-a" in store.where() and "pw" not in store.where()
     await store.close()
 
     tls = open_store("rediss+sentinel://h1:26379/svc", ssl_ca_certs="/ca.pem")
@@ -206,6 +206,7 @@ ACL_RULES = [
     *("+hgetall", "+set", "+get", "+del", "+getdel", "+evalsha", "+eval", "+script|load"),
     *("+publish", "+subscribe", "+unsubscribe", "+ping"),
     *("+exists", "+hget", "+hset", "+zadd", "+zrem", "+zrangebyscore", "+pexpire", "+pexpireat"),
+    "+incr",
 ]
 """The least a Redis ACL user needs for elicitkit, inside its scripts too (docs/deployment-redis.md)."""
 
@@ -232,7 +233,8 @@ async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
             overdue = Record.new(alice, "c", "f", "m", ttl=0.01)
             record = Record.new(alice, "c", "f", "m", ttl=60)
             await store.create(overdue)
-            await store.create(record)
+            await store.create(record, max_active=5)  # the per-user cap, counted in the create script
+            assert await store.increment("rounds", ttl=60) == 1  # the 2026-07-28 rounds' counter
             assert await store.count_active(alice) >= 1  # the per-user cap's count (overdue may be out)
             assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
             await asyncio.sleep(0.05)
@@ -405,11 +407,13 @@ async def test_a_least_privilege_acl_user_is_enough_on_a_cluster(redis_cluster: 
         overdue = Record.new(alice, "c", "f", "m", ttl=0.01)
         record = Record.new(alice, "c", "f", "m", ttl=60)
         await store.create(overdue)
-        await store.create(record)
+        assert await store.create(record, max_active=5)  # the user's index: its own slot
+        assert await store.increment("rounds", ttl=60) == 1
         bus.subscribe(record.id, listener)
         assert isinstance(bus, RedisBus)
         await bus.wait_connected()
         assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
+        assert await store.count_active(alice) == 0
         await asyncio.wait_for(heard.wait(), 10)
         await asyncio.sleep(0.05)
         assert await store.sweep() == 1

@@ -492,7 +492,7 @@ async def test_a_record_ending_sooner_never_shortens_the_users_index(redis_serve
         long, short = new_record(ttl=1000), new_record(ttl=10)
         await store.create(long)
         await store.create(short)
-        index = store._user_key(ALICE, short.id)
+        index = store._user_key(ALICE)
         assert await store.client.pttl(index) > 900_000
         await store.create(new_record(ttl=2000))  # a later end does extend it
         assert await store.client.pttl(index) > 1_900_000

@@ -42,7 +42,10 @@ def open_store(
     """The `Store` a URL names: `sqlite:///path` (`sqlite://` alone: the default file),
     `memory://`, `redis://` / `rediss://` (see `redis_client` for AUTH and TLS options), or
     `postgresql://user:password@host:port/database` (options go to `asyncpg.create_pool`; tables
-    are named after `prefix`, `elicitkit_records` by default; see docs/deployment.md)."""
+    are named after `prefix`, `elicitkit_records` by default; see docs/deployment.md).
+
+    Redis and PostgreSQL take `timeout=` (default 10 s): each call's overall deadline, past which
+    it raises `StoreUnavailableError`; Redis also `replicas_ack=` and `ack_timeout=`."""
     parts = _split(url, "store")
     if parts.scheme == "sqlite":
         _no_redis_options(url, password, redis_options)
@@ -65,8 +68,14 @@ def open_store(
         return PostgresStore(url, prefix=_table_prefix(prefix), **redis_options)
     with needs("redis"):
         from elicitkit.server.store import RedisStore
-    acks = {key: redis_options.pop(key) for key in ("replicas_ack", "ack_timeout") if key in redis_options}
-    return RedisStore(**acks, client=redis_client(url, password=password, **redis_options), prefix=prefix)
+    own = {
+        key: redis_options.pop(key)
+        for key in ("replicas_ack", "ack_timeout", "timeout")
+        if key in redis_options
+    }
+    if own.get("replicas_ack"):  # a socket must outlast the WAIT it carries, or redis-py retries it whole
+        redis_options.setdefault("socket_timeout", own.get("ack_timeout", 5.0) + 2.0)
+    return RedisStore(**own, client=redis_client(url, password=password, **redis_options), prefix=prefix)
 
 
 def open_bus(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from elicitkit.extras import lazy_names
 from elicitkit.server.bus.base import (
     Bus,
+    Held,
     Listener,
     Listeners,
     ListeningBus,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Bus",
+    "Held",
     "Listener",
     "Listeners",
     "ListeningBus",

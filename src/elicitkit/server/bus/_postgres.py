@@ -61,8 +61,11 @@ class PostgresBus(ListeningBus):
         health_every: float = 1.0,
         backoff_base: float = 0.05,
         backoff_cap: float = 2.0,
+        timeout: float = 10.0,
     ) -> None:
         super().__init__(store)
+        self.timeout = timeout
+        """A `publish`'s overall deadline: past it, `BusUnavailableError`."""
         self._asyncpg = import_asyncpg()
         self.dsn = dsn
         self.channel = channel
@@ -79,14 +82,22 @@ class PostgresBus(ListeningBus):
         if self._store_announces:
             return  # the store's transition notified, in the same statement as the write
         try:
-            async with self._sending:  # one connection, one statement at a time
+            async with asyncio.timeout(self.timeout), self._sending:  # one statement at a time
                 if self._sender is None or self._sender.is_closed():
                     self._sender = await self._asyncpg.connect(self.dsn, timeout=5)
                 await self._sender.execute(
                     "SELECT pg_notify($1, $2)", self.channel, payload_for(elicitation_id), timeout=5
                 )
-        except (self._asyncpg.PostgresConnectionError, self._asyncpg.InterfaceError, OSError) as exc:
-            self._sender = None
+        except (
+            self._asyncpg.PostgresError,
+            self._asyncpg.InterfaceError,
+            self._asyncpg.exceptions.InternalClientError,
+            OSError,
+            TimeoutError,
+        ) as exc:  # every error of the driver
+            sender, self._sender = self._sender, None
+            if sender is not None:
+                sender.terminate()
             raise self._unpublished(elicitation_id, exc) from exc
 
     async def close(self) -> None:

@@ -50,7 +50,7 @@ class RedisBus(ListeningBus):
     it was disconnected. When that store is a `RedisStore` on the same Redis server announcing
     on this bus's channel, its transitions already publish every final state, so `publish`
     sends nothing more. The listening task starts with the first `subscribe` (or `start()`)
-    and stops with `close()`.
+    and stops with `close()`. Every error of a `publish` is `BusUnavailableError`, within `timeout`.
     """
 
     backend = "Redis"
@@ -64,8 +64,11 @@ class RedisBus(ListeningBus):
         backoff_base: float = 0.05,
         backoff_cap: float = 2.0,
         owns_client: bool = True,
+        timeout: float = 10.0,
     ) -> None:
         super().__init__(store)
+        self.timeout = timeout
+        """A `publish`'s overall deadline: past it, `BusUnavailableError`."""
         self.client = client
         self.channel = channel
         self.backoff_base = backoff_base
@@ -87,17 +90,21 @@ class RedisBus(ListeningBus):
         if self._store_announces:
             return  # the store's transition published it, atomically with the write
         try:
-            if isinstance(self.client, RedisCluster):
-                async with self._gate:
-                    if not self._initialized:  # the first use by many tasks at once must not race
-                        async with self._initializing:
-                            await self.client.initialize()
-                            self._initialized = True
-                    await self.client.spublish(shard_channel(self.channel, elicitation_id), elicitation_id)
-            else:
-                await self.client.publish(self.channel, elicitation_id)
-        except _DOWN as exc:
+            async with asyncio.timeout(self.timeout):
+                await self._publish(elicitation_id)
+        except (redis_errors.RedisError, redis_errors.RedisClusterException, OSError, TimeoutError) as exc:
             raise self._unpublished(elicitation_id, exc) from exc
+
+    async def _publish(self, elicitation_id: str) -> None:
+        if isinstance(self.client, RedisCluster):
+            async with self._gate:
+                if not self._initialized:  # the first use by many tasks at once must not race
+                    async with self._initializing:
+                        await self.client.initialize()
+                        self._initialized = True
+                await self.client.spublish(shard_channel(self.channel, elicitation_id), elicitation_id)
+        else:
+            await self.client.publish(self.channel, elicitation_id)
 
     async def close(self) -> None:
         await self._stop_listening()

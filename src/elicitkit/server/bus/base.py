@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Protocol
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, Protocol
 
 from elicitkit.server.errors import BusUnavailableError
 from elicitkit.server.store import TERMINAL, RecordStore
 
-__all__ = ["Bus", "Listener", "Listeners", "ListeningBus", "LocalBus", "Unsubscribe"]
+__all__ = ["Bus", "Held", "Listener", "Listeners", "ListeningBus", "LocalBus", "Unsubscribe"]
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +120,71 @@ class LocalBus:
     async def publish(self, elicitation_id: str) -> None:
         for listener in self._listeners.take(elicitation_id):
             await call_listener(listener, elicitation_id)
+
+
+_OWNED = "elicitkit.held"  # a connection's `state` entry: the ids held for it
+
+
+class Held:
+    """Listeners that outlive the call that subscribed them (the -32042 links), each let go as
+    soon as nothing can use it: when its record finishes (`pop`), when its link expires (a
+    timer), or when the MCP connection it would notify closes. A listener holds its session, so
+    none may wait for a sweep that only comes with the next elicitation."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, tuple[Unsubscribe, float, asyncio.TimerHandle | None, set[str] | None]] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __iter__(self) -> Iterator[str]:
+        """The ids whose listeners are held now."""
+        return iter(list(self._by_id))
+
+    def hold(
+        self, elicitation_id: str, unsubscribe: Unsubscribe, *, expires_at: float, connection: Any
+    ) -> None:
+        """Keep `unsubscribe`'s listener until `expires_at` (Unix time) or until `connection` (the
+        SDK's `Connection`, None when unknown) closes, whichever comes first."""
+        self.pop(elicitation_id)
+        try:
+            timer: asyncio.TimerHandle | None = asyncio.get_running_loop().call_later(
+                max(0.0, expires_at - time.time()), self.pop, elicitation_id
+            )
+        except RuntimeError:  # not asyncio: `release_due` (the sweep) lets it go
+            timer = None
+        owned = None
+        state, exit_stack = getattr(connection, "state", None), getattr(connection, "exit_stack", None)
+        if isinstance(state, dict) and exit_stack is not None:
+            owned = state.get(_OWNED)
+            if not isinstance(owned, set):
+                owned = state[_OWNED] = set()
+                exit_stack.callback(self._release_all, owned)  # once per connection
+            owned.add(elicitation_id)
+        self._by_id[elicitation_id] = (unsubscribe, expires_at, timer, owned)
+
+    def pop(self, elicitation_id: str, default: object = None) -> object:
+        """Let the listener of `elicitation_id` go (its record finished, or it is due)."""
+        entry = self._by_id.pop(elicitation_id, None)
+        if entry is None:
+            return default
+        unsubscribe, _, timer, owned = entry
+        if timer is not None:
+            timer.cancel()
+        if owned is not None:
+            owned.discard(elicitation_id)
+        unsubscribe()
+        return entry
+
+    def release_due(self, now: float) -> None:
+        """Let go every listener whose link expired by `now`."""
+        for elicitation_id, (_, expires_at, _, _) in list(self._by_id.items()):
+            if expires_at <= now:
+                self.pop(elicitation_id)
+
+    def _release_all(self, owned: set[str]) -> None:
+        for elicitation_id in list(owned):
+            self.pop(elicitation_id)
 
 
 class ListeningBus:

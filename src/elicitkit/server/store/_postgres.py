@@ -16,6 +16,8 @@ wait) a record a browser is completing at that moment.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
@@ -39,7 +41,7 @@ POSTGRES_CHANNEL = "elicitkit_completed"
 """The LISTEN/NOTIFY channel that carries "elicitation X reached a final state" (with the default
 table prefix; a store notifies on `<prefix>completed`)."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 T = TypeVar("T")
 
@@ -77,6 +79,13 @@ _MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS {p}records_user_active ON {p}records (issuer, subject)
         WHERE state IN ('pending', 'opened');
     """,
+    # 3: `increment` (the rounds of a 2026-07-28 URL elicitation, counted where a client cannot
+    # reset them).
+    """
+    CREATE TABLE IF NOT EXISTS {p}counters (
+        key text PRIMARY KEY, n bigint NOT NULL, deadline double precision NOT NULL
+    );
+    """,
 ]
 
 _COLUMNS = (
@@ -93,6 +102,27 @@ _PAYLOAD = (
 _SWEEP_BATCH = 500  # rows locked by one sweep statement: short transactions, no long lock holding
 _ACQUIRE_TIMEOUT = 10.0  # seconds a caller waits for a free pooled connection
 _RETRIES = 3  # a dropped connection is retried this many times, with backoff, before the error
+
+
+def _who(user: User) -> str:
+    """The user as a digest: the name of their advisory lock, with no personal data in it."""
+    return hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+
+
+_abandoned: set[asyncio.Future[Any]] = set()
+
+
+def _abandon(attempt: asyncio.Future[Any]) -> None:
+    """Cancel a call past its deadline and let it finish on its own, its outcome dropped."""
+    attempt.cancel()
+    _abandoned.add(attempt)
+    attempt.add_done_callback(_forget)
+
+
+def _forget(attempt: asyncio.Future[Any]) -> None:
+    _abandoned.discard(attempt)
+    if not attempt.cancelled():
+        attempt.exception()  # retrieved: no "never retrieved" warning
 
 
 def import_asyncpg() -> Any:
@@ -126,6 +156,7 @@ class PostgresStore:
         announce: bool = True,
         min_size: int = 1,
         max_size: int = 10,
+        timeout: float = 10.0,
         **pool_options: Any,
     ) -> None:
         if not prefix.replace("_", "").isalnum() or not prefix[0].isalpha():
@@ -135,6 +166,8 @@ class PostgresStore:
         self.dsn = dsn
         self.prefix = prefix
         self.completions_channel = f"{prefix}completed" if announce else None
+        self.timeout = timeout
+        """Each call's overall deadline (retries included): past it, `StoreUnavailableError`."""
         self._pool_options: dict[str, Any] = {"min_size": min_size, "max_size": max_size, **pool_options}
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
@@ -146,6 +179,8 @@ class PostgresStore:
             self._asyncpg.AdminShutdownError,
             self._asyncpg.exceptions.CrashShutdownError,
             self._asyncpg.TooManyConnectionsError,
+            self._asyncpg.exceptions.InternalClientError,  # "cannot switch to state" mid-restart
+            self._asyncpg.exceptions.TransactionRollbackError,  # serialization failure, deadlock
             ConnectionError,
             TimeoutError,
             OSError,
@@ -176,7 +211,26 @@ class PostgresStore:
             yield conn
 
     async def _run(self, work: Callable[[Connection], Awaitable[T]]) -> T:
-        """Run `work` on a pooled connection; retry a dropped connection, then say what happened."""
+        """Run `work` on a pooled connection within `timeout`; retry a dropped connection, then
+        say what happened: every error of the driver leaves here as `StoreUnavailableError`."""
+        # A task, left behind at the deadline rather than awaited: asyncpg's clean-up of a
+        # cancelled statement (resetting the connection) waits on the very server that hangs.
+        attempt = asyncio.ensure_future(self._attempts(work))
+        try:
+            done, _ = await asyncio.wait((attempt,), timeout=self.timeout)
+        except BaseException:
+            _abandon(attempt)
+            raise
+        if not done:
+            _abandon(attempt)
+            raise StoreUnavailableError(
+                f"The PostgreSQL store at {self._where()} did not answer within {self.timeout:g}s (the "
+                "store's timeout). Retry: this store reconnects by itself, and a retried change never "
+                "applies twice."
+            )
+        return attempt.result()
+
+    async def _attempts(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         pause = 0.1
         for attempt in range(_RETRIES + 1):
             try:
@@ -206,6 +260,11 @@ class PostgresStore:
                     ) from exc
                 await asyncio.sleep(pause)
                 pause *= 2
+            except (self._asyncpg.PostgresError, self._asyncpg.InterfaceError) as exc:
+                raise StoreUnavailableError(
+                    f"PostgreSQL at {self._where()} refused a statement of the store ({exc}); check that "
+                    "the tables are elicitkit's own and the server is PostgreSQL 12 or later."
+                ) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _where(self) -> str:
@@ -217,8 +276,10 @@ class PostgresStore:
 
     # -- records ---------------------------------------------------------------------------
 
-    async def create(self, record: Record) -> None:
+    async def create(self, record: Record, *, max_active: int | None = None) -> bool:
         op = secrets.token_hex(8)
+        if max_active is not None:
+            return await self._run(lambda conn: self._create_capped(conn, record, op, max_active))
         sql = (
             f"INSERT INTO {self.prefix}records (id, issuer, subject, client_id, flow, message, state, "  # noqa: S608
             "created_at, updated_at, expires_at, details, op) "
@@ -230,6 +291,37 @@ class PostgresStore:
         inserted = await self._run(lambda conn: conn.fetchval(sql, *args))
         if inserted is None:  # another record has this id (not a retry of this very insert)
             raise ValueError("record id already exists")
+        return True
+
+    async def _create_capped(self, conn: Connection, record: Record, op: str, max_active: int) -> bool:
+        """Count and insert under a per-user advisory lock, in one transaction: READ COMMITTED
+        takes each statement's snapshot after the lock is held, so every replica's creates of
+        one user queue here and each counts the ones before it."""
+        p, user = self.prefix, record.user
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"{p}user:{_who(user)}")
+            found = await conn.fetchval(f"SELECT op FROM {p}records WHERE id = $1", record.id)  # noqa: S608
+            if found is not None:
+                if found == op:  # a retry of this very insert, after its reply was lost
+                    return True
+                raise ValueError("record id already exists")
+            count = await conn.fetchval(
+                f"SELECT count(*) FROM {p}records WHERE issuer = $1 AND subject = $2 "  # noqa: S608
+                "AND state IN ('pending', 'opened') AND expires_at > $3",
+                user.issuer,
+                user.subject,
+                time.time(),
+            )
+            if int(count or 0) >= max_active:
+                return False
+            await conn.execute(
+                f"INSERT INTO {p}records (id, issuer, subject, client_id, flow, message, state, "  # noqa: S608
+                "created_at, updated_at, expires_at, details, op) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12)",
+                *record.row(),
+                op,
+            )
+        return True
 
     async def count_active(self, user: User) -> int:
         sql = (
@@ -302,12 +394,22 @@ class PostgresStore:
                 changed += count
                 if count < _SWEEP_BATCH:
                     break
-        for table in ("once", "claims"):
+        for table in ("once", "claims", "counters"):
             sql = f"DELETE FROM {p}{table} WHERE deadline <= $1"  # noqa: S608
             await self._run(lambda conn, sql=sql: conn.execute(sql, now))  # type: ignore[misc]
         return changed
 
     # -- blobs, single-use values, locks ---------------------------------------------------
+
+    async def increment(self, key: str, *, ttl: float) -> int:
+        now = time.time()
+        sql = (
+            f"INSERT INTO {self.prefix}counters AS c (key, n, deadline) VALUES ($1, 1, $2) "  # noqa: S608
+            "ON CONFLICT (key) DO UPDATE SET n = CASE WHEN c.deadline > $3 THEN c.n + 1 ELSE 1 END, "
+            "deadline = EXCLUDED.deadline RETURNING n"
+        )
+        count = await self._run(lambda conn: conn.fetchval(sql, key, now + ttl, now))
+        return int(count)
 
     async def put_blob(self, key: str, data: bytes) -> None:
         sql = (

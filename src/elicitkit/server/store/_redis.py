@@ -14,6 +14,7 @@ and the persistence settings under which nothing acknowledged is lost.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -23,16 +24,18 @@ import zlib
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from functools import lru_cache
-from types import TracebackType
 from typing import Any, cast
 
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis, RedisCluster
 
 from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server.store._redis_errors import Reachable, socket_timeout_of
 from elicitkit.server.store._redis_lua import (
     CREATE,
+    INCREMENT,
     RELEASE,
+    RESERVE,
     SWEEP,
     SWEEP_BATCH,
     TRANSITION,
@@ -138,27 +141,37 @@ class RedisStore:
         owns_client: bool = True,
         replicas_ack: int = 0,
         ack_timeout: float = 5.0,
+        timeout: float = 10.0,
     ) -> None:
         if replicas_ack and isinstance(client, RedisCluster):
             raise ValueError("replicas_ack is for a primary with replicas (Sentinel), not for a Cluster")
         self.replicas_ack = replicas_ack
         self.ack_timeout = ack_timeout
+        self.timeout = timeout
+        """Each call's overall deadline: past it, `StoreUnavailableError`, whatever redis-py's
+        retries and socket timeouts would add up to."""
+        socket_timeout = socket_timeout_of(client)
+        # WAIT must answer before the socket gives up on it (or redis-py would retry it whole).
+        self._wait_ms = max(1, int(ack_timeout * 1000))
+        if socket_timeout is not None:
+            self._wait_ms = max(1, min(self._wait_ms, int((socket_timeout - 0.5) * 1000)))
         self.client = client
         self.prefix = prefix
         self.keep_for = keep_for
         self.completions_channel = f"{prefix}completed" if announce else None
         self._owns_client = owns_client
         self.cluster = isinstance(client, RedisCluster)
-        self._gate = cluster_gate(client)
+        self.gate = cluster_gate(client)
         self._loading = asyncio.Lock()
-        self._scripts_loaded = False
+        self.scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
         """Key prefixes, one per hash tag on a Cluster (the `prefix` alone otherwise)."""
         self._create = _Lua(CREATE)
         self._transition = _Lua(TRANSITION)
         self._sweep = _Lua(SWEEP)
         self._release = _Lua(RELEASE)
-        self._reachable_cm = _Reachable(self)
+        self._reserve = _Lua(RESERVE)
+        self._increment = _Lua(INCREMENT)
 
     async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
@@ -168,7 +181,7 @@ class RedisStore:
         demoted = None
         async with self.client.pipeline(transaction=False) as pipe:
             await queue(pipe)
-            pipe.wait(self.replicas_ack, max(1, int(self.ack_timeout * 1000)))
+            pipe.wait(self.replicas_ack, self._wait_ms)
             try:
                 result, acked = await pipe.execute()
             except redis_errors.ResponseError as exc:
@@ -180,14 +193,14 @@ class RedisStore:
             if isinstance(self.client, Redis):
                 await self.client.connection_pool.disconnect(inuse_connections=False)
             raise StoreUnavailableError(
-                f"Redis at {self._where()} answered from a replica, not the primary (a failover is "
+                f"Redis at {self.where()} answered from a replica, not the primary (a failover is "
                 "under way, or the store URL names a replica); retry: a retried change never "
                 "applies twice."
             ) from demoted
         if int(acked) < self.replicas_ack:
             raise StoreUnavailableError(
-                f"Redis at {self._where()} applied a write that only {acked} of {self.replicas_ack} "
-                f"replica(s) confirmed within {self.ack_timeout:g}s, so a failover now could lose it; "
+                f"Redis at {self.where()} applied a write that only {acked} of {self.replicas_ack} "
+                f"replica(s) confirmed within {self._wait_ms / 1000:g}s, so a failover now could lose it; "
                 "retry (a retried change never applies twice) and check the replicas' health."
             )
         return result
@@ -209,16 +222,18 @@ class RedisStore:
                     raise
                 await self.client.script_load(script.source)
 
-    async def _load_scripts(self) -> None:
+    async def load_scripts(self) -> None:
         """Learn the slot map and load the scripts on every primary once, before many tasks do it
         at once (redis-py's Cluster client, first used by many tasks together, trips over itself)."""
         async with self._loading:
-            if not self._scripts_loaded:
+            if not self.scripts_loaded:
                 assert isinstance(self.client, RedisCluster)
                 await self.client.initialize()
-                for script in (self._create, self._transition, self._sweep, self._release):
+                for script in (
+                    self._create, self._transition, self._sweep, self._release, self._reserve, self._increment
+                ):  # fmt: skip
                     await self.client.script_load(script.source)
-                self._scripts_loaded = True
+                self.scripts_loaded = True
 
     def _space(self, elicitation_id: str) -> str:
         return self.spaces[_bucket(elicitation_id)] if self.cluster else self.prefix
@@ -236,14 +251,12 @@ class RedisStore:
         channel = f"{self.prefix}completed"
         return shard_channel(channel, elicitation_id) if self.cluster else channel
 
-    def _reachable(self) -> _Reachable:
-        """Turn "Redis did not answer" (after redis-py's retries) into a sentence for the author.
+    def _reachable(self) -> Reachable:
+        """The block of one call: its deadline, and any error as `StoreUnavailableError`."""
+        return Reachable(self)
 
-        On a Cluster it also waits for a free connection: redis-py's per-node pools fail at
-        their limit instead of waiting."""
-        return self._reachable_cm
-
-    def _where(self) -> str:
+    def where(self) -> str:
+        """Where this store's Redis is, as a sentence names it (no password)."""
         if isinstance(self.client, RedisCluster):
             seeds = list(self.client.nodes_manager.startup_nodes)[:3]
             return "the Cluster at " + ",".join(seeds)
@@ -254,7 +267,7 @@ class RedisStore:
         kwargs = pool.connection_kwargs
         return f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
 
-    async def create(self, record: Record) -> None:
+    async def create(self, record: Record, *, max_active: int | None = None) -> bool:
         active = record.state in ACTIVE
         user = record.user
         expire_at_ms = int((record.expires_at + self.keep_for) * 1000)  # the key's TTL while active
@@ -278,44 +291,63 @@ class RedisStore:
             expires,
             json.dumps(record.details) if record.details else "{}",
             str(-(-expire_at_ms // _HOUR_MS) * _HOUR_MS),  # the user's index's expiry, rounded up
+            "" if max_active is None or not active else str(max_active),
+            _num(time.time()),
+            f"{self._space(record.id)}record:",
         ]
-        keys = [*self._keys(record.id), self._user_key(user, record.id)]
+        keys = self._keys(record.id)
+        index = self._user_key(user)
         async with self._reachable():
+            if self.cluster and active:  # the user's index is in a slot of its own: reserve first
+                reserve = [record.id, expires, values[17], values[18], values[16]]
+                if not await self._eval(self._reserve, [index], reserve):
+                    return False
+            elif not self.cluster:
+                keys.append(index)
             try:
-                await self._eval(self._create, keys, [packed(values)])
-            except redis_errors.ResponseError as exc:
-                if "DUPLICATE" in str(exc):
+                return bool(await self._eval(self._create, keys, [packed(values)]))
+            except BaseException as exc:
+                if self.cluster and active:  # best effort: the reservation's expiry frees it anyway
+                    with contextlib.suppress(Exception):
+                        await self.client.zrem(index, record.id)
+                if isinstance(exc, redis_errors.ResponseError) and "DUPLICATE" in str(exc):
                     raise ValueError("record id already exists") from exc
                 raise
 
-    def _user_key(self, user: User, elicitation_id: str) -> str:
-        """The user's index of active record ids (scored by expiry) in the record's key space
-        (its hash slot on a Cluster), written by the create script, pruned by `count_active`."""
-        return f"{self._space(elicitation_id)}user-active:{_who(user.issuer, user.subject)}"
+    def _user_key(self, user: User) -> str:
+        """The user's index of active record ids (scored by expiry): one key per user, in the
+        slot of its own hash tag on a Cluster (chosen by the user's digest)."""
+        who = _who(user.issuer, user.subject)
+        space = self.spaces[_bucket(who)] if self.cluster else self.prefix
+        return f"{space}user-active:{who}"
 
     async def count_active(self, user: User) -> int:
-        who = _who(user.issuer, user.subject)
-        count = 0
+        mine = self._user_key(user)
         async with self._reachable():
             now = _num(time.time())  # the commands the documented least-privilege ACL allows
-            for space in self.spaces:
-                mine = f"{space}user-active:{who}"
-                gone = cast(list[bytes], await self.client.zrangebyscore(mine, "-inf", now))
-                if gone:
-                    await self.client.zrem(mine, *gone)
-                ids = [
-                    _text(i)
-                    for i in cast(list[bytes], await self.client.zrangebyscore(mine, f"({now}", "+inf"))
-                ]
-                done = []
-                for elicitation_id in ids:
-                    state = await self.client.hget(f"{space}record:{elicitation_id}", "state")
-                    if state is None or _text(state) not in ACTIVE:
-                        done.append(elicitation_id)
-                if done:
-                    await self.client.zrem(mine, *done)
-                count += len(ids) - len(done)
+            gone = cast(list[bytes], await self.client.zrangebyscore(mine, "-inf", now))
+            if gone:
+                await self.client.zrem(mine, *gone)
+            ids = [
+                _text(i) for i in cast(list[bytes], await self.client.zrangebyscore(mine, f"({now}", "+inf"))
+            ]
+            done, count = [], 0
+            for elicitation_id in ids:
+                state = await self.client.hget(self._record_key(elicitation_id), "state")
+                if state is not None and _text(state) in ACTIVE:
+                    count += 1
+                elif state is not None or not self.cluster:  # on a Cluster, maybe a create under way
+                    done.append(elicitation_id)
+            if done:
+                await self.client.zrem(mine, *done)
         return count
+
+    async def increment(self, key: str, *, ttl: float) -> int:
+        async with self._reachable():
+            count = await self._eval(
+                self._increment, [f"{self.prefix}count:{key}"], [max(1, int(ttl * 1000))]
+            )
+        return int(count)
 
     async def get(self, elicitation_id: str) -> Record | None:
         async with self._reachable():
@@ -346,6 +378,9 @@ class RedisStore:
         record, _, finished = self._keys(elicitation_id)
         async with self._reachable():
             reply = await self._eval(self._transition, [record, finished], [packed(values)])
+            if reply and self.cluster and to not in ACTIVE:  # its user's index is in another slot
+                issuer, subject = _text(reply[-2]), _text(reply[-1])
+                await self.client.zrem(self._user_key(User(issuer, subject)), elicitation_id)
         return None if not reply else record_from(elicitation_id, reply, to, now, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
@@ -408,71 +443,3 @@ class RedisStore:
     async def close(self) -> None:
         if self._owns_client:
             await self.client.aclose()
-
-
-class _Reachable:
-    """`RedisStore._reachable()`: one reusable object (it keeps no state of its own), cheaper on
-    every operation than a generator-based context manager."""
-
-    __slots__ = ("_store",)
-
-    def __init__(self, store: RedisStore) -> None:
-        self._store = store
-
-    async def __aenter__(self) -> None:
-        store = self._store
-        if store.cluster:
-            try:
-                if not store._scripts_loaded:
-                    await store._load_scripts()
-                await store._gate.__aenter__()
-            except Exception as exc:
-                if (error := _unavailable(store, exc)) is None:
-                    raise
-                raise error from exc
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        store = self._store
-        if store.cluster:
-            await store._gate.__aexit__(kind, exc, tb)
-        if exc is not None and (error := _unavailable(store, exc)) is not None:
-            raise error from exc
-
-
-def _unavailable(store: RedisStore, exc: BaseException) -> StoreUnavailableError | None:
-    """The sentence for an error that means Redis cannot do what the store needs, else None."""
-    if isinstance(exc, (redis_errors.AuthenticationError, redis_errors.AuthorizationError)):
-        return StoreUnavailableError(
-            f"Redis at {store._where()} refused the credentials ({exc}); check the user and "
-            "password in the store URL (or password=)."
-        )
-    if isinstance(exc, redis_errors.OutOfMemoryError):
-        return StoreUnavailableError(
-            f"Redis at {store._where()} is full and refused the write ({exc}); give it more memory "
-            "(keep maxmemory-policy noeviction, see docs/deployment-redis.md)."
-        )
-    if isinstance(exc, redis_errors.ReadOnlyError):
-        return StoreUnavailableError(
-            f"Redis at {store._where()} is a read-only replica ({exc}); point the store URL at the primary."
-        )
-    if isinstance(exc, redis_errors.NoPermissionError):
-        return StoreUnavailableError(
-            f"The Redis user may not run what the store needs ({exc}); grant the ACL rules in "
-            "docs/deployment-redis.md."
-        )
-    if isinstance(
-        exc,
-        (
-            redis_errors.ConnectionError,
-            redis_errors.TimeoutError,
-            redis_errors.RedisClusterException,  # e.g. "cannot be connected": no seed answered
-            OSError,
-        ),
-    ):
-        return StoreUnavailableError(
-            f"The Redis store at {store._where()} is unavailable ({exc}). Retry when Redis is "
-            "back: this store reconnects by itself, and a retried change never applies twice."
-        )
-    return None

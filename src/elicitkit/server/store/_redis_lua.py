@@ -83,9 +83,27 @@ def record_from(
     )
 
 
-# KEYS: record, active index, finished index, the user's active index (for count_active).
+# Keep the user's index keep_for past the expiry of their last record, rounded up to the hour:
+# one ending sooner never shortens it, and most creates find it long enough already, so they
+# write nothing (a refused GT or NX is not a write: nothing goes to the AOF). Redis 7 says so in
+# one command (GT: only later; NX: a new index has no TTL yet). $index: its key, $score: the new
+# record's expiry, $at: the index's expiry in ms.
+_INDEX_TTL = Template("""
+  if redis.REDIS_VERSION_NUM then
+    if redis.call('PEXPIREAT', $index, $at, 'GT') == 0 then
+      redis.call('PEXPIREAT', $index, $at, 'NX')
+    end
+  elseif #redis.call('ZRANGEBYSCORE', $index, '(' .. $score, '+inf', 'LIMIT', 0, 1) == 0 then
+    redis.call('PEXPIREAT', $index, $at)
+  end
+""")
+
+# KEYS: record, active index, finished index, and (not on a Cluster) the user's active index.
 # A: id, op, keep_ms, expire_at_ms, score, is_active, then the values of FIELDS in order
-# (the names are in the script: half the values to send), then the user's index's expiry.
+# (the names are in the script: half the values to send), then the user's index's expiry, the
+# per-user cap ('' for none), now, and the records' key prefix. Returns 1, or 0 when the cap
+# refused it: the user's open records are counted (their states read, the index pruned) and
+# the record written in one script, so no two creates of one user can pass the cap together.
 CREATE = (
     """
 local A = cjson.decode(ARGV[1])
@@ -93,23 +111,26 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   if redis.call('HGET', KEYS[1], 'op') == A[2] then return 1 end
   return redis.error_reply('DUPLICATE record id already exists')
 end
+if A[18] ~= '' and KEYS[4] then
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', A[19])
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[19], '+inf')) do
+    local state = redis.call('HGET', A[20] .. id, 'state')
+    if state ~= 'pending' and state ~= 'opened' then gone[#gone + 1] = id end
+  end
+  if #gone > 0 then redis.call('ZREM', KEYS[4], unpack(gone)) end
+  if #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[19], '+inf') >= tonumber(A[18]) then return 0 end
+end
 redis.call('HSET', KEYS[1], 'op', A[2], """
     + _HSET_FIELDS
     + """)
 if A[6] == '1' then
   redis.call('ZADD', KEYS[2], A[5], A[1])
   redis.call('PEXPIREAT', KEYS[1], A[4])
-  redis.call('ZADD', KEYS[4], A[5], A[1])
-  -- keep_for past the expiry of the user's last record, rounded up to the hour: one ending
-  -- sooner never shortens it, and most creates find it long enough already, so they write
-  -- nothing (a refused GT or NX is not a write: nothing goes to the AOF). Redis 7 says so in
-  -- one command (GT: only later; NX: a new index has no TTL yet).
-  if redis.REDIS_VERSION_NUM then
-    if redis.call('PEXPIREAT', KEYS[4], A[17], 'GT') == 0 then
-      redis.call('PEXPIREAT', KEYS[4], A[17], 'NX')
-    end
-  elseif #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[5], '+inf', 'LIMIT', 0, 1) == 0 then
-    redis.call('PEXPIREAT', KEYS[4], A[17])
+  if KEYS[4] then
+    redis.call('ZADD', KEYS[4], A[5], A[1])
+"""
+    + _INDEX_TTL.substitute(index="KEYS[4]", score="A[5]", at="A[17]")
+    + """
   end
 else
   redis.call('ZADD', KEYS[3], A[5], A[1])
@@ -190,6 +211,36 @@ for _, id in ipairs(old) do
   changed = changed + redis.call('DEL', ARGV[4] .. id)
 end
 return {changed, #overdue, #old}
+"""
+
+# On a Cluster a user's index lives in a slot of its own, apart from their records (which
+# spread over 16), so the cap is a reservation there, one script, before the record's create:
+# KEYS: the user's index.  ARGV: id, its expiry, cap ('' for none), now, the index's expiry ms.
+# Returns 1 (reserved, or reserved already by this very create), or 0 when the cap refused it.
+# An id leaves the index when its record finishes (the store removes it after the transition)
+# or its expiry passes; one left behind by a crash counts until then, on the safe side.
+RESERVE = (
+    """
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+if #gone > 0 then redis.call('ZREM', KEYS[1], unpack(gone)) end
+local open = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[4], '+inf')
+for _, id in ipairs(open) do
+  if id == ARGV[1] then return 1 end
+end
+if ARGV[3] ~= '' and #open >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+"""
+    + _INDEX_TTL.substitute(index="KEYS[1]", score="ARGV[2]", at="ARGV[5]")
+    + """
+return 1
+"""
+)
+
+# KEYS: counter.  ARGV: ttl ms.  One more, and the ttl starts again.
+INCREMENT = """
+local n = redis.call('INCR', KEYS[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return n
 """
 
 # KEYS: lock.  ARGV: holder token.  Deletes the lock only if this holder still has it.

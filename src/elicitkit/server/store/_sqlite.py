@@ -17,6 +17,7 @@ import aiosqlite
 import anyio
 import platformdirs
 
+from elicitkit.server.errors import StoreUnavailableError
 from elicitkit.server.store import ACTIVE, TERMINAL, Record, State
 from elicitkit.server.user import User
 
@@ -40,6 +41,7 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS once (key TEXT PRIMARY KEY, data BLOB NOT NULL, deadline REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, token TEXT NOT NULL, deadline REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, n INTEGER NOT NULL, deadline REAL NOT NULL);
 """
 
 # No index holds `state`: an index entry that holds a column the UPDATE sets is rewritten, one
@@ -92,8 +94,10 @@ class SQLiteStore:
     task's statement.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, timeout: float = 5.0) -> None:
         self.path = Path(path) if path is not None else default_store_path()
+        self.timeout = timeout
+        """How long a statement waits for another process's write lock before it fails."""
         self._db: aiosqlite.Connection | None = None
         self._loop_db: sqlite3.Connection | None = None
         self._writes = 0
@@ -111,7 +115,28 @@ class SQLiteStore:
 
     async def _run(self, sql: str, params: Any, *, write: bool = True) -> list[Any]:
         """One statement with its rows, committed as it completes: on the event loop when the
-        file's lock is free, else (and for every `_CHECKPOINT_EVERY`th write) on the worker."""
+        file's lock is free, else (and for every `_CHECKPOINT_EVERY`th write) on the worker.
+        SQLite's own errors leave as `StoreUnavailableError` (see `_failed`)."""
+        try:
+            return await self._statement(sql, params, write)
+        except sqlite3.IntegrityError as exc:
+            raise ValueError("record id already exists") from exc
+        except (sqlite3.Error, OSError) as exc:
+            raise self._failed(exc) from exc
+
+    def _failed(self, exc: BaseException) -> StoreUnavailableError:
+        """The sentence for an error of the file: locked past the timeout, a disk error, ..."""
+        if "locked" in str(exc) or "busy" in str(exc):
+            return StoreUnavailableError(
+                f"The SQLite store {self.path} stayed locked by another process for over {self.timeout:g}s "
+                f"({exc}); retry, and check what else writes to that file."
+            )
+        return StoreUnavailableError(
+            f"The SQLite store {self.path} could not be used ({exc}); check the disk and the file's "
+            "permissions, then retry."
+        )
+
+    async def _statement(self, sql: str, params: Any, write: bool) -> list[Any]:
         on_worker = False
         if write:
             self._writes += 1
@@ -157,7 +182,7 @@ class SQLiteStore:
         connecting = aiosqlite.connect(path, isolation_level=None)
         _let_exit_without_close(connecting)
         db = await connecting
-        await db.execute("PRAGMA busy_timeout=5000")
+        await db.execute(f"PRAGMA busy_timeout={max(0, int(self.timeout * 1000))}")
         await db.execute(f"PRAGMA page_size={_PAGE_SIZE}")  # a new file only; an old one keeps its own
         await _switch_to_wal(db)
         await db.execute("PRAGMA synchronous=NORMAL")
@@ -181,11 +206,22 @@ class SQLiteStore:
             self._loop_db = here
         return db
 
-    async def create(self, record: Record) -> None:
-        await self._run(
-            f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
-            record.row(),
+    async def create(self, record: Record, *, max_active: int | None = None) -> bool:
+        if max_active is None:
+            await self._run(
+                f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
+                record.row(),
+            )
+            return True
+        # One statement: SQLite takes the file's write lock before it reads, so the count and
+        # the insert are one step for every process using the file.
+        rows = await self._run(
+            f"INSERT INTO records ({_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "  # noqa: S608
+            "WHERE (SELECT COUNT(*) FROM records WHERE issuer = ? AND subject = ? AND active = 1 "
+            "AND state IN ('pending', 'opened') AND expires_at > ?) < ? RETURNING id",
+            (*record.row(), record.user.issuer, record.user.subject, time.time(), max_active),
         )
+        return bool(rows)
 
     async def count_active(self, user: User) -> int:
         rows = await self._run(
@@ -224,7 +260,12 @@ class SQLiteStore:
         return Record.from_row(rows[0]) if rows else None
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
-        now = time.time() if now is None else now
+        try:
+            return await self._sweep(time.time() if now is None else now, keep_for)
+        except (sqlite3.Error, OSError) as exc:
+            raise self._failed(exc) from exc
+
+    async def _sweep(self, now: float, keep_for: float) -> int:
         active, terminal = sorted(ACTIVE), sorted(TERMINAL)
         async with self._turn_on() as db:
             async with db.execute(
@@ -240,7 +281,18 @@ class SQLiteStore:
                 changed += cur.rowcount
             await self._write(db, "DELETE FROM once WHERE deadline <= ?", (now,))
             await self._write(db, "DELETE FROM claims WHERE deadline <= ?", (now,))
+            await self._write(db, "DELETE FROM counters WHERE deadline <= ?", (now,))
         return changed
+
+    async def increment(self, key: str, *, ttl: float) -> int:
+        now = time.time()
+        rows = await self._run(
+            "INSERT INTO counters (key, n, deadline) VALUES (?, 1, ?) ON CONFLICT (key) DO UPDATE "
+            "SET n = CASE WHEN counters.deadline > ? THEN counters.n + 1 ELSE 1 END, "
+            "deadline = excluded.deadline RETURNING n",
+            (key, now + ttl, now),
+        )
+        return int(rows[0][0])
 
     async def put_blob(self, key: str, data: bytes) -> None:
         await self._run("INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)", (key, bytes(data)))

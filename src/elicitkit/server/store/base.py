@@ -27,7 +27,17 @@ import anyio
 from elicitkit.server.errors import BackendUnavailableError
 from elicitkit.server.user import User
 
-__all__ = ["ACTIVE", "TERMINAL", "MemoryStore", "Record", "State", "Store", "holding", "new_elicitation_id"]
+__all__ = [
+    "ACTIVE",
+    "TERMINAL",
+    "CounterStore",
+    "MemoryStore",
+    "Record",
+    "State",
+    "Store",
+    "holding",
+    "new_elicitation_id",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -167,8 +177,13 @@ class RecordStore(Protocol):
     processes) at once; `transition` is the only way a record changes state.
     """
 
-    async def create(self, record: Record) -> None:
-        """Insert a new record. Ids are random; a collision raises."""
+    async def create(self, record: Record, *, max_active: int | None = None) -> bool:
+        """Insert a new record. Ids are random; a collision raises.
+
+        With `max_active`, refuse (return False, write nothing) when the record's user already
+        has that many active, unexpired records: checked and written as one atomic step across
+        every process sharing the store, so concurrent creates of one user on many replicas
+        cannot pass the cap together. Returns True when the record was created."""
         ...
 
     async def count_active(self, user: User) -> int:
@@ -190,6 +205,17 @@ class RecordStore(Protocol):
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         """Mark overdue active records expired and delete terminal records older than `keep_for`
         seconds; returns how many records changed."""
+        ...
+
+
+@runtime_checkable
+class CounterStore(Protocol):
+    """Counters that only go up, shared by every process on the store: what a bound that a
+    client must not be able to reset needs (the rounds of a 2026-07-28 URL elicitation)."""
+
+    async def increment(self, key: str, *, ttl: float) -> int:
+        """Add one to the counter `key` and return its new value, atomically across every
+        process sharing the store; a counter unchanged for `ttl` seconds starts again at 0."""
         ...
 
 
@@ -237,8 +263,8 @@ class LockStore(Protocol):
 
 
 @runtime_checkable
-class Store(RecordStore, BlobStore, OnceStore, LockStore, Protocol):
-    """Where records, sealed blobs, single-use values and locks live: one backend for all four,
+class Store(RecordStore, CounterStore, BlobStore, OnceStore, LockStore, Protocol):
+    """Where records, counters, sealed blobs, single-use values and locks live: one backend for all,
     each user of it typed with the part it needs."""
 
     async def close(self) -> None: ...
@@ -252,21 +278,36 @@ class MemoryStore:
         self._blobs: dict[str, bytes] = {}
         self._once: dict[str, tuple[bytes, float]] = {}
         self._claims: dict[str, tuple[str, float]] = {}
+        self._counters: dict[str, tuple[int, float]] = {}
 
-    async def create(self, record: Record) -> None:
+    async def create(self, record: Record, *, max_active: int | None = None) -> bool:
+        # No await between the check and the write: atomic within the event loop.
         if record.id in self._records:
             raise ValueError("record id already exists")
+        if max_active is not None and self._active(record.user) >= max_active:
+            return False
         self._records[record.id] = record
+        return True
 
     async def get(self, elicitation_id: str) -> Record | None:
         record = self._records.get(elicitation_id)
         return None if record is None else record.effective()
 
     async def count_active(self, user: User) -> int:
+        return self._active(user)
+
+    def _active(self, user: User) -> int:
         now = time.time()
         return sum(
             1 for r in self._records.values() if r.user == user and r.state in ACTIVE and now < r.expires_at
         )
+
+    async def increment(self, key: str, *, ttl: float) -> int:
+        now = time.time()
+        count, deadline = self._counters.get(key, (0, 0.0))
+        count = count + 1 if now < deadline else 1
+        self._counters[key] = (count, now + ttl)
+        return count
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -300,6 +341,9 @@ class MemoryStore:
         for key, (_, deadline) in list(self._claims.items()):
             if now >= deadline:
                 del self._claims[key]
+        for key, (_, deadline) in list(self._counters.items()):
+            if now >= deadline:
+                del self._counters[key]
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
