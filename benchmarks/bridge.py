@@ -105,7 +105,7 @@ async def measure(
     latencies: dict[str, list[float]] = {"direct": [], "bridge": []}
     async with Client(direct, mode="legacy") as d, Client(bridged, mode="legacy") as b:
         clients = {"direct": d, "bridge": b}
-        for name, client in clients.items():
+        for client in clients.values():
             await one_round(client, warmup, concurrency, [])
         for n in range(rounds):
             order = ["direct", "bridge"] if n % 2 == 0 else ["bridge", "direct"]
@@ -129,9 +129,11 @@ def run(rounds: int = 6, calls: int = 200, concurrency: int = 4, warmup: int = 2
         log = Path(folder) / "bench.log"
         upstream = [sys.executable, str(Path(__file__).resolve()), "--serve", str(up)]
         bridge = [sys.executable, "-m", "elicitkit", "bridge", "--listen", f"127.0.0.1:{br}"]
-        with process(upstream, f"http://127.0.0.1:{up}/mcp", log) as direct:
-            with process([*bridge, direct], f"http://127.0.0.1:{br}/mcp", log) as bridged:
-                return anyio.run(measure, direct, bridged, rounds, calls, concurrency, warmup)
+        with (
+            process(upstream, f"http://127.0.0.1:{up}/mcp", log) as direct,
+            process([*bridge, direct], f"http://127.0.0.1:{br}/mcp", log) as bridged,
+        ):
+            return anyio.run(measure, direct, bridged, rounds, calls, concurrency, warmup)
 
 
 def main() -> None:

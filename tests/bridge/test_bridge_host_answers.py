@@ -9,15 +9,17 @@ that fails the schema never reaches the server.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from bridge_harness import SDK, bridge_http, bridge_stdio, http_process, text_of
+from bridge_harness import ROOT, SDK, bridge_http, bridge_stdio, http_process, text_of
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult
+from support.server_process import stop
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -137,3 +139,45 @@ async def test_an_error_keeps_its_code_and_data(how: str, host_bridge: str) -> N
     assert raised.value.code == -32001
     assert raised.value.message == "quota exceeded"
     assert raised.value.data == {"retryAfter": 30, "plan": "free"}
+
+
+async def test_the_host_is_told_why_a_url_needs_care(host_bridge: str) -> None:
+    host = Host(ElicitResult(action="decline"))
+    got = await call("http", host_bridge, "ask_url", host, url="https://192.168.0.1/connect")
+    assert got == {"action": "decline", "content": None}
+    [asked] = host.asked
+    assert asked.url == "https://192.168.0.1/connect"
+    assert "Caution" in asked.message and "192.168.0.1" in asked.message
+
+
+@pytest.fixture(scope="module")
+def typescript_server() -> Iterator[str]:
+    """The TypeScript SDK's own server (tests/peers/ts-sdk/elicit_server.mjs): it asks with
+    `elicitInput`, on the standalone stream while the call is open."""
+    server = subprocess.Popen(
+        ["node", "elicit_server.mjs"],
+        cwd=ROOT / "tests" / "peers" / "ts-sdk",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        yield json.loads(server.stdout.readline())["url"]
+    finally:
+        stop(server)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("action", ["accept", "decline", "cancel"])
+async def test_a_typescript_server_asks_a_python_host_through_the_bridge(
+    typescript_server: str, action: str, tmp_path: Path
+) -> None:
+    content = {"size": "large", "sugar": 1} if action == "accept" else None
+    host = Host(ElicitResult(action=action, content=content))  # type: ignore[arg-type]
+    with bridge_http([typescript_server], tmp_path / "bridge.log", "host") as bridge:
+        async with Client(bridge, elicitation_callback=host, mode="legacy") as client:
+            order = json.loads(text_of(await client.call_tool("order", {})))
+            connect = json.loads(text_of(await client.call_tool("connect", {})))
+    assert order["action"] == action and order.get("content") == content
+    assert connect == {"action": action}
+    assert [p.mode for p in host.asked] == ["form", "url"]

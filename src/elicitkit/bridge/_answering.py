@@ -119,8 +119,11 @@ class RoutedUI:
         asked = _asked.get()
         given = asked.elicitation_id if isinstance(asked, ElicitRequestURLParams) else None
         elicitation_id = given or f"bridge-{secrets.token_urlsafe(12)}"
+        message = question.message
+        if question.report.warnings:  # the host shows the URL; the person reads why to be careful
+            message += "\n\nCaution: " + " ".join(w.message for w in question.report.warnings)
         params = ElicitRequestURLParams(
-            message=question.message, url=question.report.url, elicitation_id=elicitation_id
+            message=message, url=question.report.url, elicitation_id=elicitation_id
         )
         result = await self._ask_host(params)
         if result is None or result.action == "cancel":

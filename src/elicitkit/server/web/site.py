@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 from urllib.parse import urlsplit
 
-import anyio
 from starlette.datastructures import FormData
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
@@ -28,6 +27,7 @@ from elicitkit.i18n import Translator, negotiate, noop, speaking, translator
 from elicitkit.server.errors import BackendUnavailableError
 from elicitkit.server.store import ACTIVE, Record, holding
 from elicitkit.server.user import User
+from elicitkit.server.web._form import read_form
 from elicitkit.server.web.pages import Pages
 from elicitkit.server.web.sessions import COOKIE, BrowserSession, SessionCookies
 
@@ -55,10 +55,6 @@ PREFIX = "/elicit"
 _FINISH_HOLD = 60.0
 """Seconds a page holds a record's lock while it keeps the entry: a dead holder's runs out."""
 _ELICITATION_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
-_MAX_BODY = 64 * 1024
-"""Bytes a form POST may carry: a secret is at most 8192 characters, the rest is a few fields."""
-_BODY_DEADLINE = 30.0
-"""Seconds a browser has to send a form's body once its headers arrived."""
 _HERE = Path(__file__).parent
 _UNNAMED = noop("This server")
 """The server name `UrlMode` gives a server that did not say its own: translated on the page."""
@@ -371,9 +367,9 @@ class Site:
         session = self.load_session(request)
         if session is None:  # before the body: a stranger's upload is not even read
             return unverified
-        form = await _read_form(request)
+        form = await read_form(request)
         if isinstance(form, Response):
-            return form
+            return harden(form)
         token = form.get("csrf")
         if not isinstance(token, str) or not hmac.compare_digest(token, session.csrf):
             return unverified
@@ -434,46 +430,6 @@ class Site:
             _ = self.translator(request).gettext
             return self.refusal(request, _("Link not valid"), _("This page does not exist."), status_code=404)
         return harden(await flow.callback(request))
-
-
-async def _read_form(request: Request) -> FormData | Response:
-    """The form of a POST, read within `_MAX_BODY` bytes and `_BODY_DEADLINE` seconds.
-
-    A browser that goes away mid-body, sends too much or too slowly gets a plain answer and
-    one log line, never a traceback in the log (anyone can make those).
-    """
-    length = request.headers.get("content-length", "")
-    too_large = harden(Response("Request body too large.", status_code=413, media_type="text/plain"))
-    if length.isdigit() and int(length) > _MAX_BODY:
-        return too_large
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        with anyio.fail_after(_BODY_DEADLINE):
-            async for chunk in request.stream():
-                size += len(chunk)
-                if size > _MAX_BODY:
-                    return harden(
-                        Response("Request body too large.", status_code=413, media_type="text/plain")
-                    )
-                chunks.append(chunk)
-    except ClientDisconnect:
-        logger.info("URL-mode POST abandoned: the browser went away before sending its form")
-        return Response(status_code=400)  # no one is left to read it
-    except TimeoutError:
-        logger.info("URL-mode POST refused: its form did not arrive within %s s", _BODY_DEADLINE)
-        return harden(Response("Request body too slow.", status_code=408, media_type="text/plain"))
-    body = b"".join(chunks)
-    sent = False
-
-    async def replay() -> dict[str, Any]:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return await Request(request.scope, replay).form()
 
 
 def harden(response: _R) -> _R:
