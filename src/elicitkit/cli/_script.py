@@ -8,13 +8,17 @@ and the command exits non-zero with that sentence.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
-from elicitkit.client import Cancel, FormQuestion, Reply
+from elicitkit.client import Accept, Cancel, Decline, FormQuestion, Reply
 from elicitkit.i18n import gettext as _
 
-__all__ = ["Script"]
+__all__ = ["AnswersError", "Script", "read_answers", "read_waits"]
+
+
+class AnswersError(ValueError):
+    """The --answers file is not a list of replies; the message says where."""
 
 
 class Script:
@@ -47,3 +51,45 @@ class Script:
 def _brief(message: str, limit: int = 80) -> str:
     line = " ".join(message.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def read_waits(data: Any) -> list[Literal["retry", "cancel"]]:
+    """The `{"wait": "retry" | "cancel"}` entries of the --answers JSON, in order."""
+    entries = data if isinstance(data, list) else []
+    return [e["wait"] for e in entries if isinstance(e, dict) and e.get("wait") in ("retry", "cancel")]
+
+
+def read_answers(data: Any) -> list[Reply | Callable[[Any], Reply]]:
+    """Replies from the --answers JSON: a list of `{"action": ..., "content": {...}}`.
+
+    `{"wait": "retry" | "cancel"}` entries are what to do when a held call's wait times out
+    (see `read_waits`); they are not replies to questions."""
+    if not isinstance(data, list):
+        raise AnswersError("The answers must be a JSON list, one reply per question, in order.")
+    replies: list[Reply | Callable[[Any], Reply]] = []
+    for number, entry in enumerate(data, 1):
+        if isinstance(entry, dict) and set(entry) == {"wait"} and entry["wait"] in ("retry", "cancel"):
+            continue
+        action = entry.get("action") if isinstance(entry, dict) else None
+        content = entry.get("content") if isinstance(entry, dict) else None
+        if action == "decline":
+            replies.append(Decline())
+        elif action == "cancel":
+            replies.append(Cancel())
+        elif action == "accept" and (content is None or isinstance(content, dict)):
+            replies.append(_accept(content or {}))
+        else:
+            raise AnswersError(
+                f'Answer {number} must be {{"action": "accept" | "decline" | "cancel"}}, with an '
+                'optional "content" object for a form.'
+            )
+    return replies
+
+
+def _accept(content: Mapping[str, Any]) -> Callable[[Any], Reply]:
+    def reply(question: Any) -> Reply:
+        if isinstance(question, FormQuestion):
+            return Accept(dict(question.initial) | dict(content))
+        return Accept()
+
+    return reply

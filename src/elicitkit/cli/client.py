@@ -36,17 +36,13 @@ from rich.console import Console
 from rich.text import Text
 
 from elicitkit.cli._language import LocaleOption, words
-from elicitkit.cli._script import Script
+from elicitkit.cli._script import AnswersError, Script, read_answers, read_waits
 from elicitkit.cli._target import Named, name_target
 from elicitkit.client import (
-    Accept,
-    Cancel,
-    Decline,
     ElicitationError,
     ElicitationHandler,
     ElicitationUI,
     ElicitingClient,
-    FormQuestion,
     Reply,
     ScriptedUI,
     open_in_system_browser,
@@ -64,10 +60,6 @@ _NO_TERMINAL = noop(
     "elicitkit client asks its questions in a terminal, and this is not one. Answer them in "
     "your browser with --web, or make one call answered from a file with --call TOOL --answers FILE."
 )
-
-
-class AnswersError(ValueError):
-    """The --answers file is not a list of replies; the message says where."""
 
 
 def client(
@@ -273,48 +265,6 @@ def _connection_failure(
         answer = _("Cannot reach %(url)s (%(error)s); is the server running there?")
         return answer % {"url": url, "error": type(error).__name__}
     return None
-
-
-def read_waits(data: Any) -> list[Literal["retry", "cancel"]]:
-    """The `{"wait": "retry" | "cancel"}` entries of the --answers JSON, in order."""
-    entries = data if isinstance(data, list) else []
-    return [e["wait"] for e in entries if isinstance(e, dict) and e.get("wait") in ("retry", "cancel")]
-
-
-def read_answers(data: Any) -> list[Reply | Callable[[Any], Reply]]:
-    """Replies from the --answers JSON: a list of `{"action": ..., "content": {...}}`.
-
-    `{"wait": "retry" | "cancel"}` entries are what to do when a held call's wait times out
-    (see `read_waits`); they are not replies to questions."""
-    if not isinstance(data, list):
-        raise AnswersError("The answers must be a JSON list, one reply per question, in order.")
-    replies: list[Reply | Callable[[Any], Reply]] = []
-    for number, entry in enumerate(data, 1):
-        if isinstance(entry, dict) and set(entry) == {"wait"} and entry["wait"] in ("retry", "cancel"):
-            continue
-        action = entry.get("action") if isinstance(entry, dict) else None
-        content = entry.get("content") if isinstance(entry, dict) else None
-        if action == "decline":
-            replies.append(Decline())
-        elif action == "cancel":
-            replies.append(Cancel())
-        elif action == "accept" and (content is None or isinstance(content, dict)):
-            replies.append(_accept(content or {}))
-        else:
-            raise AnswersError(
-                f'Answer {number} must be {{"action": "accept" | "decline" | "cancel"}}, with an '
-                'optional "content" object for a form.'
-            )
-    return replies
-
-
-def _accept(content: Mapping[str, Any]) -> Callable[[Any], Reply]:
-    def reply(question: Any) -> Reply:
-        if isinstance(question, FormQuestion):
-            return Accept(dict(question.initial) | dict(content))
-        return Accept()
-
-    return reply
 
 
 def _headers(raw: list[str], token: str | None) -> dict[str, str]:

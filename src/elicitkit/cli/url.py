@@ -37,7 +37,7 @@ def _usage_exit() -> Iterator[None]:
         yield
     except typer.TyperException as error:  # click's UsageError is the one with exit_code 2
         if getattr(error, "exit_code", None) == 2:
-            error.exit_code = USAGE_ERROR  # type: ignore[attr-defined]
+            error.exit_code = USAGE_ERROR
         raise
 
 
