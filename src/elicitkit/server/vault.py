@@ -52,6 +52,10 @@ def _b64decode(text: str) -> bytes:
 class KeyRing:
     """AES-256-GCM keys by id; the last one added seals, every one opens.
 
+    A value is sealed for a `purpose` ("vault", "browser-session", "oauth-state",
+    "login-state") under a key derived from the ring's key for that purpose (HKDF-SHA256), and
+    opens only for the same purpose; `is_current` tells a value that should be sealed again.
+
     `KeyRing.generate()` prints a new entry; keep entries in `ELICITKIT_VAULT_KEYS` (or a
     secrets manager) and load them with `KeyRing.from_env()`.
     """
