@@ -3,7 +3,9 @@
 A separate OAuth client of the same authorization server runs the authorization code flow
 with PKCE (authlib does the protocol). The token it gets is checked by the same
 `TokenVerifier` that checks MCP tokens, so the browser person and the MCP user come out of
-one derivation (issuer + subject) and can be compared. The `state` is random, single-use,
+one derivation (issuer + subject) and can be compared; so the login asks the authorization
+server for what that verifier demands of an MCP token (its resource, its scopes), learned when
+it is mounted on the server (`adopt`). The `state` is random, single-use,
 short-lived, bound to this browser's session and matched exactly (S-35); what it keeps until
 the person returns (the PKCE verifier, the return path, the session id) is sealed with the
 vault's keys, so whoever can read the store cannot finish someone else's sign-in.
@@ -19,16 +21,18 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.auth.provider import TokenVerifier
+from mcp.shared.auth_utils import resource_url_from_server_url
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from elicitkit.extras import needs
-from elicitkit.server.errors import VaultDecryptError
+from elicitkit.server.errors import UrlModeError, VaultDecryptError
 from elicitkit.server.user import User, user_from_token
 
 if TYPE_CHECKING:
     from authlib.integrations.httpx_client import AsyncOAuth2Client  # type: ignore[import-untyped]
+    from mcp.server.auth.settings import AuthSettings
 
     from elicitkit.server.store import Store
     from elicitkit.server.web.site import BrowserSession, Site
@@ -50,7 +54,14 @@ class OAuthLogin:
     `client_id` (and `client_secret` for a confidential client) name this login's own client
     at the authorization server, registered with the redirect URI `<public url>/elicit/login/callback`;
     leave `client_id` out to register a public client dynamically (RFC 7591) on first use.
-    `token_verifier` defaults to the MCP server's own when installed with `UrlMode.install`.
+    `token_verifier` defaults to the MCP server's own (on an `MCPServer`).
+
+    The browser's token is checked by that verifier, so it is asked for what the verifier
+    demands of MCP tokens: unless `resource` is given, the verifier's audience (elicitkit's
+    `JWTVerifier` and `IntrospectionVerifier` say theirs) or else the server's
+    `AuthSettings.resource_server_url`; `scopes`, or else `AuthSettings.required_scopes`, and
+    always the scopes the verifier itself requires. A `resource` or `issuer_url` the verifier
+    would refuse every token for is a `UrlModeError` when the login is mounted, saying what to set.
     """
 
     def __init__(
@@ -72,6 +83,8 @@ class OAuthLogin:
         self.scopes = list(scopes)
         self.resource = resource
         self.token_verifier = token_verifier
+        self._auth: AuthSettings | None = None
+        self._given = (list(scopes), resource)
         self._metadata: dict[str, Any] | None = None
         self._site: Site | None = None
 
@@ -79,7 +92,48 @@ class OAuthLogin:
 
     def routes(self, site: Site) -> Sequence[BaseRoute]:
         self._site = site
+        self._match_mcp_tokens()
         return [Route(CALLBACK_PATH, self._callback, methods=["GET"])]
+
+    def adopt(self, verifier: TokenVerifier | None, auth: AuthSettings | None) -> None:
+        """Take the MCP server's verifier (unless one was given) and its `AuthSettings`, and ask
+        for what they demand of a token; raises `UrlModeError` when a setting here cannot match."""
+        if self.token_verifier is None:
+            self.token_verifier = verifier
+        self._auth = auth
+        self._match_mcp_tokens()
+
+    def _match_mcp_tokens(self) -> None:
+        """The resource and scopes to ask for: the MCP tokens', so the verifier accepts the
+        browser's token; a contradiction is an error now, not "Sign-in failed" for everyone later."""
+        from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier  # the oauth extra's httpx
+
+        verifier, auth = self.token_verifier, self._auth
+        given_scopes, given_resource = self._given
+        demanded: str | None = None
+        strict = False  # whether a token for another resource is refused
+        required: list[str] = []  # what the verifier refuses a token without
+        if isinstance(verifier, JWTVerifier | IntrospectionVerifier):
+            if verifier.issuer.rstrip("/") != self.issuer_url:
+                raise UrlModeError(
+                    f"OAuthLogin signs people in at {self.issuer_url}, but the MCP server's token "
+                    f"verifier trusts only {verifier.issuer}: give OAuthLogin({verifier.issuer!r})."
+                )
+            demanded, strict = verifier.resource, True
+            required = verifier.required_scopes
+        elif auth is not None and auth.resource_server_url is not None:
+            demanded, strict = str(auth.resource_server_url), bool(auth.validate_token_resource)
+        if given_resource is None:
+            self.resource = demanded
+        elif strict and demanded is not None and _canonical(given_resource) != _canonical(demanded):
+            raise UrlModeError(
+                f"OAuthLogin asks for tokens for {given_resource}, but the MCP server accepts only "
+                f"tokens for {demanded}: set OAuthLogin(resource={demanded!r}), or leave resource out."
+            )
+        wanted = given_scopes
+        if not wanted and auth is not None:  # the SDK asks these of MCP requests, not of a token
+            wanted = list(auth.required_scopes or [])
+        self.scopes = list(dict.fromkeys([*wanted, *required]))
 
     async def identify(self, request: Request, session: BrowserSession) -> User | None:
         return session.user
@@ -172,7 +226,7 @@ class OAuthLogin:
             return None
         if self.token_verifier is None:
             raise RuntimeError(
-                "OAuthLogin has no token_verifier: pass one, or install it with UrlMode.install."
+                "OAuthLogin has no token_verifier: pass one, or mount it with Elicitation(server, ...)."
             )
         access = await self.token_verifier.verify_token(str(token["access_token"]))
         if access is None:
@@ -243,3 +297,7 @@ class OAuthLogin:
                 registered = response.json()
         self.client_id = str(registered["client_id"])
         self.client_secret = registered.get("client_secret")
+
+
+def _canonical(url: str) -> str:
+    return resource_url_from_server_url(url).rstrip("/")
