@@ -136,7 +136,7 @@ class Bridge:
 
         @asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
-            async with self.running(), manager.run():
+            async with self.running(learn=self._forwarder.capabilities is None), manager.run():
                 yield
 
         return Starlette(routes=inner.routes, middleware=inner.user_middleware, lifespan=lifespan)
@@ -145,6 +145,7 @@ class Bridge:
         """Serve Streamable HTTP at http://HOST:PORT/mcp until cancelled."""
         import uvicorn
 
+        await self._learn_upstream()  # a server it cannot reach stops it here, before serving
         app = self.asgi_app(path=path, host=host)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
         server = uvicorn.Server(config)

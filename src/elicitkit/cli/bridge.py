@@ -88,10 +88,10 @@ def bridge(
         wait_timeout=wait,
         upstream_protocol=upstream_protocol,
     )
-    if answer == "terminal" and not sys.stdin.isatty() and listen is None:
+    if answer == "terminal" and (listen is None or not (sys.stdin.isatty() and sys.stdout.isatty())):
         raise typer.BadParameter(
-            "the terminal UI needs a terminal of its own; over stdio the host owns this one. "
-            "Use --listen, or --answer browser.",
+            "the terminal UI needs a terminal of the bridge's own: over stdio the host owns this one, "
+            "so use --listen in a terminal, or --answer browser.",
             param_hint="--answer",
         )
     try:
