@@ -377,7 +377,8 @@ async def test_introspection_verifier_checks_tokens_over_http(auth: DemoAuthServ
         "demo-test-client",
         "http://127.0.0.1:1/mcp",
     )
-    assert verified.claims == {"iss": auth.issuer, "sub": "bob"}
+    # the client's registered name comes too (RFC 7662 allows more members): pages show it
+    assert verified.claims == {"iss": auth.issuer, "sub": "bob", "client_name": "Demo AI app"}
     assert set(verified.scopes) == {"mcp", "openid"}
     assert await verifier.verify_token("forged") is None
     auth.authority.expire_access_tokens()

@@ -77,7 +77,7 @@ async def test_consent_page_names_the_client_and_what_it_may_do(
     page, hidden = await open_login(browser, authorize_url(calendar.url, "mcp-server", challenge))
     assert page.status_code == 200
     assert "Demo Calendar" in page.text
-    assert "elicitkit demo MCP server" in page.text
+    assert "<strong>Demo Assistant</strong> asks you to sign in" in page.text  # the name it registered
     assert "read your calendar" in page.text
     assert "Sign in and allow" in page.text
     assert page.headers["x-frame-options"] == "DENY"

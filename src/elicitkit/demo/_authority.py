@@ -179,6 +179,7 @@ class Authority(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken
             "active": True,
             "token_type": "Bearer",
             "client_id": access.client_id,
+            "client_name": claims.get("client_name"),  # as registered (RFC 7591): what pages show
             "scope": " ".join(access.scopes),
             "sub": access.subject,
             "username": access.subject,
@@ -206,7 +207,8 @@ class Authority(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken
             expires_at=now + self.access_token_lifetime,
             resource=resource,
             subject=subject,
-            claims={"iss": self.issuer, "sub": subject, "iat": now},
+            claims={"iss": self.issuer, "sub": subject, "iat": now}
+            | ({"client_name": client.client_name} if client.client_name else {}),
         )
         self._access[access.token] = access
         self._grant_of[access.token] = grant

@@ -24,7 +24,7 @@ from ._authority import Authority
 from ._client_auth import BasicClientCredentials
 from ._login import SignInPage
 from ._pages import Csrf
-from ._people import DEMO_PASSWORDS
+from ._people import DEMO_CLIENT_NAME, DEMO_PASSWORDS
 from ._scripted import SignInError, pkce_pair, sign_in
 from ._serve import LocalServer
 
@@ -284,6 +284,6 @@ class DemoOAuthServer(LocalServer):
                 client_id="demo-test-client",
                 public=True,
                 redirect_uris=["http://127.0.0.1/callback"],
-                client_name="elicitkit demo test client",
+                client_name=DEMO_CLIENT_NAME,
             )
         return client

@@ -11,6 +11,11 @@ import hmac
 PERSON = "alice"
 """The person the story follows; bob is the one who tries her link."""
 
+DEMO_SERVER_NAME = "Demo Assistant"
+"""The demo MCP server's name: what it tells clients, and the name it registers as an OAuth client."""
+DEMO_CLIENT_NAME = "Demo AI app"
+"""The name alice's MCP client registered: what consent and sign-in pages call it."""
+
 DEMO_PASSWORDS: dict[str, str] = {
     "alice": "alice-demo-password",
     "bob": "bob-demo-password",

@@ -79,7 +79,7 @@ class IntrospectionTokenVerifier(TokenVerifier):
             expires_at=answer.get("exp"),
             resource=answer.get("aud"),
             subject=answer.get("sub"),
-            claims={"iss": answer["iss"], "sub": answer.get("sub")},
+            claims={key: answer[key] for key in ("iss", "sub", "client_name") if answer.get(key) is not None},
         )
 
 

@@ -24,6 +24,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import AnyHttpUrl, BaseModel, EmailStr, Field
 from starlette.types import ASGIApp
 
+from elicitkit.demo._people import DEMO_SERVER_NAME
 from elicitkit.demo._serve import LocalServer
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
@@ -42,7 +43,7 @@ from elicitkit.server import (
 
 __all__ = ["Booking", "DemoMcpServer", "Seating", "key_fingerprint"]
 
-SERVER_NAME = "Demo Assistant"
+SERVER_NAME = DEMO_SERVER_NAME
 
 
 class Seating(TitledEnum):

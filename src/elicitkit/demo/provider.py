@@ -32,7 +32,7 @@ from starlette.routing import BaseRoute, Route, request_response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ._oauth_server import DemoOAuthServer
-from ._people import DEMO_PASSWORDS
+from ._people import DEMO_PASSWORDS, DEMO_SERVER_NAME
 from ._scripted import SignInError
 from ._serve import serve_forever
 
@@ -97,7 +97,7 @@ class DemoProvider(DemoOAuthServer):
             client_id=client_id,
             client_secret=client_secret,
             redirect_uris=redirect_uris,
-            client_name="elicitkit demo MCP server",
+            client_name=DEMO_SERVER_NAME,
         )
         self.client_id = client.client_id
         self.client_secret: str = client.client_secret or ""

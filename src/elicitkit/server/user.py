@@ -44,6 +44,9 @@ class Caller:
 
     user: User
     client_id: str
+    client_name: str | None = None
+    """The name the OAuth client registered (from the token's `client_name` claim, when the
+    verifier gives one): what a person reads. `client_id` is an identifier, never shown."""
 
 
 def user_from_token(token: AccessToken, *, default_issuer: str | None = None) -> User | None:
@@ -84,7 +87,12 @@ class McpIdentity:
                     "user this is. Make the TokenVerifier set AccessToken.subject and the `iss` claim, "
                     "or pass McpIdentity(issuer=...)."
                 )
-            return Caller(user=user, client_id=token.client_id)
+            name = (token.claims or {}).get("client_name")
+            return Caller(
+                user=user,
+                client_id=token.client_id,
+                client_name=name if isinstance(name, str) and name else None,
+            )
         if self.local_user is not None:
             return Caller(user=self.local_user, client_id="local")
         raise IdentityRequiredError(

@@ -199,8 +199,11 @@ async def test_disconnect_revokes_and_deletes(auth: DemoAuthServer, provider: De
 async def test_another_mcp_client_of_alice_needs_her_consent(
     auth: DemoAuthServer, provider: DemoProvider
 ) -> None:
-    """Confused deputy: tokens alice connected through one app do not serve another app of hers."""
-    auth.register_client(client_id="other-app", public=True, redirect_uris=["http://127.0.0.1:9/cb"])
+    """Confused deputy: tokens alice connected through one app do not serve another app of hers.
+    The consent page names that app as it registered itself, never by its client_id."""
+    auth.register_client(
+        client_id="other-app", public=True, redirect_uris=["http://127.0.0.1:9/cb"], client_name="Other App"
+    )
     other_token = (await auth.token_for("alice", client_id="other-app")).access_token
     async with agenda_with(auth, provider) as (agenda, alice):
         await connected_alice(agenda, auth, provider, alice)
@@ -210,7 +213,8 @@ async def test_another_mcp_client_of_alice_needs_her_consent(
             url = url_required(raised.value)
             async with Browser(auth, "alice") as browser:
                 page = await browser.open(url)
-                assert "other-app" in page.text and "not allowed this application" in page.text
+                assert "The application <strong>Other App</strong> asks" in page.text
+                assert "other-app" not in page.text and "not allowed this application" in page.text
                 assert "read your calendar" in page.text
             consents = await agenda.url_mode.vault.get(User(auth.issuer, "alice"), "oauth:calendar:consent")
             assert consents is not None and set(json.loads(consents)) == {"demo-test-client"}

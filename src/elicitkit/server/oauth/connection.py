@@ -464,7 +464,7 @@ class OAuthConnection:
             "service": self.service,
             "default_message": self._default_message,
             "scopes": [self.scope_descriptions.get(scope, scope) for scope in self.scopes],
-            "client": caller.client_id,
+            "client": caller.client_name,  # None: the page names no application, never an id
             "consented_at": await self._consents.when(caller.user, caller.client_id),
             "provider": httpx.URL(metadata.authorization_endpoint).host,
         }

@@ -18,6 +18,7 @@ import logging
 import secrets
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import anyio
 from mcp.server.auth.provider import TokenVerifier
@@ -248,6 +249,14 @@ class OAuthLogin:
             code_challenge_method="S256",
         )
 
+    def _client_name(self) -> str:
+        """The name this login registers: the sign-in page tells the person it is this server
+        asking, so it is the server's own name (its host when it has none), never an identifier."""
+        site = self._require_site()
+        if site.named:
+            return site.server_name
+        return urlsplit(site.public_url).netloc
+
     def _redirect_uri(self) -> str:
         return self._require_site().public_url + CALLBACK_PATH
 
@@ -280,7 +289,7 @@ class OAuthLogin:
                 f"{self._redirect_uri()} and pass OAuthLogin(client_id=...)."
             )
         body: dict[str, Any] = {
-            "client_name": "elicitkit browser sign-in",
+            "client_name": self._client_name(),
             "redirect_uris": [self._redirect_uri()],
             "grant_types": ["authorization_code"],
             "response_types": ["code"],

@@ -137,6 +137,11 @@ class Site:
 
     # -- routes --------------------------------------------------------------------------
 
+    @property
+    def named(self) -> bool:
+        """Whether the server gave its own name (an unnamed one is "This server" on its pages)."""
+        return self.server_name != _UNNAMED
+
     def routes(self) -> list[BaseRoute]:
         own: list[BaseRoute] = [
             Route(f"{PREFIX}/static/style.css", self._style, methods=["GET"]),
