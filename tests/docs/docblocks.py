@@ -66,3 +66,21 @@ def commands(block: Block) -> list[tuple[str, str]]:
             assert pairs, f"{block.where}: a console block must start with '$ '"
             pairs[-1][1].append(line)
     return [(command, "\n".join(out)) for command, out in pairs]
+
+
+_INSTALL = re.compile(r"pip install ([^\n`#]*)")
+_HEADING = re.compile(r"^#{1,6} ", re.MULTILINE)
+
+
+def extras_named(text: str, offset: int) -> frozenset[str] | None:
+    """The elicitkit extras the last `pip install` of the section before `offset` names.
+
+    A section runs from its heading to the next one; `None` when the section names no install.
+    """
+    headings = [m.start() for m in _HEADING.finditer(text, 0, offset)]
+    section = text[headings[-1] if headings else 0 : offset]
+    installs = [line for line in _INSTALL.findall(section) if "elicitkit" in line]
+    if not installs:
+        return None
+    match = re.search(r"elicitkit\[([^\]]*)\]", installs[-1])
+    return frozenset(e.strip() for e in match.group(1).split(",")) if match else frozenset()
