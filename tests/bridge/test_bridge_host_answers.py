@@ -181,3 +181,16 @@ async def test_a_typescript_server_asks_a_python_host_through_the_bridge(
     assert order["action"] == action and order.get("content") == content
     assert connect == {"action": action}
     assert [p.mode for p in host.asked] == ["form", "url"]
+
+
+async def test_each_host_session_has_its_own_upstream_session_and_modes(host_bridge: str) -> None:
+    answering = Host(ElicitResult(action="accept", content={"name": "Ada"}))
+    async with (
+        Client(host_bridge, elicitation_callback=answering, mode="legacy") as one,
+        Client(host_bridge, mode="legacy") as other,  # declares no elicitation
+    ):
+        refused = json.loads(text_of(await other.call_tool("ask_name", {})))
+        answered = json.loads(text_of(await one.call_tool("ask_name", {})))
+    assert "error" in refused
+    assert answered == {"action": "accept", "content": {"name": "Ada"}}
+    assert len(answering.asked) == 1
