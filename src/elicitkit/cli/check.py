@@ -74,6 +74,10 @@ def check(
     2 the target could not be reached or the command line is wrong. See docs/check.md.
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if timeout <= 0:
+        raise typer.BadParameter("give a number of seconds above 0.", param_hint="--timeout")
+    if json_file is not None and str(json_file) != "-" and not json_file.parent.is_dir():
+        raise typer.BadParameter(f"{json_file.parent} is not a folder.", param_hint="--json")
     # the SDK logs a target's garbage with tracebacks; the findings already say what went wrong
     logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)
     try:
@@ -97,7 +101,11 @@ def check(
     else:
         show(report, Console(highlight=False))
         if json_file is not None:
-            json_file.write_text(to_json(report) + "\n")
+            try:
+                json_file.write_text(to_json(report) + "\n")
+            except OSError as error:
+                err.print(f"Cannot write the report to {json_file}: {error.strerror or error}.", markup=False)
+                raise typer.Exit(2) from None
     raise typer.Exit(1 if report.findings.failed() else 0)
 
 

@@ -48,6 +48,13 @@ def demo(
     """
     if script and web:
         raise typer.BadParameter("--web needs a person to answer; leave it out to play unattended.")
+    if data_dir is not None:
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise typer.BadParameter(
+                f"cannot use {data_dir}: {error.strerror}.", param_hint="--data-dir"
+            ) from None
     at_terminal = sys.stdin.isatty() and sys.stdout.isatty()
     unattended = script or not (web or at_terminal)
     console = Console(highlight=False, emoji=False, soft_wrap=True)
@@ -61,6 +68,10 @@ def demo(
     except KeyboardInterrupt:
         console.print("\n" + words.gettext("Stopped. Every demo server was shut down."))
         raise typer.Exit(130) from None
+    except OSError as error:  # a port, a file or a folder the system refused: a sentence, not a traceback
+        failure = (
+            f"The demo could not run: {error.strerror or error} ({error.filename or type(error).__name__})."
+        )
     if failure:
         Console(stderr=True, highlight=False, soft_wrap=True).print(f"\n{failure}", style="bold red")
         raise typer.Exit(1)

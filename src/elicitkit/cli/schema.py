@@ -161,6 +161,9 @@ def _show(target: str) -> None:
             tp = getattr(tp, part)
     except (ImportError, AttributeError) as exc:
         raise _fail(_("cannot load %(target)s: %(reason)s.") % {"target": target, "reason": exc}) from None
+    except Exception as exc:  # the module itself fails on import: say so, not a traceback
+        reason = f"{type(exc).__name__}: {exc}"
+        raise _fail(_("cannot load %(target)s: %(reason)s.") % {"target": target, "reason": reason}) from None
     try:
         schema = build(tp)
     except SchemaBuildError as exc:
