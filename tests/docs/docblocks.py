@@ -84,3 +84,24 @@ def extras_named(text: str, offset: int) -> frozenset[str] | None:
         return None
     match = re.search(r"elicitkit\[([^\]]*)\]", installs[-1])
     return frozenset(e.strip() for e in match.group(1).split(",")) if match else frozenset()
+
+
+def installs_named(text: str, offset: int) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """What the last `pip install` of the section before `offset` installs: elicitkit's extras
+    (empty when it names elicitkit bare, or not at all) and the other requirements it names."""
+    headings = [m.start() for m in _HEADING.finditer(text, 0, offset)]
+    section = text[headings[-1] if headings else 0 : offset]
+    installs = _INSTALL.findall(section)
+    if not installs:
+        return None
+    extras: frozenset[str] = frozenset()
+    others: list[str] = []
+    for word in installs[-1].split():
+        word = word.strip("'\"")
+        if word.startswith("-"):
+            continue
+        if word == "elicitkit" or word.startswith("elicitkit["):
+            extras = extras_named(f"pip install {word}", len(word) + 12) or frozenset()
+        else:
+            others.append(word)
+    return extras, tuple(others)

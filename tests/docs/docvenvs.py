@@ -7,6 +7,7 @@ interpreter's pip (`pip --python`), which is faster than bootstrapping pip into 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,4 +56,12 @@ class Venvs:
         if key not in self._made:
             name = "-".join(sorted(key)).replace("+", "plus-").replace("[", "_").replace("]", "") or "core"
             self._made[key] = make_venv(self.where / name, requirement(self.wheel, extras), *others)
+        return self._made[key]
+
+    def bare(self, *requirements: str) -> Path:
+        """A venv with `requirements` and no elicitkit (an upstream project's reproduction)."""
+        key = frozenset(f"-{r}" for r in requirements)
+        if key not in self._made:
+            name = "bare-" + re.sub(r"\W+", "_", "-".join(sorted(requirements)))
+            self._made[key] = make_venv(self.where / name, *requirements)
         return self._made[key]

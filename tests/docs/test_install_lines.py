@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from docblocks import extras_named
+from docblocks import extras_named, installs_named
 from docvenvs import ROOT, Venvs, build_wheel
 from packaging.requirements import Requirement
 from support.server_process import free_port, stop, wait_until_serving
@@ -157,3 +157,43 @@ def test_extras_named_reads_the_last_install_of_the_section() -> None:
     assert extras_named(text, text.index("X")) == {"a", "b"}
     assert extras_named(text, text.index("Y")) is None
     assert extras_named(text, text.index("## B")) == {"web"}
+
+
+#: Pages whose python blocks are whole programs that end by themselves; each runs in a venv
+#: with what its section's `pip install` names. (The README's two run above, as a server and
+#: a terminal client.)
+STANDALONE = ("docs/upstream.md",)
+
+
+def _standalone_blocks() -> list[pytest.param]:  # type: ignore[valid-type]
+    cases = []
+    for page in STANDALONE:
+        text = (ROOT / page).read_text(encoding="utf-8")
+        for m in re.finditer(r"^```python\n(.*?)^```", text, re.MULTILINE | re.DOTALL):
+            line = text.count("\n", 0, m.start()) + 1
+            cases.append(pytest.param(page, m.group(1), installs_named(text, m.start()), id=f"{page}:{line}"))
+    return cases
+
+
+@pytest.mark.parametrize(("page", "source", "installs"), _standalone_blocks())
+def test_standalone_examples_run_with_what_their_section_installs(
+    page: str,
+    source: str,
+    installs: tuple[frozenset[str], tuple[str, ...]] | None,
+    venvs: Venvs,
+    tmp_path: Path,
+) -> None:
+    assert installs is not None, f"{page}: the example's section names no `pip install`"
+    extras, others = installs
+    python = venvs.python(extras, *others) if extras or not others else venvs.bare(*others)
+    script = tmp_path / "example.py"
+    script.write_text(source, encoding="utf-8")
+    done = subprocess.run(
+        [str(python), str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, f"{page} example failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
