@@ -30,7 +30,7 @@ from redis import exceptions as redis_errors
 from redis.asyncio import Redis, RedisCluster
 
 from elicitkit.server.errors import StoreUnavailableError
-from elicitkit.server.store._redis_errors import Reachable, socket_timeout_of
+from elicitkit.server.store._redis_errors import Deadlines, Reachable, socket_timeout_of
 from elicitkit.server.store._redis_lua import (
     CREATE,
     INCREMENT,
@@ -150,6 +150,7 @@ class RedisStore:
         self.timeout = timeout
         """Each call's overall deadline: past it, `StoreUnavailableError`, whatever redis-py's
         retries and socket timeouts would add up to."""
+        self.deadlines = Deadlines(timeout)
         socket_timeout = socket_timeout_of(client)
         # WAIT must answer before the socket gives up on it (or redis-py would retry it whole).
         self._wait_ms = max(1, int(ack_timeout * 1000))
@@ -162,6 +163,7 @@ class RedisStore:
         self._owns_client = owns_client
         self.cluster = isinstance(client, RedisCluster)
         self.gate = cluster_gate(client)
+        self._reachable_cm = Reachable(self)
         self._loading = asyncio.Lock()
         self.scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
@@ -253,7 +255,7 @@ class RedisStore:
 
     def _reachable(self) -> Reachable:
         """The block of one call: its deadline, and any error as `StoreUnavailableError`."""
-        return Reachable(self)
+        return self._reachable_cm
 
     def where(self) -> str:
         """Where this store's Redis is, as a sentence names it (no password)."""

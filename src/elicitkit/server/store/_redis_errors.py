@@ -10,6 +10,7 @@ whatever redis-py's own retries and socket timeouts add up to.
 from __future__ import annotations
 
 import asyncio
+import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -77,45 +78,86 @@ def unavailable(where: str, exc: BaseException) -> StoreUnavailableError | None:
     return None
 
 
-class Reachable:
-    """`RedisStore._reachable()`, one per call: the call's deadline and, on a Cluster, a free
-    connection (redis-py's per-node pools fail at their limit instead of waiting); every error
-    of the block leaves it as `StoreUnavailableError`."""
+class Deadlines:
+    """The calls in flight and when each must end. One watchdog task (running while there are
+    calls) cancels a late one, so a call costs a dict entry, not a timer of its own."""
 
-    __slots__ = ("_deadline", "_gated", "_store")
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._due: dict[asyncio.Task[Any], float] = {}
+        self._late: set[asyncio.Task[Any]] = set()
+        self._watch: asyncio.Task[None] | None = None
+
+    def enter(self) -> None:
+        task = asyncio.current_task()
+        if task is None or task in self._due:
+            return
+        self._due[task] = time.monotonic() + self.seconds
+        if self._watch is None:
+            self._watch = asyncio.get_running_loop().create_task(self._watching())
+
+    def exit(self) -> bool:
+        """End this task's call; True when it was cut off at its deadline."""
+        task = asyncio.current_task()
+        if task is None or self._due.pop(task, None) is None:
+            return False
+        if task in self._late:
+            self._late.discard(task)
+            task.uncancel()
+            return True
+        return False
+
+    async def _watching(self) -> None:
+        try:
+            while self._due:
+                await asyncio.sleep(min(0.25, self.seconds / 4))
+                now = time.monotonic()
+                for task, due in list(self._due.items()):
+                    if due <= now and task not in self._late:
+                        self._late.add(task)
+                        task.cancel()  # delivered at the await inside the call: no other place
+        finally:
+            self._watch = None
+
+
+class Reachable:
+    """`RedisStore._reachable()`: the block of one call (one reusable object per store): the
+    call's deadline and, on a Cluster, a free connection (redis-py's per-node pools fail at
+    their limit instead of waiting); every error of the block leaves it as
+    `StoreUnavailableError`."""
+
+    __slots__ = ("_store",)
 
     def __init__(self, store: RedisStore) -> None:
         self._store = store
-        self._deadline = asyncio.timeout(store.timeout)
-        self._gated = False
 
     async def __aenter__(self) -> None:
         store = self._store
-        await self._deadline.__aenter__()
+        store.deadlines.enter()
         if store.cluster:
             try:
                 if not store.scripts_loaded:
                     await store.load_scripts()
                 await store.gate.__aenter__()
-                self._gated = True
             except BaseException as exc:
-                await self.__aexit__(type(exc), exc, exc.__traceback__)
+                self._leave(exc)
                 raise
 
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         store = self._store
-        if self._gated:
-            self._gated = False
+        if store.cluster:
             await store.gate.__aexit__(kind, exc, tb)
-        try:
-            await self._deadline.__aexit__(kind, exc, tb)
-        except TimeoutError as late:
+        self._leave(exc)
+
+    def _leave(self, exc: BaseException | None) -> None:
+        store = self._store
+        if store.deadlines.exit():
             raise StoreUnavailableError(
                 f"The Redis store at {store.where()} did not answer within {store.timeout:g}s "
                 f"(the store's timeout). {_RETRY}"
-            ) from exc or late
+            ) from exc
         if exc is not None and (error := unavailable(store.where(), exc)) is not None:
             raise error from exc
 
