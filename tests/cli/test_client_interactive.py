@@ -50,9 +50,19 @@ def test_call_a_tool_and_answer_its_form(terminal: Terminal) -> None:
     t.type("call nothing")
     t.keys("Enter")
     t.wait_for("No tool 'nothing'; the tools are: order_coffee.")
+    t.type("quit")
+    t.keys("Enter")
+    assert "EXIT=0" in t.wait_for("EXIT=")
+
+
+@pytest.mark.timeout(90)
+def test_an_unknown_command_says_so(terminal: Terminal) -> None:
+    t = terminal
+    t.wait_for("elicitkit>", timeout=60)
     t.type("frobnicate")
     t.keys("Enter")
-    t.wait_for("Unknown command 'frobnicate'.")
+    screen = t.wait_for("Unknown command 'frobnicate'.")
+    assert "Commands: tools | call NAME [JSON arguments] | help | quit" in screen.split("frobnicate")[-1]
     t.type("quit")
     t.keys("Enter")
     assert "EXIT=0" in t.wait_for("EXIT=")
