@@ -67,8 +67,9 @@ SESSIONS = (100, 1_000)
 BIG_SESSIONS = 10_000
 REPLICAS = (1, 2, 4, 8)
 USERS = 10_000
-FILL_IN_FLIGHT = 256
-"""Creates in flight at once while filling: enough to keep every backend busy."""
+FILL_IN_FLIGHT = 32
+"""Creates in flight at once while filling: enough to keep a backend busy, within its client's pool
+(a Redis store's 50 connections), so no create waits out the pool's timeout on a loaded machine."""
 
 
 def _user(i: int) -> User:

@@ -8,8 +8,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Collection
-from contextlib import asynccontextmanager
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +75,7 @@ _CHECKPOINT_EVERY = 64
 # pages write a quarter of what SQLite's default 4 KiB pages do, for the same rows.
 _PAGE_SIZE = 1024
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+_SWEEP_BATCH = 500  # rows one sweep statement changes: live operations wait for one batch at most
 
 
 class SQLiteStore:
@@ -102,12 +102,6 @@ class SQLiteStore:
         self._loop_db: sqlite3.Connection | None = None
         self._writes = 0
         self._turn = anyio.Lock(fast_acquire=True)  # no extra trip round the event loop when free
-
-    @asynccontextmanager
-    async def _turn_on(self) -> AsyncIterator[aiosqlite.Connection]:
-        """The worker's connection (opened on first use), this operation's alone until the block ends."""
-        async with self._turn:
-            yield self._db if self._db is not None else await self._first_open()
 
     async def _first_open(self) -> aiosqlite.Connection:
         self._db = await self._open()
@@ -147,7 +141,7 @@ class SQLiteStore:
             rows = self._here(sql, params)
             if rows is not None:
                 return rows
-        async with self._turn:  # `_turn_on` by hand: no generator per statement
+        async with self._turn:
             db = self._db if self._db is not None else await self._first_open()
             rows = None if on_worker or tried else self._here(sql, params)
             return rows if rows is not None else list(await db.execute_fetchall(sql, params))
@@ -266,22 +260,54 @@ class SQLiteStore:
             raise self._failed(exc) from exc
 
     async def _sweep(self, now: float, keep_for: float) -> int:
+        """In batches of `_SWEEP_BATCH` rows, each its own statement, so live operations take
+        their turn between batches instead of waiting behind one long write (100k overdue records
+        in one UPDATE held the file for seconds). Each pass walks its index once, from where the
+        last batch stopped, and gives the event loop a turn after each batch (a statement on the
+        loop's own connection does not); each UPDATE or DELETE checks its row again, so a record that a live
+        transition finished in between is left as that transition left it."""
         active, terminal = sorted(ACTIVE), sorted(TERMINAL)
-        async with self._turn_on() as db:
-            async with db.execute(
-                "UPDATE records SET state = 'expired', updated_at = ?, active = 0 "
-                "WHERE state IN (?, ?) AND expires_at <= ?",
-                (now, *active, now),
-            ) as cur:
-                changed = cur.rowcount
-            async with db.execute(
-                "DELETE FROM records WHERE state IN (?, ?, ?, ?) AND updated_at < ?",
-                (*terminal, now - keep_for),
-            ) as cur:
-                changed += cur.rowcount
-            await self._write(db, "DELETE FROM once WHERE deadline <= ?", (now,))
-            await self._write(db, "DELETE FROM claims WHERE deadline <= ?", (now,))
-            await self._write(db, "DELETE FROM counters WHERE deadline <= ?", (now,))
+        changed = 0
+        after: tuple[float, int] = (float("-inf"), 0)  # (expires_at, rowid) of the last row seen
+        while True:
+            rows = await self._run(
+                "SELECT expires_at, rowid FROM records WHERE expires_at <= ? "
+                "AND (expires_at, rowid) > (?, ?) ORDER BY expires_at, rowid LIMIT ?",
+                (now, *after, _SWEEP_BATCH),
+                write=False,
+            )
+            if not rows:
+                break
+            after = (rows[-1][0], rows[-1][1])
+            marks = ",".join("?" * len(rows))
+            done = await self._run(
+                f"UPDATE records SET state = 'expired', updated_at = ?, active = 0 WHERE rowid IN ({marks}) "  # noqa: S608
+                "AND state IN (?, ?) AND expires_at <= ? RETURNING 1",
+                (now, *(row[1] for row in rows), *active, now),
+            )
+            changed += len(done)
+            await anyio.lowlevel.checkpoint()  # a statement on the loop's connection never yields
+        last = 0  # the rowid of the last row seen
+        while True:
+            rows = await self._run(
+                "SELECT rowid FROM records WHERE rowid > ? AND active = 0 AND updated_at < ? "
+                "ORDER BY rowid LIMIT ?",
+                (last, now - keep_for, _SWEEP_BATCH),
+                write=False,
+            )
+            if not rows:
+                break
+            last = rows[-1][0]
+            marks = ",".join("?" * len(rows))
+            done = await self._run(
+                f"DELETE FROM records WHERE rowid IN ({marks}) AND state IN (?, ?, ?, ?) "  # noqa: S608
+                "AND updated_at < ? RETURNING 1",
+                (*(row[0] for row in rows), *terminal, now - keep_for),
+            )
+            changed += len(done)
+            await anyio.lowlevel.checkpoint()
+        for table in ("once", "claims", "counters"):
+            await self._run(f"DELETE FROM {table} WHERE deadline <= ?", (now,))  # noqa: S608
         return changed
 
     async def increment(self, key: str, *, ttl: float) -> int:
@@ -330,12 +356,6 @@ class SQLiteStore:
 
     async def release(self, key: str, token: str) -> None:
         await self._run("DELETE FROM claims WHERE key = ? AND token = ?", (key, token))
-
-    @staticmethod
-    async def _write(db: aiosqlite.Connection, sql: str, params: Any) -> None:
-        """One statement, committed as it completes (autocommit), in one thread hand-off; the
-        caller holds the turn."""
-        await db.execute_fetchall(sql, params)
 
     async def close(self) -> None:
         async with self._turn:  # not in the middle of another task's statement
