@@ -1,9 +1,10 @@
-"""The built wheel and a fresh virtualenv with it installed, shared by the packaging tests.
+"""The built sdist and wheel, and a fresh virtualenv with the wheel installed, shared by the packaging tests.
 
-The wheel is built once per session (no build isolation: the dev venv has hatchling), then
-installed without extras into a venv made `--without-pip`, driven by the dev venv's pip, which
-keeps using the machine's pip cache. Counting needs no second install: what `mcp` installs by
-itself is the closure of its requirements inside that same venv.
+Both are built once per session, the wheel from the sdist as for a release (no build isolation:
+the dev venv has hatchling). The wheel is installed without extras into a venv made
+`--without-pip`, driven by the dev venv's pip, which keeps using the machine's pip cache.
+Counting needs no second install: what `mcp` installs by itself is the closure of its
+requirements inside that same venv.
 """
 
 from __future__ import annotations
@@ -23,15 +24,17 @@ ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("redis", "aiosqlite", "authlib", "prompt_toolkit", "rich", "typer", "playwright")
 
 
-def build_wheel(out: Path) -> Path:
+def build_distributions(out: Path) -> tuple[Path, Path]:
+    """The sdist, and the wheel built from that sdist, as `python -m build` makes them for a release."""
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
         check=True,
         capture_output=True,
         timeout=300,
     )
+    (sdist,) = out.glob("elicitkit-*.tar.gz")
     (wheel,) = out.glob("elicitkit-*.whl")
-    return wheel
+    return sdist, wheel
 
 
 def make_venv(where: Path, *requirements: str) -> Path:
