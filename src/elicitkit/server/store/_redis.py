@@ -396,12 +396,12 @@ class RedisStore:
                 f"{space}record:",
             ]
             keys = [f"{space}records:active", f"{space}records:finished"]
-            async with self._reachable():
-                while True:
+            while True:
+                async with self._reachable():  # a deadline per batch: a big sweep takes many
                     reply = cast(list[int], await self._eval(self._sweep, keys, args, acked=False))
-                    changed += int(reply[0])
-                    if reply[1] < SWEEP_BATCH and reply[2] < SWEEP_BATCH:
-                        break
+                changed += int(reply[0])
+                if reply[1] < SWEEP_BATCH and reply[2] < SWEEP_BATCH:
+                    break
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
