@@ -61,6 +61,13 @@ def test_the_demo_tells_its_story_in_chinese_under_a_chinese_lang(tmp_path: Path
     ):
         assert english_text not in out, english_text
     assert "Book a table at Chez Elicit" in out  # the demo server's own message, as written
+    # each step says its own duration, in Chinese; sentences are spaced as Chinese is
+    assert all(re.search(r"（\d+\.\d 秒）$", step) for step in steps), steps
+    assert "账户已连接。你可以关闭此标签页" in out and "默认（无）" in out
+    stray = re.compile(
+        r"[。，：；！？] +[\u4e00-\u9fff]|[\u4e00-\u9fff] +[（“]|[\u4e00-\u9fff] [\u4e00-\u9fff]"
+    )
+    assert [line for line in lines if stray.search(line.strip())] == []
 
 
 def test_the_locale_option_wins_over_lang(tmp_path: Path) -> None:

@@ -105,7 +105,7 @@ class Transcript:
         for name, value in rows:
             shown = reveal(name)
             shown += " " * (width - cell_len(shown))  # by columns: a CJK character takes two
-            self.console.print(Text(f"{_INDENT}{shown}  {reveal(value)}"))
+            self.console.print(Text(f"{_INDENT}{shown}  {tidy(reveal(value))}"))
 
     def url(self, report: UrlReport) -> None:
         """The URL in its parts, the domain highlighted, and an underline naming the site."""

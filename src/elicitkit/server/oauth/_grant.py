@@ -39,15 +39,22 @@ def not_granted(tokens: Mapping[str, Any], asked: Sequence[str]) -> list[str]:
     return missing
 
 
-def partly_granted(service: str, missing: Sequence[str], descriptions: Mapping[str, str]) -> str:
-    """What the "Connected" page adds when the grant is smaller than asked ("" when it is not)."""
+def partly_granted(
+    service: str,
+    missing: Sequence[str],
+    descriptions: Mapping[str, str],
+    gettext: Callable[[str], str] = lambda message: message,
+) -> str:
+    """What the "Connected" page adds when the grant is smaller than asked ("" when it is not),
+    in the language of `gettext` (the page's)."""
     if not missing:
         return ""
-    words = ", ".join(descriptions.get(scope, scope) for scope in missing)
-    return (
-        f" {service} did not grant everything asked for; not granted: {words}. "
+    words = gettext(", ").join(descriptions.get(scope, scope) for scope in missing)
+    said = gettext(
+        "%(service)s did not grant everything asked for; not granted: %(scopes)s. "
         "What needs it will tell you, and you can connect again to grant it."
     )
+    return said % {"service": service, "scopes": words}
 
 
 class BearerAuth(httpx.Auth):

@@ -401,10 +401,18 @@ class OAuthConnection:
         if await site.complete(record.id, user, lambda _: self._tokens.save(user, tokens)) != "completed":
             await self._provider(metadata).revoke(tokens)
             return self._page_error(request, noop("Already completed"), _ALREADY, 409)
-        partly = partly_granted(self.service, not_granted(tokens, self.scopes), self.scope_descriptions)
-        text = _("Your %(service)s account is connected.") % {"service": self.service}
-        close = _("You can close this tab and return to your application.")
-        return site.render("done.html", request=request, title=_("Connected"), text=f"{text}{partly} {close}")
+        missing = not_granted(tokens, self.scopes)
+        said = [
+            _("Your %(service)s account is connected.") % {"service": self.service},
+            partly_granted(self.service, missing, self.scope_descriptions, _),
+            _("You can close this tab and return to your application."),
+        ]
+        # sentences follow each other as the language writes them (Chinese: with no space)
+        text = _("%(first)s %(next)s")
+        joined = functools.reduce(
+            lambda first, next: text % {"first": first, "next": next}, filter(None, said)
+        )
+        return site.render("done.html", request=request, title=_("Connected"), text=joined)
 
     # -- the provider ----------------------------------------------------------------------
 
