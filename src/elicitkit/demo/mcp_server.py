@@ -38,6 +38,7 @@ from elicitkit.server import (
     OAuthConnection,
     OAuthLogin,
     Store,
+    UrlElicitationNotCompletedError,
     UrlMode,
 )
 
@@ -170,20 +171,29 @@ class DemoMcpServer(LocalServer):
         @server.tool()
         async def check_weather(city: str, ctx: Context) -> str:
             """The weather in a city; needs your Demo Weather API key (asked for in your browser)."""
-            key = await weather_key.get(ctx)
+            try:
+                key = await weather_key.get(ctx)
+            except UrlElicitationNotCompletedError as error:
+                return _not_given(error, f"No weather for {city}", "the API key page")
             return f"Sunny and 21 °C in {city} (asked with the API key fingerprinted {key_fingerprint(key)})."
 
         @server.tool()
         async def send_message(to: str, text: str, ctx: Context) -> str:
             """Send a message; needs your Demo Messenger token, asked for with error -32042."""
-            token = await messenger_token.get(ctx)
+            try:
+                token = await messenger_token.get(ctx)
+            except UrlElicitationNotCompletedError as error:
+                return _not_given(error, f"No message sent to {to}", "the Demo Messenger token page")
             return f"Message to {to} sent: {text!r} (token fingerprint {key_fingerprint(token)})."
 
         @server.tool()
         async def list_events(ctx: Context) -> str:
             """Your Demo Calendar events; needs your permission to read that calendar (OAuth)."""
-            async with httpx.AsyncClient(timeout=10, auth=connection.auth(ctx)) as http:
-                response = await http.get(calendar.api_url)
+            try:
+                async with httpx.AsyncClient(timeout=10, auth=connection.auth(ctx)) as http:
+                    response = await http.get(calendar.api_url)
+            except UrlElicitationNotCompletedError as error:
+                return _not_given(error, "No events read", "connecting Demo Calendar")
             response.raise_for_status()
             answer = response.json()
             events = "; ".join(f"{e['title']} ({e['start']})" for e in answer["events"]) or "no events"
@@ -196,3 +206,13 @@ class DemoMcpServer(LocalServer):
         if self.calendar_connection is None:
             raise RuntimeError("The demo MCP server has no calendar connection until it is started.")
         self.calendar.set_redirect_uris([self.calendar_connection.redirect_uri])
+
+
+def _not_given(error: UrlElicitationNotCompletedError, outcome: str, page: str) -> str:
+    """A tool's answer when the person said no to a URL, as `book_table` answers a form: the
+    person's choice, not a failure of the tool. An expired page is still an error."""
+    if error.state == "declined":
+        return f"{outcome}: you declined {page}."
+    if error.state == "cancelled":
+        return f"{outcome}: you cancelled {page}."
+    raise error
