@@ -7,11 +7,24 @@ $BROWSER (a recorder here), so the test sees what a person's browser would be ha
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from bridge_harness import WEATHER, BrowserRecord, bridge_stdio, environment, text_of
+from bridge_harness import (
+    PY,
+    ROOT,
+    SDK,
+    WEATHER,
+    BrowserRecord,
+    bridge_args,
+    bridge_stdio,
+    environment,
+    text_of,
+)
 from mcp import Client
 from mcp.client.stdio import stdio_client
 from mcp.shared.message import SessionMessage
@@ -73,3 +86,40 @@ async def test_a_host_without_elicitation_completes_a_url_mode_secret_in_the_bri
     assert fingerprint(SECRET) in text_of(result)
     assert tape.text and SECRET not in "".join(tape.text)  # the secret never passed through the host
     assert "127.0.0.1" in browser.opened()[0] and len(browser.opened()) == 2
+
+
+async def test_a_form_only_host_still_gets_url_mode_through_the_bridges_page(
+    tmp_path: Path, chromium: Browser
+) -> None:
+    """`--answer auto`: the TypeScript SDK v1 client declares forms only; the server's URL
+    question is put to the person in the bridge's page, and the URL opens only after consent."""
+    record = BrowserRecord(tmp_path)
+    env = environment(**record.env)
+    command = json.dumps([PY, *bridge_args([*SDK, "stdio"], "auto")])
+
+    def host() -> list[dict[str, Any]]:
+        done = subprocess.run(
+            ["node", "bridge_host.mjs", "v1", "stdio", command, "ask_url", "form", "accept", "{}"],
+            cwd=ROOT / "tests" / "peers" / "ts-sdk",
+            capture_output=True,
+            text=True,
+            timeout=240,
+            env=env,
+            check=False,
+        )
+        return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+    async def person() -> None:
+        page = await chromium.new_page()
+        await page.goto(await asyncio.to_thread(record.next_url, 0))
+        await expect(page.get_by_text("example.com")).not_to_have_count(0)
+        assert len(record.opened()) == 1  # nothing opened before consent
+        await page.get_by_role("button", name="Open in my browser").click()
+
+    played = asyncio.create_task(person())
+    lines = await asyncio.to_thread(host)
+    await played
+    assert not [line for line in lines if "asked" in line]  # the host was not asked
+    [result] = [line["result"] for line in lines if "result" in line]
+    assert json.loads(result["content"][0]["text"]) == {"action": "accept", "content": None}
+    assert record.opened()[1] == "https://example.com/connect"

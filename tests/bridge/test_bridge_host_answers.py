@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from bridge_harness import ROOT, SDK, bridge_http, bridge_stdio, http_process, text_of
 from mcp import Client
@@ -194,3 +195,24 @@ async def test_each_host_session_has_its_own_upstream_session_and_modes(host_bri
     assert "error" in refused
     assert answered == {"action": "accept", "content": {"name": "Ada"}}
     assert len(answering.asked) == 1
+
+
+def typescript_host(bridge: str, tool: str, modes: str, action: str) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        ["node", "bridge_host.mjs", "v1", "http", bridge, tool, modes, action, "{}"],
+        cwd=ROOT / "tests" / "peers" / "ts-sdk",
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert lines, done.stderr[-3000:]
+    return lines
+
+
+async def test_a_form_only_host_is_never_asked_for_a_url_and_the_server_is_refused(host_bridge: str) -> None:
+    lines = await anyio.to_thread.run_sync(typescript_host, host_bridge, "ask_url", "form", "accept")
+    assert not [line for line in lines if "asked" in line]
+    [result] = [line["result"] for line in lines if "result" in line]
+    assert json.loads(result["content"][0]["text"])["error"] == -32602
