@@ -6,10 +6,13 @@ Sentinels, and a flow runs through them as the documented `elicitkit` user; a pr
 from __future__ import annotations
 
 import asyncio
+import re
+import secrets
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.redis_server import REDIS_SERVER, RedisServer, TLSFiles
@@ -153,3 +156,27 @@ async def test_a_private_ca_in_a_rediss_url_serves_the_store_and_the_bus() -> No
             finally:
                 await bus.close()  # type: ignore[attr-defined]
                 await store.close()
+
+
+async def test_the_schema_version_and_tables_docs_name_are_what_postgres_holds(shared_postgres: Any) -> None:
+    text = (DOC.parent / "deployment.md").read_text()
+    documented = re.search(r"schema version \(now (\d+)", text)
+    assert documented is not None, "docs/deployment.md names no schema version"
+    prefix = f"t{secrets.token_hex(4)}_"
+    store = open_store(shared_postgres.url, prefix=prefix)
+    try:
+        await store.sweep()  # opens the pool: creates and migrates the tables
+        pool = await store.pool()  # type: ignore[attr-defined]
+        async with pool.acquire() as conn:
+            version = await conn.fetchval(f"SELECT max(version) FROM {prefix}schema")
+            tables = {
+                row[0]
+                for row in await conn.fetch(
+                    "SELECT tablename FROM pg_tables WHERE tablename LIKE $1", f"{prefix}%"
+                )
+            }
+    finally:
+        await store.close()
+    assert version == int(documented.group(1))
+    named = set(re.findall(r"`elicitkit_(\w+)`", text))
+    assert {table.removeprefix(prefix) for table in tables} <= named, (tables, named)
