@@ -382,7 +382,11 @@ class RedisStore:
             reply = await self._eval(self._transition, [record, finished], [packed(values)])
             if reply and self.cluster and to not in ACTIVE:  # its user's index is in another slot
                 issuer, subject = _text(reply[-2]), _text(reply[-1])
-                await self.client.zrem(self._user_key(User(issuer, subject)), elicitation_id)
+                with contextlib.suppress(
+                    redis_errors.RedisError, redis_errors.RedisClusterException, OSError
+                ):
+                    # done: the change stands; a member left behind counts until its expiry (safe side)
+                    await self.client.zrem(self._user_key(User(issuer, subject)), elicitation_id)
         return None if not reply else record_from(elicitation_id, reply, to, now, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
