@@ -13,6 +13,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -118,18 +119,18 @@ def test_the_base_install_adds_what_the_readme_says(venvs: Venvs) -> None:
     )
     out = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     installed: dict[str, list[str]] = json.loads(out.stdout)
-    seen: set[str] = set()
-    todo = ["mcp"]
-    while todo:
-        name = todo.pop()
-        if name in seen or name not in installed:
+    seen: set[tuple[str, frozenset[str]]] = set()
+    todo: list[tuple[str, frozenset[str]]] = [("mcp", frozenset())]
+    while todo:  # what `mcp` pulls in, following the extras its requirements ask for
+        name, extras = todo.pop()
+        if (name, extras) in seen or name not in installed:
             continue
-        seen.add(name)
+        seen.add((name, extras))
         for line in installed[name]:
             req = Requirement(line)
-            if req.marker is None or req.marker.evaluate({"extra": ""}):
-                todo.append(req.name.lower().replace("_", "-"))
-    added = set(installed) - seen - {"pip", "setuptools"}
+            if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in {"", *extras}):
+                todo.append((req.name.lower().replace("_", "-"), frozenset(req.extras)))
+    added = set(installed) - {name for name, _ in seen} - {"pip", "setuptools"}
     said = re.search(r"pip install elicitkit +# .*?the SDK plus (\d+) packages", README)
     assert said, "the README's Install section no longer says how many packages the core adds"
     assert int(said.group(1)) == len(added), sorted(added)
@@ -197,3 +198,31 @@ def test_standalone_examples_run_with_what_their_section_installs(
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, f"{page} example failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+
+
+_REQUIREMENTS = re.compile(r"[\w.-]+\[[\w,.-]+\](?: [\w.-]+(?:\[[\w,.-]+\])?)*")
+
+
+def _framework_installs() -> list[pytest.param]:  # type: ignore[valid-type]
+    """Each install the table of docs/frameworks.md names (a backticked list of requirements)."""
+    text = (ROOT / "docs" / "frameworks.md").read_text(encoding="utf-8")
+    cases = []
+    for row in re.findall(r"^\| ([^|]+) \| ([^|]+) \|", text, re.MULTILINE):
+        for chunk in re.findall(r"`([^`]+)`", row[1]):
+            if _REQUIREMENTS.fullmatch(chunk):
+                cases.append(pytest.param(chunk, id=f"{row[0].strip()}: {chunk}"))
+    return cases
+
+
+@pytest.mark.parametrize("install", _framework_installs())
+def test_the_frameworks_install_lines_resolve(install: str, venvs: Venvs) -> None:
+    """pip can resolve each line (a dry run: nothing is installed), elicitkit being this tree's wheel."""
+    wheel = venvs.wheel.as_uri()
+    args = [f"{word} @ {wheel}" if word.startswith("elicitkit[") else word for word in install.split()]
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"pip install {install} does not resolve:\n{done.stderr[-3000:]}"
