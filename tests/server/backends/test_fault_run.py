@@ -133,7 +133,8 @@ async def test_two_replicas_200_flows_and_a_redis_restart(redis_server: RedisSer
         await asyncio.sleep(0.3)  # a duplicate notice would arrive by now
 
         print(
-            f"\nfault run: {done_before} done before the restart, slowest call {calls.slowest:.2f}s, {dict(calls.errors)}"
+            f"\nfault run: {done_before} done before the restart, "
+            f"slowest call {calls.slowest:.2f}s, {dict(calls.errors)}"
         )
         assert 0 < done_before < FLOWS, done_before  # the restart really came mid-way
         assert not [name for name in calls.errors if name.startswith("UNDOCUMENTED")], calls.errors
