@@ -42,6 +42,16 @@ async def ask_name(ctx: Context) -> str:  # type: ignore[type-arg]
 
 
 @mcp.tool()
+async def ask_as(ctx: Context, label: str, delay: float = 0.0, hold: float = 0.0) -> str:  # type: ignore[type-arg]
+    """After `delay` seconds, one form question naming `label`; the call stays open `hold`
+    seconds more (calls overlapping on one session)."""
+    await anyio.sleep(delay)
+    answer = await send(ctx, ElicitRequestFormParams(message=f"Question for {label}", requested_schema=NAME))
+    await anyio.sleep(hold)
+    return answer
+
+
+@mcp.tool()
 async def ask_url(ctx: Context, url: str = "https://example.com/connect") -> str:  # type: ignore[type-arg]
     """One URL-mode question, whatever the client declared."""
     params = ElicitRequestURLParams(message="Connect your account.", url=url, elicitation_id="e-connect")

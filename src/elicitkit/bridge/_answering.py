@@ -26,6 +26,7 @@ from mcp_types import (
     ElicitRequestURLParams,
     ElicitResult,
     ErrorData,
+    RequestId,
 )
 
 from elicitkit.bridge._host import HostSession
@@ -50,6 +51,9 @@ _CANCEL = Cancel()
 _asked: contextvars.ContextVar[ElicitRequestParams | None] = contextvars.ContextVar(
     "elicitkit_bridge_asked", default=None
 )
+_asked_id: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
+    "elicitkit_bridge_asked_id", default=None
+)
 _host_opened: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "elicitkit_bridge_host_opened", default=False
 )
@@ -57,16 +61,17 @@ _host_opened: contextvars.ContextVar[bool] = contextvars.ContextVar(
 
 def capture_params(callback: ElicitationFnT) -> ElicitationFnT:
     """Wrap the client's elicitation callback so the UI can read the request it answers
-    (the URL's `elicitationId`, the schema as sent) while the callback runs."""
+    (its id, the URL's `elicitationId`, the schema as sent) while the callback runs."""
 
     async def captured(
         context: ClientRequestContext, params: ElicitRequestParams
     ) -> ElicitResult | ErrorData:
-        token = _asked.set(params)
+        token, id_token = _asked.set(params), _asked_id.set(context.request_id)
         try:
             return await callback(context, params)
         finally:
             _asked.reset(token)
+            _asked_id.reset(id_token)
 
     return captured
 
@@ -155,8 +160,8 @@ class RoutedUI:
         return self.local()
 
     async def _ask_host(self, params: ElicitRequestParams) -> ElicitResult | None:
-        """Send `params` to the host, related to its open call; None when it cannot answer."""
-        call = self.host.current_call()
+        """Send `params` to the host, related to the call it serves; None when it cannot answer."""
+        call = self.host.call_for(_asked_id.get())
         if call is None:
             return None
         request = ElicitRequest(params=params)

@@ -1,9 +1,9 @@
 """The host side of one bridged session: its declared modes, its open calls, its channel.
 
-The 2025-11-25 wire does not say which client request an `elicitation/create` serves, and the
-upstream client learns only that *some* call was open (C-03). The bridge relates a question to
-the host's most recent call still open on that session: with one call at a time (what hosts
-do) that is exact; with several, it is the newest.
+The 2025-11-25 wire does not say which client request an `elicitation/create` serves; over
+Streamable HTTP the stream it came on does, and `UpstreamCalls` keeps that tie, so a question
+goes to the host call whose upstream call asked it. When nothing ties it (the standalone GET
+stream, a stdio upstream), it goes to the only host call open, or with several, the newest.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Any
 from mcp.server.session import ServerSession
 from mcp_types import ClientCapabilities, InitializeRequestParams, RequestId, ServerNotification
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from elicitkit.bridge._calls import HostCall, UpstreamCalls
 
 logger = logging.getLogger("elicitkit.bridge")
 
@@ -32,14 +34,6 @@ def declared_modes(capabilities: ClientCapabilities | None) -> frozenset[str]:
     return frozenset(modes or {"form"})
 
 
-@dataclass(frozen=True)
-class HostCall:
-    """One host request in flight: the session (its own channel) and the request's id."""
-
-    session: ServerSession
-    request_id: RequestId
-
-
 @dataclass
 class HostSession:
     """What the bridge knows of one host session."""
@@ -49,6 +43,8 @@ class HostSession:
     """A 2026-07-28 host: it cannot be sent `elicitation/create` (no back-channel)."""
     channel: ServerSession | None = None
     calls: OrderedDict[int, HostCall] = field(default_factory=OrderedDict)
+    upstream: UpstreamCalls = field(default_factory=UpstreamCalls)
+    """Which host call each upstream call and question belongs to."""
 
     @classmethod
     def from_initialize(cls, params: Mapping[str, Any] | None) -> HostSession:
@@ -74,8 +70,12 @@ class HostSession:
     def close(self, key: int) -> None:
         self.calls.pop(key, None)
 
-    def current_call(self) -> HostCall | None:
-        """The newest host call still open, which an upstream question serves."""
+    def call_for(self, question_id: RequestId | None) -> HostCall | None:
+        """The host call an upstream question serves: the one its upstream call was made for,
+        else (nothing says) the only one open, or the newest."""
+        tied = self.upstream.host_call(question_id)
+        if tied is not None and tied in self.calls.values():
+            return tied
         return next(reversed(self.calls.values()), None)
 
     async def notify(self, notification: ServerNotification) -> None:

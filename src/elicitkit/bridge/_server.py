@@ -43,6 +43,7 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 
+from elicitkit.bridge._calls import on_behalf_of
 from elicitkit.bridge._host import HostCall, HostSession
 from elicitkit.bridge._sessions import Link, Links
 from elicitkit.errors import ElicitationError
@@ -117,13 +118,13 @@ class Forwarder:
         client = link.client
         if client is None:
             raise MCPError(code=INTERNAL_ERROR, message="The upstream session closed; try again.")
-        opened = (
-            link.host.open(HostCall(ctx.session, ctx.request_id))
-            if call and ctx.request_id is not None
-            else None
-        )
+        host_call = HostCall(ctx.session, ctx.request_id) if call and ctx.request_id is not None else None
+        opened = link.host.open(host_call) if host_call is not None else None
         try:
-            return await send(client)
+            if host_call is None:
+                return await send(client)
+            with on_behalf_of(host_call):
+                return await send(client)
         except ElicitationError as error:
             # The bridge's client stopped the call (a declined URL, a rate limit): say so as an error.
             raise MCPError(code=INTERNAL_ERROR, message=str(error)) from None

@@ -16,12 +16,14 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
+from elicitkit.bridge._calls import PostStreamTap, UpstreamCalls
 from elicitkit.client import (
     ElicitationHandler,
     ElicitingClient,
     RateLimit,
     Sizes,
     UrlOpener,
+    WatchedTransport,
     open_in_system_browser,
 )
 
@@ -90,6 +92,24 @@ def bridge_opener(fallback: UrlOpener) -> UrlOpener:
 
 
 @dataclass
+class _WatchedCalls(Client):
+    """Comes between `ElicitingClient` and `Client` in `BridgeClient`: wraps the transport
+    `ElicitingClient` built in one more watch, `calls`, before `Client` connects it."""
+
+    calls: UpstreamCalls | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.calls is not None:
+            self.server = WatchedTransport(self.server, self.calls)  # type: ignore[arg-type]
+        super().__post_init__()
+
+
+@dataclass
+class BridgeClient(ElicitingClient, _WatchedCalls):
+    """elicitkit's client, also noting which host call each upstream request is made for."""
+
+
+@dataclass
 class Limits:
     """Client limits for every upstream session (elicitkit's client defaults)."""
 
@@ -109,6 +129,7 @@ def upstream_client(
     message_handler: MessageHandlerFnT,
     logging_callback: LoggingFnT,
     mode: ConnectMode = "auto",
+    calls: UpstreamCalls | None = None,
 ) -> Client:
     """The client of one host session: elicitkit's, declaring `modes`; a plain one when none."""
     options: dict[str, Any] = {
@@ -132,6 +153,8 @@ def upstream_client(
         wait_timeout=limits.wait_timeout,
         open_url=bridge_opener(limits.open_url),
     )
-    client = ElicitingClient(upstream.target(), handler=handler, http_client=http, **options)
+    if http is not None and calls is not None:
+        http.event_hooks["response"].append(PostStreamTap(calls))
+    client = BridgeClient(upstream.target(), handler=handler, http_client=http, calls=calls, **options)
     client.elicitation_callback = capture_params(client.elicitations)
     return client

@@ -200,6 +200,7 @@ class Bridge:
             message_handler=host_message_handler(host),
             logging_callback=host_logger(host),
             mode=self._mode(host),
+            calls=host.upstream,
         )
         await stack.enter_async_context(client)
         # Results pass through unchanged: the host checks a tool's output against the listing it

@@ -1,0 +1,162 @@
+"""Which host call each upstream question serves.
+
+The bridge makes each upstream call on behalf of one host call, and over Streamable HTTP the
+upstream sends a question about a call on that call's own POST stream. `UpstreamCalls` keeps
+both ties: the host call behind each upstream request (noted as the request is sent, in the
+host call's own task, through `on_behalf_of`) and the upstream call whose POST stream each
+`elicitation/create` came on (`PostStreamTap`, an httpx response hook reading the stream as its
+bytes pass; the SDK merges every stream into one before anything else can tell them apart).
+A question no stream ties (the standalone GET stream, a stdio upstream) gets no call here.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import httpx2
+from mcp.server.session import ServerSession
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, RequestId
+
+__all__ = ["HostCall", "PostStreamTap", "UpstreamCalls", "on_behalf_of"]
+
+_MAX_TIES = 1024
+_MAX_EVENT = 1 << 20
+
+_behalf: contextvars.ContextVar[HostCall | None] = contextvars.ContextVar(
+    "elicitkit_bridge_behalf", default=None
+)
+
+
+@dataclass(frozen=True)
+class HostCall:
+    """One host request in flight: the session (its own channel) and the request's id."""
+
+    session: ServerSession
+    request_id: RequestId
+
+
+@contextmanager
+def on_behalf_of(call: HostCall) -> Iterator[None]:
+    """Upstream requests sent inside the block are made for `call`."""
+    token = _behalf.set(call)
+    try:
+        yield
+    finally:
+        _behalf.reset(token)
+
+
+class UpstreamCalls:
+    """The host call behind each open upstream request, and the upstream call of each question.
+
+    A `Watch` for `elicitkit.client.WatchedTransport` (it sees each request as it is sent)."""
+
+    def __init__(self) -> None:
+        self._calls: dict[RequestId, HostCall] = {}
+        self._streams: OrderedDict[RequestId, RequestId] = OrderedDict()
+
+    def sent(self, item: SessionMessage) -> None:
+        message = item.message
+        call = _behalf.get()
+        if isinstance(message, JSONRPCRequest) and call is not None:
+            self._calls[message.id] = call
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            request_id = (message.params or {}).get("requestId")
+            if isinstance(request_id, str | int):
+                self._calls.pop(request_id, None)
+
+    def received(self, item: SessionMessage | Exception) -> None:
+        message = item.message if isinstance(item, SessionMessage) else None
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+            self._calls.pop(message.id, None)
+
+    def arrived_on(self, question_id: RequestId, call_id: RequestId) -> None:
+        """An `elicitation/create` came on the POST stream of upstream request `call_id`."""
+        self._streams[question_id] = call_id
+        while len(self._streams) > _MAX_TIES:
+            self._streams.popitem(last=False)
+
+    def host_call(self, question_id: RequestId | None) -> HostCall | None:
+        """The host call an upstream question serves, when its stream said; None otherwise."""
+        if question_id is None:
+            return None
+        call_id = self._streams.pop(question_id, None)
+        return None if call_id is None else self._calls.get(call_id)
+
+
+class PostStreamTap:
+    """An httpx response hook: notes which POST stream each upstream `elicitation/create` came on.
+
+    It reads the event stream's `data:` lines as the bytes pass and changes nothing; a
+    compressed stream is left untapped (its questions then go by the fallback)."""
+
+    def __init__(self, calls: UpstreamCalls) -> None:
+        self._calls = calls
+
+    async def __call__(self, response: httpx2.Response) -> None:
+        is_sse = response.headers.get("content-type", "").startswith("text/event-stream")
+        plain = response.headers.get("content-encoding", "identity") == "identity"
+        if response.request.method != "POST" or not is_sse or not plain:
+            return
+        call_id = _request_id(response.request.content)
+        if call_id is not None and isinstance(response.stream, httpx2.AsyncByteStream):
+            tied = call_id
+
+            def note(question_id: RequestId) -> None:
+                self._calls.arrived_on(question_id, tied)
+
+            response.stream = _TappedStream(response.stream, note)
+
+
+def _request_id(body: bytes) -> RequestId | None:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None
+
+
+class _TappedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, note: Callable[[RequestId], None]) -> None:
+        self._inner = inner
+        self._note = note
+        self._line = b""
+        self._data: list[bytes] = []
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._feed(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def _feed(self, chunk: bytes) -> None:
+        *lines, self._line = (self._line + chunk).split(b"\n")
+        if len(self._line) > _MAX_EVENT:
+            self._line, self._data = b"", []
+        for line in lines:
+            line = line.removesuffix(b"\r")
+            if not line:
+                self._dispatch()
+            elif line.startswith(b"data:") and sum(map(len, self._data)) <= _MAX_EVENT:
+                self._data.append(line[5:].removeprefix(b" "))
+
+    def _dispatch(self) -> None:
+        data, self._data = b"\n".join(self._data), []
+        if b"elicitation/create" not in data:
+            return
+        try:
+            message = json.loads(data)
+        except ValueError:
+            return
+        if isinstance(message, dict) and message.get("method") == "elicitation/create":
+            question_id = message.get("id")
+            if isinstance(question_id, str | int) and not isinstance(question_id, bool):
+                self._note(question_id)
