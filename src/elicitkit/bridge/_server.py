@@ -102,7 +102,7 @@ class Forwarder:
         self.server: Server[Any] | None = None
 
     async def link(self, ctx: ServerRequestContext[Any, Any]) -> Link:
-        link = await self.links.get(_session_key(ctx), HostSession.of(ctx.session))
+        link = await self.links.get(_session_key(ctx), lambda: HostSession.of(ctx.session))
         link.host.channel = ctx.session
         return link
 
@@ -198,7 +198,7 @@ class Forwarder:
             # One host on stdio: its upstream session opens now, with the modes it declares.
             initialize = ctx.method == "initialize"
             host = HostSession.from_initialize(ctx.params) if initialize else HostSession.of(ctx.session)
-            link = await self.links.get(_STDIO, host)
+            link = await self.links.get(_STDIO, lambda: host)
             if link.client is not None:
                 self.learn(link.client)
         result = await call_next(ctx)

@@ -68,14 +68,14 @@ class Links:
     def __len__(self) -> int:
         return len(self._links)
 
-    async def get(self, key: str, host: HostSession) -> Link:
-        """The link of host session `key`, opening its upstream session on first use."""
+    async def get(self, key: str, host: Callable[[], HostSession]) -> Link:
+        """The link of host session `key`, opening its upstream session (for `host()`) on first use."""
         link = self._links.get(key)
         if link is None:
             async with self._opening:
                 link = self._links.get(key)
                 if link is None:
-                    link = self._start(key, host)
+                    link = self._start(key, host())
         self._links.move_to_end(key)
         link.used = time.monotonic()
         await link.ready.wait()

@@ -17,6 +17,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
 from elicitkit.bridge._calls import PostStreamTap, UpstreamCalls
+from elicitkit.bridge._keepalive import finish_event_streams
 from elicitkit.client import (
     ElicitationHandler,
     ElicitingClient,
@@ -60,8 +61,11 @@ class Upstream:
         return " ".join([self.stdio.command, *self.stdio.args])
 
     def http_client(self, auth: Any = None) -> httpx2.AsyncClient:
-        """The HTTP client for one upstream session: headers, and `auth` (or this upstream's own)."""
-        return create_mcp_http_client(headers=self.headers or None, auth=self.auth or auth)
+        """The HTTP client for one upstream session (its connections kept alive between calls):
+        headers, and `auth` (or this upstream's own)."""
+        client = create_mcp_http_client(headers=self.headers or None, auth=self.auth or auth)
+        client.event_hooks["response"].append(finish_event_streams)
+        return client
 
     def default_auth(self) -> Any:
         """The bridge's OAuth client for this server (`elicitkit.bridge.upstream_auth`), when it
