@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bridge_harness import FASTMCP, PY, bridge_args, environment, http_process
+from bridge_harness import FASTMCP, HERE, PY, bridge_args, environment, http_process
 from support.server_process import free_port
 
 
@@ -50,3 +50,35 @@ def test_an_unreachable_server_is_one_sentence() -> None:
     done = run("--listen", f"127.0.0.1:{free_port()}", f"http://127.0.0.1:{free_port()}/mcp")
     assert done.returncode == 1
     assert done.stderr.startswith("elicitkit bridge: ") and "Traceback" not in done.stderr
+
+
+def sign_in_fails(tmp_path: Path, how: str) -> subprocess.CompletedProcess[str]:
+    """The command in front of an upstream whose sign-in fails (`how`: a dead port, or "refuse")."""
+    upstream = [PY, str(HERE / "upstream_unreachable_auth.py"), "PORT", how]
+    with http_process(upstream, tmp_path / "upstream.log") as url:
+        return subprocess.run(
+            [PY, "-m", "elicitkit", "bridge", "--listen", f"127.0.0.1:{free_port()}", url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment(XDG_DATA_HOME=str(tmp_path / "data"), BROWSER="true"),
+            check=False,
+        )
+
+
+def test_an_unreachable_authorization_server_is_named_in_one_sentence(tmp_path: Path) -> None:
+    dead = free_port()
+    done = sign_in_fails(tmp_path, str(dead))
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("elicitkit bridge: could not reach ")
+    assert f"http://127.0.0.1:{dead}" in lines[0] and "sign in" in lines[0]
+
+
+def test_a_refused_sign_in_is_one_sentence_without_the_sdks_traceback(tmp_path: Path) -> None:
+    done = sign_in_fails(tmp_path, "refuse")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "OAuth flow error" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "refused to register" in lines[0], done.stderr

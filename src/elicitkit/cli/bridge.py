@@ -8,10 +8,12 @@ elicitkit bridge -- python my_server.py                  # a stdio server upstre
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
 from typing import Annotated
 
+import httpx2
 import typer
 from mcp.client.stdio import StdioServerParameters
 
@@ -94,6 +96,7 @@ def bridge(
             "so use --listen in a terminal, or --answer browser.",
             param_hint="--answer",
         )
+    _one_line_logs()
     try:
         if listen is None:
             asyncio.run(made.serve_stdio())
@@ -103,7 +106,7 @@ def bridge(
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except Exception as error:  # ExceptionGroup included: say what failed in one sentence
-        print(f"elicitkit bridge: {_sentence(error)}", file=sys.stderr)
+        print(f"elicitkit bridge: {_sentence(error, upstream)}", file=sys.stderr)
         raise typer.Exit(1) from None
 
 
@@ -136,10 +139,55 @@ def _listen(listen: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def _sentence(error: BaseException) -> str:
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+class _OneLine(logging.Formatter):
+    """A log record as one line: the message, never the traceback that came with it."""
+
+    def formatException(self, ei: object) -> str:
+        return ""
+
+    def formatStack(self, stack_info: str) -> str:
+        return ""
+
+
+def _one_line_logs() -> None:
+    """Warnings reach the person's stderr as one line each. The SDK's "OAuth flow error" (with
+    its traceback) is left out: the sign-in's failure ends the bridge with its own sentence."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine("elicitkit bridge: %(message)s"))
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.WARNING)
+    logging.getLogger("mcp.client.auth").setLevel(logging.CRITICAL)
+
+
+def _innermost(error: BaseException) -> BaseException:
+    """The error inside exception groups (the SDK's task groups wrap what failed)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    return error
+
+
+def _sentence(error: BaseException, upstream: Upstream) -> str:
+    error = _innermost(error)
     text = str(error) or type(error).__name__
-    if isinstance(error, OSError | TimeoutError) or "connect" in text.lower():
+    if isinstance(error, httpx2.TransportError):
+        where = _origin_of(error)
+        if where is not None and upstream.url is not None and where != _origin(httpx2.URL(upstream.url)):
+            return (
+                f"could not reach {where}, where {upstream.url} sends you to sign in ({text}); "
+                "check your network, or ask the server's operator."
+            )
+    if isinstance(error, OSError | TimeoutError | httpx2.TransportError) or "connect" in text.lower():
         return f"could not reach the upstream server ({text}); check that it runs and the address is right."
     return text
+
+
+def _origin_of(error: httpx2.TransportError) -> str | None:
+    try:
+        return _origin(error.request.url)
+    except RuntimeError:  # an error raised before any request was made
+        return None
+
+
+def _origin(url: httpx2.URL) -> str:
+    return f"{url.scheme}://{url.netloc.decode()}"
