@@ -106,6 +106,7 @@ def build_app(public_url: str, store_url: str) -> Any:
         bus=bus,
         identity=identity,
         wait="live",
+        max_pending_per_user=None,  # every benchmark session is the one local user (scale.py opens thousands)
     )
     elicit = Elicitation(server, url_mode=url_mode)
     api_key = elicit.secret(
