@@ -39,11 +39,14 @@ class _FinishedOnClose(httpx2.AsyncByteStream):
             yield chunk
 
     async def aclose(self) -> None:
-        if self._chunks is not None:
-            read = 0
-            with anyio.move_on_after(_FINISH_WITHIN):
-                async for chunk in self._chunks:
-                    read += len(chunk)
-                    if read > _FINISH_BYTES:
-                        break
-        await self._inner.aclose()
+        """Read what is left (the response was already handed on: no caller waits), then close."""
+        try:
+            if self._chunks is not None:
+                read = 0
+                with anyio.move_on_after(_FINISH_WITHIN):
+                    async for chunk in self._chunks:
+                        read += len(chunk)
+                        if read > _FINISH_BYTES:
+                            break
+        finally:
+            await self._inner.aclose()
