@@ -15,6 +15,7 @@ The server is an `MCPServer` with `UrlMode` mounted on its own app (the real pag
   `Bus` is wrapped to note the time, nothing else changes);
 - `POST /bench/pending?n=N`: create N pending records for the user (as `UrlMode` does);
 - `GET /bench/cookie`: a browser session cookie for that user, sealed by the site itself;
+- `GET /bench/sdk_waiting`: how many `sdk_wait` calls are waiting for their notice;
 - `GET /bench/rss`: this process's resident memory in bytes, after a garbage collection;
 - `GET /bench/bare`: a bare Starlette endpoint with a small HTML page (the landing baseline).
 
@@ -204,6 +205,10 @@ def build_app(public_url: str, store_url: str) -> Any:
         url_mode.site.save_session(minted, BrowserSession.new(user))
         value = minted.headers["set-cookie"].split(";", 1)[0].removeprefix(f"{COOKIE}=")
         return JSONResponse({"name": COOKIE, "value": value})
+
+    @server.custom_route("/bench/sdk_waiting", methods=["GET"])
+    async def sdk_waiting(request: Request) -> Response:
+        return JSONResponse({"waiting": len(waiting)})
 
     @server.custom_route("/bench/rss", methods=["GET"])
     async def rss(request: Request) -> Response:

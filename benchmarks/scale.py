@@ -42,11 +42,13 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -300,8 +302,31 @@ async def _sessions_at(base: str, n: int, timed: int) -> tuple[float, list[float
     return (after - before) / n, latencies
 
 
+async def _sdk_sessions_at(base: str, n: int) -> float:
+    """The floor: `n` sessions each with an SDK tool call waiting (no store, no bus, no
+    elicitation); the server's KiB per session."""
+    from mcp import Client
+
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    async with httpx.AsyncClient(timeout=120, limits=limits) as http, AsyncExitStack() as stack:
+        before = await _rss_kib(http, base)
+        tokens = [uuid.uuid4().hex for _ in range(n)]
+        calls = []
+        for token in tokens:
+            client = await stack.enter_async_context(Client(f"{base}/mcp", mode="legacy"))
+            calls.append(asyncio.create_task(client.call_tool("sdk_wait", {"token": token})))
+        with anyio.fail_after(120):
+            while (await http.get(f"{base}/bench/sdk_waiting")).json()["waiting"] < n:  # noqa: ASYNC110 - another process
+                await asyncio.sleep(0.1)
+        after = await _rss_kib(http, base)
+        await _bounded([lambda t=t: http.post(f"{base}/bench/sdk_notify/{t}") for t in tokens], 64)
+        await asyncio.wait_for(asyncio.gather(*calls), 300)
+    return (after - before) / n
+
+
 async def _warm(base: str) -> None:
     await _sessions_at(base, 5, 0)
+    await _sdk_sessions_at(base, 5)
 
 
 def _sessions_curve(folder: Path, sizes: list[int], timed: int) -> dict[str, float]:
@@ -314,7 +339,14 @@ def _sessions_curve(folder: Path, sizes: list[int], timed: int) -> dict[str, flo
         ) as base:
             asyncio.run(_warm(base))
             kib, latencies = asyncio.run(_sessions_at(base, n, min(timed, n)))
+        with bench_server(
+            f"sqlite:///{folder / f'sdk-sessions-{n}.sqlite3'}", env, folder / f"sdk-sessions-{n}.log"
+        ) as base:
+            asyncio.run(_warm(base))
+            floor = asyncio.run(_sdk_sessions_at(base, n))
         figures[f"scale_session_kib_sqlite_{n}"] = kib
+        figures[f"scale_session_sdk_floor_kib_sqlite_{n}"] = floor
+        figures[f"scale_session_own_kib_sqlite_{n}"] = kib - floor
         (
             figures[f"scale_session_completion_p50_ms_sqlite_{n}"],
             figures[f"scale_session_completion_p99_ms_sqlite_{n}"],
@@ -439,6 +471,14 @@ def _growth(figures: dict[str, float], name: str, backend: str, sizes: list[int]
     return figures[f"{name}_{backend}_{sizes[-1]}"] / figures[f"{name}_{backend}_{sizes[0]}"]
 
 
+def _progress(label: str, started: float, figures: dict[str, float], since: int) -> int:
+    """Say on stderr that a part is done, with its figures: a full run takes minutes."""
+    print(f"scale: {label} done at {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    for name, value in list(figures.items())[since:]:
+        print(f"  {name:54} {value:12.3f}", file=sys.stderr, flush=True)
+    return len(figures)
+
+
 def run(
     store_sizes: list[int] | None = None,
     sessions: list[int] | None = None,
@@ -458,6 +498,7 @@ def run(
     session_sizes = [*sessions, BIG_SESSIONS] if big else sessions
     _raise_open_files()
     figures: dict[str, float] = {}
+    started, shown = time.monotonic(), 0
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="elicitkit-scale-")))
         servers = stack.enter_context(_servers(folder))
@@ -469,11 +510,15 @@ def run(
             figures[f"scale_op_p99_growth_{backend}"] = _growth(
                 figures, "scale_flow_p99_ms", backend, store_sizes
             )
+            shown = _progress(f"store on {backend}", started, figures, shown)
         figures.update(_sessions_curve(folder, session_sizes, timed))
         nearest = min(session_sizes, key=lambda n: abs(n - 1_000))
         figures["scale_session_kib"] = figures[f"scale_session_kib_sqlite_{nearest}"]
+        figures["scale_session_own_kib"] = figures[f"scale_session_own_kib_sqlite_{nearest}"]
+        shown = _progress("sessions", started, figures, shown)
         for backend in ("redis", "postgres"):
             figures.update(_replicas_curve(folder, backend, servers[backend], replicas, flows, warmup))
+            shown = _progress(f"replicas on {backend}", started, figures, shown)
         two = 2 if 2 in replicas else replicas[0]
         figures["scale_replica_p99_growth"] = (
             figures[f"scale_replica_p99_ms_redis_{replicas[-1]}"]
@@ -481,6 +526,7 @@ def run(
         )
         for backend in BACKENDS:
             figures.update(asyncio.run(_sweep_at(backend, servers[backend], sweep, max(50, samples // 3))))
+            shown = _progress(f"sweep on {backend}", started, figures, shown)
         figures["scale_sweep_serving_p99_ratio"] = max(
             figures[f"scale_sweep_serving_p99_ratio_{backend}"] for backend in BACKENDS
         )
@@ -497,7 +543,8 @@ CURVES: dict[str, tuple[str, str]] = {
     "store_complete_p99": ("scale_complete_p99_ms", "complete p99 (ms)"),
     "store_count_p99": ("scale_count_p99_ms", "per-user count p99 (ms)"),
     "store_flow_p99": ("scale_flow_p99_ms", "create+open+complete p99 (ms)"),
-    "sessions_kib": ("scale_session_kib", "server KiB per session"),
+    "sessions_kib": ("scale_session_kib", "server KiB per session (live URL elicitation)"),
+    "sessions_sdk_floor_kib": ("scale_session_sdk_floor_kib", "server KiB per session (an SDK call alone)"),
     "sessions_completion_p99": ("scale_session_completion_p99_ms", "completion p99 (ms)"),
     "replicas_completion_p99": ("scale_replica_p99_ms", "completion p99 across replicas (ms)"),
     "replicas_commands_per_flow": ("scale_replica_commands_per_flow", "Redis commands per flow"),
