@@ -25,8 +25,9 @@ over the smallest), `scale_op_p99_growth_<backend>` (the p99 of create+open+comp
 `scale_sweep_serving_p99_ratio` (the worst backend); every point of every curve is a supporting
 figure named `scale_<what>_<backend>_<size>`, which `plot()` draws.
 
-Run: `.venv/bin/python benchmarks/scale.py [--big] [--plots DIR]` (about 6 minutes; `--big` adds
-the 1M store size and 10,000 sessions, about 30 minutes more). `run()` returns the figures.
+Run: `.venv/bin/python benchmarks/scale.py [--big] [--plots DIR] [--parts store sessions ...]`
+(about 20 minutes; `--big` adds the 1M store size and 10,000 sessions, about 30 minutes more).
+`run()` returns the figures; progress goes to stderr as each part ends.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ BIG_STORE_SIZE = 1_000_000
 SESSIONS = (100, 1_000)
 BIG_SESSIONS = 10_000
 REPLICAS = (1, 2, 4, 8)
+PARTS = ("store", "sessions", "replicas", "sweep")
 USERS = 10_000
 FILL_IN_FLIGHT = 32
 """Creates in flight at once while filling: enough to keep a backend busy, within its client's pool
@@ -489,8 +491,11 @@ def run(
     flows: int = 100,
     warmup: int = 10,
     big: bool = False,
+    parts: Iterable[str] = PARTS,
 ) -> dict[str, float]:
-    """Every curve's points and the five headline figures (see the module docstring)."""
+    """Every curve's points and the five headline figures (see the module docstring), of the
+    `parts` asked for (all four by default)."""
+    parts = set(parts)
     store_sizes = list(store_sizes or STORE_SIZES)
     sessions = list(sessions or SESSIONS)
     replicas = list(replicas or REPLICAS)
@@ -502,7 +507,7 @@ def run(
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="elicitkit-scale-")))
         servers = stack.enter_context(_servers(folder))
-        for backend in BACKENDS:
+        for backend in BACKENDS if "store" in parts else ():
             figures.update(asyncio.run(_store_curve(backend, servers[backend], measured_sizes, samples)))
             figures[f"scale_record_bytes_growth_{backend}"] = _growth(
                 figures, "scale_bytes_per_record", backend, store_sizes
@@ -511,25 +516,30 @@ def run(
                 figures, "scale_flow_p99_ms", backend, store_sizes
             )
             shown = _progress(f"store on {backend}", started, figures, shown)
-        figures.update(_sessions_curve(folder, session_sizes, timed))
-        nearest = min(session_sizes, key=lambda n: abs(n - 1_000))
-        figures["scale_session_kib"] = figures[f"scale_session_kib_sqlite_{nearest}"]
-        figures["scale_session_own_kib"] = figures[f"scale_session_own_kib_sqlite_{nearest}"]
-        shown = _progress("sessions", started, figures, shown)
-        for backend in ("redis", "postgres"):
-            figures.update(_replicas_curve(folder, backend, servers[backend], replicas, flows, warmup))
-            shown = _progress(f"replicas on {backend}", started, figures, shown)
-        two = 2 if 2 in replicas else replicas[0]
-        figures["scale_replica_p99_growth"] = (
-            figures[f"scale_replica_p99_ms_redis_{replicas[-1]}"]
-            / figures[f"scale_replica_p99_ms_redis_{two}"]
-        )
-        for backend in BACKENDS:
-            figures.update(asyncio.run(_sweep_at(backend, servers[backend], sweep, max(50, samples // 3))))
-            shown = _progress(f"sweep on {backend}", started, figures, shown)
-        figures["scale_sweep_serving_p99_ratio"] = max(
-            figures[f"scale_sweep_serving_p99_ratio_{backend}"] for backend in BACKENDS
-        )
+        if "sessions" in parts:
+            figures.update(_sessions_curve(folder, session_sizes, timed))
+            nearest = min(session_sizes, key=lambda n: abs(n - 1_000))
+            figures["scale_session_kib"] = figures[f"scale_session_kib_sqlite_{nearest}"]
+            figures["scale_session_own_kib"] = figures[f"scale_session_own_kib_sqlite_{nearest}"]
+            shown = _progress("sessions", started, figures, shown)
+        if "replicas" in parts:
+            for backend in ("redis", "postgres"):
+                figures.update(_replicas_curve(folder, backend, servers[backend], replicas, flows, warmup))
+                shown = _progress(f"replicas on {backend}", started, figures, shown)
+            two = 2 if 2 in replicas else replicas[0]
+            figures["scale_replica_p99_growth"] = (
+                figures[f"scale_replica_p99_ms_redis_{replicas[-1]}"]
+                / figures[f"scale_replica_p99_ms_redis_{two}"]
+            )
+        if "sweep" in parts:
+            for backend in BACKENDS:
+                figures.update(
+                    asyncio.run(_sweep_at(backend, servers[backend], sweep, max(50, samples // 3)))
+                )
+                shown = _progress(f"sweep on {backend}", started, figures, shown)
+            figures["scale_sweep_serving_p99_ratio"] = max(
+                figures[f"scale_sweep_serving_p99_ratio_{backend}"] for backend in BACKENDS
+            )
     return figures
 
 
@@ -603,8 +613,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="How elicitkit's cost grows with its work.")
     parser.add_argument("--big", action="store_true", help="add 1M records and 10,000 sessions")
     parser.add_argument("--plots", type=Path, help="draw the curves as PNG files in this folder")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=PARTS, help="measure only these parts")
+    parser.add_argument("--samples", type=int, default=300, help="operations timed at each store size")
     args = parser.parse_args()
-    figures = run(big=args.big)
+    figures = run(big=args.big, parts=args.parts, samples=args.samples)
     for name, value in figures.items():
         print(f"{name:52} {value:12.3f}" if math.isfinite(value) else f"{name:52} {value}")
     if args.plots:

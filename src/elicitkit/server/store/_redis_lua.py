@@ -249,4 +249,4 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-SWEEP_BATCH = 500  # bounded work per script call, so a big sweep never stalls Redis for others
+SWEEP_BATCH = 50  # bounded work per script call (about 1 ms), so a big sweep never stalls Redis for others

@@ -75,7 +75,7 @@ _CHECKPOINT_EVERY = 64
 # pages write a quarter of what SQLite's default 4 KiB pages do, for the same rows.
 _PAGE_SIZE = 1024
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-_SWEEP_BATCH = 500  # rows one sweep statement changes: live operations wait for one batch at most
+_SWEEP_BATCH = 100  # rows one sweep statement changes (a few ms): what a live operation may wait
 
 
 class SQLiteStore:
