@@ -1,8 +1,8 @@
 """Smoke tests of the benchmarks: each module's `run()` works at tiny sizes and gives positive,
-finite numbers (CPU times may be zero) under the names `benchmarks/run.py` reports;
-`run.py --quick --json` writes exactly the headline figures (issues 8 to 35) and `--plots` draws
-scale.py's curves. No timing target is checked here (that is `run.py`'s job on a quiet machine);
-only that the benchmarks run and say something sensible."""
+finite numbers (CPU times may be zero) under the names `benchmarks/run.py` reports; scale.py
+draws its curves; `run.py --quick --json` writes the headline figures of what it ran. No timing
+target is checked here (that is `run.py`'s job on a quiet machine); only that the benchmarks run
+and say something sensible."""
 
 from __future__ import annotations
 
@@ -59,33 +59,54 @@ def test_every_figure_comes_from_one_benchmark() -> None:
 
 
 @pytest.mark.parametrize("module", list(PRODUCES))
-def test_run_at_tiny_size(module: str) -> None:
+def test_run_at_tiny_size(module: str, tmp_path: Path) -> None:
     quick = _runner().BENCHMARKS[module][1]
-    figures = importlib.import_module(module).run(**quick)
+    benchmark = importlib.import_module(module)
+    figures = benchmark.run(**quick)
     for name in PRODUCES[module]:
         assert name in figures, (module, sorted(figures))
     for name, value in figures.items():
-        # The kernel counts user CPU time by the tick: at this size a side may have none.
-        sensible = value >= 0 if "_cpu_us_" in name else value > 0
+        # At this size the kernel may count no CPU tick, and a memory delta or a difference of two
+        # measures (elicitkit's share over the SDK's floor, the bridge's added latency) may be zero
+        # or below: those need only be finite.
+        delta = any(part in name for part in ("_cpu_us_", "_own_", "_added_", "_kib", "bytes_"))
+        sensible = delta or value > 0
         assert isinstance(value, float) and math.isfinite(value) and sensible, (name, value)
+    if module == "scale":  # its curves, drawn as run.py --plots draws them
+        drawn = {path.stem for path in benchmark.plot(figures, tmp_path)}
+        assert {
+            "store_bytes_per_record",
+            "store_flow_p99",
+            "sessions_kib",
+            "replicas_completion_p99",
+        } <= drawn
+        assert all(path.read_bytes().startswith(b"\x89PNG") for path in tmp_path.glob("*.png"))
 
 
-def test_run_py_writes_exactly_the_headline_figures_and_draws_the_curves(tmp_path: Path) -> None:
-    out, plots = tmp_path / "bench.json", tmp_path / "plots"
+def test_run_py_writes_the_headline_figures_of_what_it_ran(tmp_path: Path) -> None:
+    """The table and `--json` (two quick modules: every module's own run is tested above)."""
+    out = tmp_path / "bench.json"
     done = subprocess.run(
-        [sys.executable, str(BENCHMARKS / "run.py"), "--quick", "--json", str(out), "--plots", str(plots)],
+        [
+            sys.executable,
+            str(BENCHMARKS / "run.py"),
+            "--quick",
+            "--only",
+            "validate",
+            "import_time",
+            "--json",
+            str(out),
+        ],
         capture_output=True,
         text=True,
-        timeout=560,
+        timeout=300,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(out.read_text())
-    assert list(figures) == _runner().KEYS
+    assert list(figures) == [
+        name for name in _runner().KEYS if name in PRODUCES["validate"] + PRODUCES["import_time"]
+    ]
     assert all(isinstance(v, float) and math.isfinite(v) and v > 0 for v in figures.values()), figures
     for name in figures:
         assert name in done.stdout  # the table names every figure
-    drawn = {path.stem for path in plots.glob("*.png")}
-    # every store curve has one line per backend; sessions and replicas theirs
-    assert {"store_bytes_per_record", "store_flow_p99", "sessions_kib", "replicas_completion_p99"} <= drawn
-    assert all(path.read_bytes().startswith(b"\x89PNG") for path in plots.glob("*.png"))
