@@ -135,7 +135,7 @@ def build_app(public_url: str, store_url: str) -> Any:
             sent.set()
 
         waiting[token] = notify
-        with anyio.fail_after(30):
+        with anyio.fail_after(600):  # scale.py holds a thousand of these open at once
             await sent.wait()
         return token
 
