@@ -15,7 +15,7 @@ import json
 import logging
 import stat
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser
 from pydantic import AnyHttpUrl
-from support.chromium import CHROMIUM, CHROMIUM_ARGS
 from support.oidc_peer import OidcPeer
 from support.server_process import free_port
 from support.url_harness import serve
@@ -82,16 +81,6 @@ def upstream() -> Iterator[tuple[OidcPeer, str]]:
         access_token_ttl=TTL,
     ) as peer:
         yield peer, mcp
-
-
-@pytest.fixture
-async def chromium() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 async def call_whoami(mcp: str, auth: httpx2.Auth) -> dict[str, Any]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -28,23 +27,12 @@ from bridge_harness import (
 from mcp import Client
 from mcp.client.stdio import stdio_client
 from mcp.shared.message import SessionMessage
-from playwright.async_api import Browser, async_playwright, expect
-from support.chromium import CHROMIUM, CHROMIUM_ARGS
+from playwright.async_api import Browser, expect
 from support.url_harness import SECRET, fingerprint
 
 from elicitkit.client import WatchedTransport
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-async def chromium() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 class Recorder:

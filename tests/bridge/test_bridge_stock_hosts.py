@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +28,7 @@ from bridge_harness import (
     environment,
     fastmcp_http,
 )
-from playwright.async_api import Browser, async_playwright
-from support.chromium import CHROMIUM, CHROMIUM_ARGS
+from playwright.async_api import Browser
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -113,16 +112,6 @@ async def test_fastmcp_client_with_a_handler_answers_itself(how: str, action: st
         result = await client.call_tool_mcp("book", {})
     assert asked == ["Where to, and for how many nights?"]
     assert booked(result.content[0].text, action)  # type: ignore[union-attr]
-
-
-@pytest.fixture
-async def chromium() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 @pytest.mark.parametrize("how", ["stdio", "http"])
