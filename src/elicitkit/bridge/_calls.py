@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextvars
 import json
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -23,10 +23,11 @@ from mcp.server.session import ServerSession
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, RequestId
 
+from elicitkit.client import ElicitationStream
+
 __all__ = ["HostCall", "PostStreamTap", "UpstreamCalls", "on_behalf_of"]
 
 _MAX_TIES = 1024
-_MAX_EVENT = 1 << 20
 
 _behalf: contextvars.ContextVar[HostCall | None] = contextvars.ContextVar(
     "elicitkit_bridge_behalf", default=None
@@ -110,7 +111,7 @@ class PostStreamTap:
             def note(question_id: RequestId) -> None:
                 self._calls.arrived_on(question_id, tied)
 
-            response.stream = _TappedStream(response.stream, note)
+            response.stream = ElicitationStream(response.stream, note)
 
 
 def _request_id(body: bytes) -> RequestId | None:
@@ -120,43 +121,3 @@ def _request_id(body: bytes) -> RequestId | None:
         return None
     request_id = message.get("id") if isinstance(message, dict) else None
     return request_id if isinstance(request_id, str | int) and not isinstance(request_id, bool) else None
-
-
-class _TappedStream(httpx2.AsyncByteStream):
-    def __init__(self, inner: httpx2.AsyncByteStream, note: Callable[[RequestId], None]) -> None:
-        self._inner = inner
-        self._note = note
-        self._line = b""
-        self._data: list[bytes] = []
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
-            self._feed(chunk)
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def _feed(self, chunk: bytes) -> None:
-        *lines, self._line = (self._line + chunk).split(b"\n")
-        if len(self._line) > _MAX_EVENT:
-            self._line, self._data = b"", []
-        for line in lines:
-            line = line.removesuffix(b"\r")
-            if not line:
-                self._dispatch()
-            elif line.startswith(b"data:") and sum(map(len, self._data)) <= _MAX_EVENT:
-                self._data.append(line[5:].removeprefix(b" "))
-
-    def _dispatch(self) -> None:
-        data, self._data = b"\n".join(self._data), []
-        if b"elicitation/create" not in data:
-            return
-        try:
-            message = json.loads(data)
-        except ValueError:
-            return
-        if isinstance(message, dict) and message.get("method") == "elicitation/create":
-            question_id = message.get("id")
-            if isinstance(question_id, str | int) and not isinstance(question_id, bool):
-                self._note(question_id)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from elicitkit.client._association import StandaloneStreamTap, StandaloneWatch, Watch, WatchedTransport
+from elicitkit.client._association import (
+    ElicitationStream,
+    StandaloneStreamTap,
+    StandaloneWatch,
+    Watch,
+    WatchedTransport,
+)
 from elicitkit.client.completions import Completions
 from elicitkit.client.eliciting import ElicitingClient
 from elicitkit.client.errors import (
@@ -60,6 +66,7 @@ __all__ = [
     "ElicitationLoopError",
     "ElicitationProtocolError",
     "ElicitationRateLimitedError",
+    "ElicitationStream",
     "ElicitationUI",
     "ElicitingClient",
     "FormQuestion",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Any, Literal, Protocol
 
@@ -226,13 +226,17 @@ class StandaloneStreamTap:
         is_sse = response.headers.get("content-type", "").startswith("text/event-stream")
         plain = response.headers.get("content-encoding", "identity") == "identity"
         if is_get and is_sse and plain and isinstance(response.stream, httpx2.AsyncByteStream):
-            response.stream = _TappedStream(response.stream, self._watch)
+            response.stream = ElicitationStream(response.stream, self._watch.arrived_standalone)
 
 
-class _TappedStream(httpx2.AsyncByteStream):
-    def __init__(self, inner: httpx2.AsyncByteStream, watch: StandaloneWatch) -> None:
+class ElicitationStream(httpx2.AsyncByteStream):
+    """A response's event stream, passed on unchanged, that calls `note` with the id of each
+    `elicitation/create` it carries: how a hook learns which stream a question came on (the
+    standalone GET stream here; a call's own POST stream in the bridge)."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, note: Callable[[RequestId], None]) -> None:
         self._inner = inner
-        self._watch = watch
+        self._note = note
         self._line = b""
         self._data: list[bytes] = []
         self._size = 0
@@ -269,4 +273,4 @@ class _TappedStream(httpx2.AsyncByteStream):
         if isinstance(message, dict) and message.get("method") == "elicitation/create":
             request_id = message.get("id")
             if isinstance(request_id, str | int) and not isinstance(request_id, bool):
-                self._watch.arrived_standalone(request_id)
+                self._note(request_id)
