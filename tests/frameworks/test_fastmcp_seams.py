@@ -51,8 +51,6 @@ def test_the_private_attribute_is_the_sdk_server_fastmcp_dispatches_through() ->
 def test_the_sdk_facade_refuses_a_fastmcp_server_at_once() -> None:
     with pytest.raises(TypeError, match=r"elicitkit\.fastmcp\.Elicitation"):
         SdkElicitation(FastMCP("wrong"))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"elicitkit\.fastmcp\.Elicitation"):
-        url_mode().install(FastMCP("wrong"))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"elicitkit\.server\.Elicitation"):
         Elicitation(object())  # type: ignore[arg-type]
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -207,17 +206,6 @@ class UrlMode:
             )
         self.flows[flow.name] = flow
         return self.context
-
-    def install(self, server: MCPServer[Any]) -> None:
-        """Deprecated: `Elicitation(server, url_mode=url_mode)` is the one way to wire URL mode."""
-        require_mcp_server(server, "UrlMode.install")
-        warnings.warn(
-            "UrlMode.install(server) is deprecated; create Elicitation(server, url_mode=url_mode), "
-            "which mounts the pages and offers elicit.secret(...) and elicit.oauth(...)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        self._mount(server)
 
     def _mount(self, server: MCPServer[Any]) -> None:
         """Mount the pages on the server's own Starlette app; `Elicitation(server, url_mode=)` calls it."""

@@ -20,7 +20,6 @@ from elicitkit.server.store.base import (
     Store,
     holding,
     new_elicitation_id,
-    new_record_id,
 )
 
 if TYPE_CHECKING:
@@ -55,7 +54,6 @@ __all__ = [
     "holding",
     "import_asyncpg",
     "new_elicitation_id",
-    "new_record_id",
     "shard_channel",
     "shard_channels",
 ]

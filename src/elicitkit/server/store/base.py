@@ -16,7 +16,6 @@ import json
 import logging
 import secrets
 import time
-import warnings
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields, replace
@@ -51,16 +50,6 @@ _ID_BYTES = 24  # 192 random bits, well above the 128 the house rules ask for
 def new_elicitation_id() -> str:
     """A fresh, unguessable record id (URL-safe, no personal data in it)."""
     return secrets.token_urlsafe(_ID_BYTES)
-
-
-def new_record_id() -> str:
-    """Deprecated: the id is called `elicitation_id` everywhere now; use `new_elicitation_id`."""
-    warnings.warn(
-        "elicitkit.server.store.new_record_id is deprecated; use new_elicitation_id",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return new_elicitation_id()
 
 
 @dataclass(frozen=True)
@@ -231,6 +220,16 @@ class BlobStore(Protocol):
 
     async def delete_blob(self, key: str) -> None: ...
 
+    def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        """Every blob key that starts with `prefix`, read in bounded batches, so a store of any size
+        is listed in steady memory; a blob written or deleted meanwhile may or may not be listed."""
+        ...
+
+    async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        """Put `new` under `key` only if `key` still holds exactly `old`, atomically (compare and
+        set); False if it changed or went away meanwhile, so a concurrent write is never lost."""
+        ...
+
 
 @runtime_checkable
 class OnceStore(Protocol):
@@ -354,6 +353,16 @@ class MemoryStore:
 
     async def delete_blob(self, key: str) -> None:
         self._blobs.pop(key, None)
+
+    async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        for key in sorted(k for k in self._blobs if k.startswith(prefix)):
+            yield key
+
+    async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        if self._blobs.get(key) != old:
+            return False
+        self._blobs[key] = bytes(new)
+        return True
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         self._once[key] = (bytes(data), time.time() + ttl)
