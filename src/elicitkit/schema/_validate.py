@@ -77,15 +77,6 @@ class ValidationProblem:
             return self.message
         return gettext(self.template) % {k: gettext(v) if k in self.terms else v for k, v in self.params}
 
-    def __getattr__(self, name: str) -> Any:
-        # A problem `validate` made writes its English `message` on first read: a UI speaking
-        # another language reads `say()`, and a server often only the `code`.
-        if name == "message" and "params" in self.__dict__:
-            message = self.template % dict(self.params)
-            _set(self, "message", message)
-            return message
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
 
 def validate(schema: Mapping[str, Any], content: Any) -> list[ValidationProblem]:
     """Return every problem with `content`; an empty list means valid. Never raises on JSON input."""
@@ -431,22 +422,12 @@ def _explain(exc: ValidationError, compiled: _Compiled) -> list[ValidationProble
 
 
 _NOT_AN_OBJECT = noop("The answer must be a JSON object, not %(got)s.")
-_new = object.__new__
-_set = object.__setattr__
 
 
 def _problem(
     field: str | None, code: str, template: str, terms: tuple[str, ...], values: dict[str, str]
 ) -> ValidationProblem:
-    """A problem whose English is `template` with `values`; `say` translates it (terms too).
-
-    Made without the frozen dataclass's `__init__`, which sets each of the six fields through
-    `object.__setattr__` (a third of a failing answer's Python time), and without its English
-    `message` until that is read (see `ValidationProblem.__getattr__`)."""
-    problem = _new(ValidationProblem)
-    _set(
-        problem,
-        "__dict__",
-        {"field": field, "code": code, "template": template, "params": tuple(values.items()), "terms": terms},
+    """A problem whose English is `template` with `values`; `say` translates it (terms too)."""
+    return ValidationProblem(
+        field, code, template % values, template=template, params=tuple(values.items()), terms=terms
     )
-    return problem
