@@ -199,6 +199,11 @@ def test_lint_and_validate_never_raise_on_any_schema(properties: Any, content: A
 @settings(max_examples=200, deadline=None)
 @given(json_values, json_values)
 def test_anything_as_a_schema(schema: Any, content: Any) -> None:
-    lint(schema)
-    validate(schema, content)
-    defaults(schema)
+    """Any JSON as a schema gets an answer, never an exception: what is not an object schema is
+    an error for `lint`, and no answer passes `validate` against it."""
+    findings = lint(schema)
+    problems = validate(schema, content)
+    assert isinstance(defaults(schema), dict)
+    if not (isinstance(schema, dict) and schema.get("type") == "object"):
+        assert any(finding.severity == "error" for finding in findings)
+        assert problems and all(isinstance(p, ValidationProblem) for p in problems)

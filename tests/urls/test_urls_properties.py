@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elicitkit.urls import UrlReport, _Inspection, inspect, reveal
+from elicitkit.urls import UrlReport, inspect, reveal
 
 C0_OR_SPACE = "".join(map(chr, range(0x21)))  # what browsers strip around a URL
 DROPPED = str.maketrans("", "", "\t\n\r")
@@ -59,11 +60,27 @@ def test_inspect_is_consistent_on_url_shaped_text(url: str) -> None:
     check_consistent(url, inspect(url))
 
 
+def cannot_be_read(text: str) -> bool:
+    """Text a browser cannot read as a URL at all: nothing left once stripped, or no parse."""
+    text = text.strip(C0_OR_SPACE).translate(DROPPED)
+    end = min((i for i in (text.find("?"), text.find("#")) if i >= 0), default=len(text))
+    try:
+        urllib.parse.urlsplit(text[:end].replace("\\", "/") + text[end:])
+    except ValueError:
+        return True
+    return not text
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text() | urls)
 def test_no_input_needs_the_safety_net(text: str) -> None:
-    """The checks themselves handle every input; the catch-all in `inspect` is only a net."""
-    _Inspection(text, allow_http=False).report()
+    """The checks themselves handle every input: "unparseable" (what the catch-all in `inspect`
+    answers) comes only for text that really cannot be read as a URL, and any other text is
+    drawn in full."""
+    report = inspect(text)
+    assert ("unparseable" in report.codes) == cannot_be_read(text), report.codes
+    if not cannot_be_read(text):
+        assert report.parts
 
 
 @settings(max_examples=200, deadline=None)

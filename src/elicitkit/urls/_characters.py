@@ -12,6 +12,7 @@ __all__ = [
     "is_invisible",
     "is_mixed",
     "looks_ascii",
+    "reveal",
     "script_of",
     "scripts_of",
 ]
@@ -46,6 +47,11 @@ def is_hidden(c: str) -> bool:
     if c.isascii():
         return not c.isprintable()
     return is_control(c) or is_bidi(c) or is_invisible(c) or unicodedata.category(c) in {"Zs", "Co", "Cn"}
+
+
+def reveal(text: str) -> str:
+    """Escape control, invisible and bidi characters as `\\uXXXX`, so what is drawn is what is there."""
+    return "".join(f"\\u{ord(c):04x}" if is_hidden(c) else c for c in text)
 
 
 # --- scripts and look-alikes -------------------------------------------------------------
