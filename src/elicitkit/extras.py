@@ -12,10 +12,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from elicitkit.errors import ElicitationError
+
 __all__ = ["MissingExtraError", "lazy_names", "needs"]
 
 
-class MissingExtraError(ModuleNotFoundError):
+class MissingExtraError(ElicitationError, ModuleNotFoundError):
     """A feature was used whose optional extra is not installed; the message names the extra."""
 
 

@@ -21,9 +21,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from elicitkit.client import StandaloneStreamTap, StandaloneWatch
+from elicitkit.errors import ElicitationError
 
 
-class TargetError(Exception):
+class TargetError(ElicitationError):
     """The target could not be reached or initialized; the message says why and what to do."""
 
 

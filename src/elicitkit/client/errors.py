@@ -1,4 +1,7 @@
-"""What a caller of a held tool call can meet (C-21), each with a sentence saying what happened."""
+"""The client side's errors, each with a sentence saying what happened; all are `ElicitationError`.
+
+What a caller of a held tool call can meet (C-21), what a framework adapter raises to refuse
+a request, and what the terminal UI raises where no person can type."""
 
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ __all__ = [
     "ElicitationLoopError",
     "ElicitationProtocolError",
     "ElicitationRateLimitedError",
+    "ElicitationRefusedError",
+    "NotATerminalError",
 ]
 
 
@@ -33,3 +38,16 @@ class ElicitationRateLimitedError(ElicitationError):
 class ElicitationProtocolError(ElicitationError):
     """The server sent data that breaks the protocol: a -32042 list or a result (a tool's, a
     2026-07-28 round's) with wrong types, missing fields or too many entries."""
+
+
+class ElicitationRefusedError(ElicitationError):
+    """An `elicitation/create` this client refuses (undeclared mode, bad schema, no `elicitationId`).
+
+    Raised inside FastMCP's handler so that FastMCP answers the server with an error: FastMCP
+    wraps anything that is not an `ElicitResult` as an accept, so an `ErrorData` must never be
+    returned to it. The server sees JSON-RPC -32603 with this message (FastMCP cannot send -32602).
+    """
+
+
+class NotATerminalError(ElicitationError, RuntimeError):
+    """`TerminalUI` was started where no person can type: stdin or stdout is not a terminal."""

@@ -29,6 +29,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestParams, ElicitResult, ErrorData
 
 from elicitkit.client.connection import ServerElicitations
+from elicitkit.client.errors import ElicitationRefusedError
 from elicitkit.client.handler import ElicitationHandler
 from elicitkit.client.retry import until_urls_complete
 from elicitkit.extras import needs
@@ -39,15 +40,6 @@ if TYPE_CHECKING:
 __all__ = ["ElicitationRefusedError", "FastMCPAnswers", "for_fastmcp", "for_sdk_session"]
 
 T = TypeVar("T")
-
-
-class ElicitationRefusedError(Exception):
-    """An `elicitation/create` this client refuses (undeclared mode, bad schema, no `elicitationId`).
-
-    Raised inside FastMCP's handler so that FastMCP answers the server with an error: FastMCP
-    wraps anything that is not an `ElicitResult` as an accept, so an `ErrorData` must never be
-    returned to it. The server sees JSON-RPC -32603 with this message (FastMCP cannot send -32602).
-    """
 
 
 def for_sdk_session(handler: ElicitationHandler) -> ServerElicitations:

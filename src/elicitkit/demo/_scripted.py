@@ -14,8 +14,10 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from elicitkit.errors import ElicitationError
 
-class SignInError(Exception):
+
+class SignInError(ElicitationError):
     """The demo sign-in did not end in a redirect back to the client."""
 
 

@@ -25,6 +25,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from elicitkit.demo._people import DEMO_PASSWORDS
+from elicitkit.errors import ElicitationError
 from elicitkit.i18n import current
 
 __all__ = ["BrowserError", "Page", "PageForm", "ScriptedBrowser"]
@@ -32,7 +33,7 @@ __all__ = ["BrowserError", "Page", "PageForm", "ScriptedBrowser"]
 _MAX_REDIRECTS = 20
 
 
-class BrowserError(Exception):
+class BrowserError(ElicitationError):
     """The scripted browser could not do what the script asked (no form, too many redirects)."""
 
 

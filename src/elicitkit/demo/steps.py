@@ -18,6 +18,7 @@ from elicitkit.demo._wire import WireLog
 from elicitkit.demo.browser import Page
 from elicitkit.demo.mcp_server import key_fingerprint
 from elicitkit.demo.url_on_2026 import URL_ON_2026
+from elicitkit.errors import ElicitationError
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import noop
 from elicitkit.server.store import ACTIVE
@@ -32,7 +33,7 @@ MESSENGER_TOKEN = "demo-messenger-456"  # noqa: S105 - typed by the scripted per
 ROUNDS_VERSION = "2026-07-28"
 
 
-class StepFailedError(Exception):
+class StepFailedError(ElicitationError):
     """A step of the story did not behave as it should; the message says how."""
 
 

@@ -34,6 +34,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
+from elicitkit.errors import ElicitationError
+
 __all__ = [
     "DEFAULT_LOCALE",
     "DOMAIN",
@@ -66,7 +68,7 @@ _MAX_TAGS = 16
 """An `Accept-Language` header is read up to this many tags: bounded work per header value."""
 
 
-class UnsupportedLocaleError(ValueError):
+class UnsupportedLocaleError(ElicitationError, ValueError):
     """A `locale=` option named a language elicitkit has no catalog for."""
 
 

@@ -31,10 +31,11 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined, to_jsonable_python
 from typing_extensions import is_typeddict
 
+from elicitkit.errors import ElicitationError
 from elicitkit.schema._lint import lint
 
 
-class SchemaBuildError(TypeError):
+class SchemaBuildError(ElicitationError, TypeError):
     """A type the form-mode subset cannot express; the message names the field and what to use."""
 
 

@@ -22,6 +22,8 @@ from typing import Final
 from pydantic_core import SchemaError, SchemaValidator
 from pydantic_core import core_schema as cs
 
+from elicitkit.errors import ElicitationError
+
 MAX_PATTERN_LENGTH = 1_000
 """Characters in one pattern; longer ones are refused (a form field needs nothing near this)."""
 
@@ -34,7 +36,7 @@ _cache: OrderedDict[str, SchemaValidator | str] = OrderedDict()
 _lock = Lock()
 
 
-class PatternError(ValueError):
+class PatternError(ElicitationError, ValueError):
     """A `pattern` the linear-time engine cannot run; the message says why, in a sentence."""
 
 

@@ -26,8 +26,11 @@ from elicitkit.server.errors import (
     ModeNotDeclaredError,
     NotInRequestError,
     PendingLimitError,
+    RecordExistsError,
+    RequestStateRejectedError,
     SchemaRefusedError,
     StoreUnavailableError,
+    TokenVerifierError,
     UrlElicitationNotCompletedError,
     UrlModeError,
     VaultDecryptError,
@@ -36,7 +39,7 @@ from elicitkit.server.errors import (
 from elicitkit.server.oauth.errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
 from elicitkit.server.secret import Secret, SecretValidator
 from elicitkit.server.store import MemoryStore, Record, State, Store
-from elicitkit.server.url_mode import FlowContext, RequestStateRejectedError, UrlMode, Wait
+from elicitkit.server.url_mode import FlowContext, UrlMode, Wait
 from elicitkit.server.user import Caller, McpIdentity, User
 from elicitkit.server.vault import KeyRing, Vault
 from elicitkit.server.web.identity import BrowserIdentity, HookIdentity, LocalUserIdentity
@@ -46,7 +49,7 @@ if TYPE_CHECKING:
     from elicitkit.server.bus import PostgresBus, RedisBus
     from elicitkit.server.oauth import OAuthConnection
     from elicitkit.server.store import PostgresStore, RedisStore, SQLiteStore
-    from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, TokenVerifierError
+    from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier
 
 __all__ = [
     "Accepted",
@@ -84,6 +87,7 @@ __all__ = [
     "PostgresBus",
     "PostgresStore",
     "Record",
+    "RecordExistsError",
     "RedisBus",
     "RedisStore",
     "RequestStateRejectedError",
@@ -117,7 +121,6 @@ _OPTIONAL = {
     "OAuthConnection": ("elicitkit.server.oauth", "oauth"),
     "IntrospectionVerifier": ("elicitkit.server.tokens", "tokens"),
     "JWTVerifier": ("elicitkit.server.tokens", "tokens"),
-    "TokenVerifierError": ("elicitkit.server.tokens", "tokens"),
 }
 
 

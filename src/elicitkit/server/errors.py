@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
+    INVALID_PARAMS,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     ClientCapabilities,
     ElicitationCapability,
@@ -149,6 +150,21 @@ class UrlElicitationNotCompletedError(UrlModeError, ToolError):
         )
 
 
+class RequestStateRejectedError(UrlModeError, MCPError):
+    """A 2026-07-28 retry named an elicitation that is not this user's (or not one at all).
+
+    It is a protocol error (-32602, invalid params), so left uncaught the request fails with
+    that code, as the revision requires.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            code=INVALID_PARAMS,
+            message="requestState does not name a URL elicitation of this user; "
+            "call the tool again without it.",
+        )
+
+
 class VaultKeyError(UrlModeError):
     """The vault has no usable key: a start-up error, never a plaintext fallback."""
 
@@ -176,5 +192,27 @@ class BusUnavailableError(BackendUnavailableError):
     """A completion could not be published; the waiting session finds out on its next retry."""
 
 
+class RecordExistsError(UrlModeError, ValueError):
+    """`Store.create` was given a record whose id another record already has; nothing was written.
+
+    Every store raises this one error (never its driver's), so a retry that finds its own
+    earlier insert landed can tell that case apart from a store that is down.
+    """
+
+    def __init__(self, elicitation_id: str) -> None:
+        self.elicitation_id = elicitation_id
+        super().__init__(
+            f"A record with the id {elicitation_id!r} already exists in the store; "
+            "create the record again with a new id (new_elicitation_id())."
+        )
+
+
 class BackendURLError(UrlModeError, ValueError):
     """A store or bus URL that `open_store` / `open_bus` cannot use; the message says which form works."""
+
+
+# --- The server's own tokens --------------------------------------------------------------
+
+
+class TokenVerifierError(ElicitationError, ValueError):
+    """A token verifier is configured in a way that cannot work (a non-https issuer, no endpoint)."""

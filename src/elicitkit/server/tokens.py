@@ -30,6 +30,7 @@ import httpx
 from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.shared.auth_utils import resource_url_from_server_url
 
+from elicitkit.server.errors import TokenVerifierError
 from elicitkit.server.oauth.metadata import discovery_urls, is_secure
 
 if TYPE_CHECKING:
@@ -44,10 +45,6 @@ _JWKS_REFETCH = 60.0
 _DISCOVERY_RETRY = 10.0
 """Seconds a failed discovery is remembered, so a dead issuer is not asked again for every token."""
 _ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
-
-
-class TokenVerifierError(ValueError):
-    """A verifier is configured in a way that cannot work (a non-https issuer, no endpoint)."""
 
 
 def basic_credentials(client_id: str, client_secret: str) -> str:

@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from urllib.parse import urlsplit
 
 import anyio
-from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
-from mcp_types import INVALID_PARAMS, ElicitRequest, ElicitRequestURLParams
+from mcp.shared.exceptions import UrlElicitationRequiredError
+from mcp_types import ElicitRequest, ElicitRequestURLParams
 from starlette.routing import Route
 
 from elicitkit.extras import needs
@@ -50,7 +50,12 @@ from elicitkit.server._capabilities import require_mode
 from elicitkit.server._finished import Delivery, Finished
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
 from elicitkit.server.bus import Bus, Held, LocalBus, Unsubscribe
-from elicitkit.server.errors import PendingLimitError, UrlElicitationNotCompletedError, UrlModeError
+from elicitkit.server.errors import (
+    PendingLimitError,
+    RequestStateRejectedError,
+    UrlElicitationNotCompletedError,
+    UrlModeError,
+)
 from elicitkit.server.store import ACTIVE, Record, State, Store
 from elicitkit.server.user import Caller, McpIdentity
 from elicitkit.server.vault import KeyRing, Vault
@@ -93,17 +98,6 @@ def sdk_context(ctx: Any) -> Context[Any, Any]:
         if found is not None:
             return found
     return ctx  # type: ignore[no-any-return]
-
-
-class RequestStateRejectedError(MCPError):
-    """A 2026-07-28 retry named an elicitation that is not this user's (or not one at all)."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            code=INVALID_PARAMS,
-            message="requestState does not name a URL elicitation of this user; "
-            "call the tool again without it.",
-        )
 
 
 @dataclass(frozen=True)

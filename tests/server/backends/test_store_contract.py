@@ -15,7 +15,9 @@ from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
 from support.redis_topology import ClusterNodes, SentinelGroup
 
+from elicitkit.errors import ElicitationError
 from elicitkit.server.backends import open_store
+from elicitkit.server.errors import RecordExistsError
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
 from elicitkit.server.store._postgres import PostgresStore
 from elicitkit.server.store._redis import RedisStore
@@ -66,11 +68,15 @@ async def test_create_get_round_trip_is_exact(store: Store) -> None:
     assert await store.get("no-such-id") is None
 
 
-async def test_duplicate_id_is_refused(store: Store) -> None:
+async def test_duplicate_id_is_refused_with_the_one_typed_error(store: Store) -> None:
+    """Every backend raises `RecordExistsError` (never its driver's error), capped or not."""
     record = new_record()
     await store.create(record)
-    with pytest.raises(Exception):  # noqa: B017 - each backend raises its own integrity error
-        await store.create(replace(record, user=BOB))
+    for cap in (None, 5):
+        with pytest.raises(RecordExistsError) as raised:
+            await store.create(replace(record, user=BOB), max_active=cap)
+        assert raised.value.elicitation_id == record.id
+        assert isinstance(raised.value, ElicitationError) and isinstance(raised.value, ValueError)
     got = await store.get(record.id)
     assert got is not None and got.user == ALICE  # the first record is untouched
 

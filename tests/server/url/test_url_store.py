@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from elicitkit.server.errors import RecordExistsError
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
 from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.user import User
@@ -70,7 +71,7 @@ async def test_ids_are_long_and_random() -> None:
 async def test_duplicate_id_is_refused(store: Store) -> None:
     record = _record()
     await store.create(record)
-    with pytest.raises(Exception):  # noqa: B017 - each backend raises its own integrity error
+    with pytest.raises(RecordExistsError):
         await store.create(record)
 
 

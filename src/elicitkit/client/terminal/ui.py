@@ -43,6 +43,7 @@ from elicitkit.client._fields import (
     safe,
     show,
 )
+from elicitkit.client.errors import NotATerminalError
 from elicitkit.client.terminal._screens import Cancelled, Declined, Screens
 from elicitkit.client.terminal._views import (
     answers_table,
@@ -69,10 +70,6 @@ _BLOCKED_KEYS = noop(" ↑↓: move   Enter: choose   d/Ctrl-D: decline   Ctrl-C
 _WAIT_KEYS = noop(" r: retry now   c/Ctrl-C: cancel ")
 
 _SUBMIT, _DECLINE, _CANCEL = ("do", "submit"), ("do", "decline"), ("do", "cancel")
-
-
-class NotATerminalError(RuntimeError):
-    """TerminalUI was started where no person can type: stdin or stdout is not a terminal."""
 
 
 class TerminalUI:

@@ -25,7 +25,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store import TERMINAL, Record, State
 from elicitkit.server.user import User
 
@@ -290,7 +290,7 @@ class PostgresStore:
         args = (*record.row(), op)
         inserted = await self._run(lambda conn: conn.fetchval(sql, *args))
         if inserted is None:  # another record has this id (not a retry of this very insert)
-            raise ValueError("record id already exists")
+            raise RecordExistsError(record.id)
         return True
 
     async def _create_capped(self, conn: Connection, record: Record, op: str, max_active: int) -> bool:
@@ -304,7 +304,7 @@ class PostgresStore:
             if found is not None:
                 if found == op:  # a retry of this very insert, after its reply was lost
                     return True
-                raise ValueError("record id already exists")
+                raise RecordExistsError(record.id)
             count = await conn.fetchval(
                 f"SELECT count(*) FROM {p}records WHERE issuer = $1 AND subject = $2 "  # noqa: S608
                 "AND state IN ('pending', 'opened') AND expires_at > $3",

@@ -29,7 +29,7 @@ from typing import Any, cast
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis, RedisCluster
 
-from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store._redis_errors import Deadlines, Reachable, socket_timeout_of
 from elicitkit.server.store._redis_lua import (
     CREATE,
@@ -313,7 +313,7 @@ class RedisStore:
                     with contextlib.suppress(Exception):
                         await self.client.zrem(index, record.id)
                 if isinstance(exc, redis_errors.ResponseError) and "DUPLICATE" in str(exc):
-                    raise ValueError("record id already exists") from exc
+                    raise RecordExistsError(record.id) from exc
                 raise
 
     def _user_key(self, user: User) -> str:

@@ -16,7 +16,7 @@ import aiosqlite
 import anyio
 import platformdirs
 
-from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, TERMINAL, Record, State
 from elicitkit.server.user import User
 
@@ -114,7 +114,9 @@ class SQLiteStore:
         try:
             return await self._statement(sql, params, write)
         except sqlite3.IntegrityError as exc:
-            raise ValueError("record id already exists") from exc
+            if sql.startswith("INSERT INTO records"):  # the one unique key written without ON CONFLICT
+                raise RecordExistsError(params[0]) from exc
+            raise self._failed(exc) from exc
         except (sqlite3.Error, OSError) as exc:
             raise self._failed(exc) from exc
 

@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
 
-from elicitkit.server.errors import BackendUnavailableError
+from elicitkit.server.errors import BackendUnavailableError, RecordExistsError
 from elicitkit.server.user import User
 
 __all__ = [
@@ -167,7 +167,7 @@ class RecordStore(Protocol):
     """
 
     async def create(self, record: Record, *, max_active: int | None = None) -> bool:
-        """Insert a new record. Ids are random; a collision raises.
+        """Insert a new record. Ids are random; a collision raises `RecordExistsError`, on every store.
 
         With `max_active`, refuse (return False, write nothing) when the record's user already
         has that many active, unexpired records: checked and written as one atomic step across
@@ -282,7 +282,7 @@ class MemoryStore:
     async def create(self, record: Record, *, max_active: int | None = None) -> bool:
         # No await between the check and the write: atomic within the event loop.
         if record.id in self._records:
-            raise ValueError("record id already exists")
+            raise RecordExistsError(record.id)
         if max_active is not None and self._active(record.user) >= max_active:
             return False
         self._records[record.id] = record
