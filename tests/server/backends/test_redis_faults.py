@@ -359,10 +359,9 @@ async def test_a_record_as_earlier_versions_wrote_it_still_reads_and_moves(store
 
 @pytest.mark.parametrize("layout", ["another field order", "a hashtable"])
 async def test_a_record_in_any_field_order_or_encoding_moves_alike(store: RedisStore, layout: str) -> None:
-    """The transition reads a record by position when its fields come back in the order the
-    create script writes them (a small hash keeps that order) and by name otherwise: a hash
-    written in another order, or with a value long enough that Redis keeps it as a hashtable
-    (arbitrary order), is checked and answered exactly the same."""
+    """The transition reads a record's fields by name: a hash written in another order, or with
+    a value long enough that Redis keeps it as a hashtable (arbitrary order), is checked and
+    answered exactly as the create script's own layout."""
     long = layout == "a hashtable"
     record = Record.new(ALICE, "client-1", "weather-key", "m" * 100 if long else "short", ttl=600)
     key = store._record_key(record.id)
@@ -378,8 +377,8 @@ async def test_a_record_in_any_field_order_or_encoding_moves_alike(store: RedisS
     encoding = (await store.client.object("encoding", key)).decode()
     assert encoding == ("hashtable" if long else "listpack")
     order = [name.decode() for name in (await store.client.hgetall(key))]
-    # Not the create script's order, so the record is read by name. The whole order is compared:
-    # a hashtable's follows its hash seed, and its first two names matched now and then.
+    # Not the create script's order. The whole order is compared: a hashtable's follows its
+    # hash seed, and its first two names matched now and then.
     assert order != ["op", *FIELDS]
 
     assert await store.transition(record.id, from_states={"pending"}, to="opened", user=BOB) is None
@@ -392,7 +391,7 @@ async def test_a_record_in_any_field_order_or_encoding_moves_alike(store: RedisS
 
 
 def test_a_record_read_back_sets_every_field_of_record() -> None:
-    """`stored_record` fills the record through `Record.restored`: Record's fields, its own user."""
+    """`stored_record` fills every field of a record from its hash, the user included."""
     values = [b"https://as.example", b"alice", b"c", b"f", b"m", b"opened", b"1.5", b"2.5", b"3.5"]
     fields = [name.encode() for name in FIELDS]
     read = stored_record("id-1", dict(zip(fields, [*values, b'{"a": 1}'], strict=True)))

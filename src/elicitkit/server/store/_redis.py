@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis, RedisCluster
+from redis.commands.core import AsyncScript
 
 from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store._redis_errors import Deadlines, Reachable, socket_timeout_of
@@ -102,16 +103,6 @@ def _who(issuer: str, subject: str) -> str:
     return hashlib.sha256(json.dumps([issuer, subject]).encode()).hexdigest()
 
 
-class _Lua:
-    """A script and its SHA1, run with EVALSHA; the store loads it again after a NOSCRIPT."""
-
-    __slots__ = ("sha", "source")
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.sha = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()  # its name in Redis
-
-
 class RedisStore:
     """A `Store` in Redis (redis-py asyncio), for servers that run as several replicas.
 
@@ -168,12 +159,14 @@ class RedisStore:
         self.scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
         """Key prefixes, one per hash tag on a Cluster (the `prefix` alone otherwise)."""
-        self._create = _Lua(CREATE)
-        self._transition = _Lua(TRANSITION)
-        self._sweep = _Lua(SWEEP)
-        self._release = _Lua(RELEASE)
-        self._reserve = _Lua(RESERVE)
-        self._increment = _Lua(INCREMENT)
+        # redis-py's script objects: EVALSHA, and on NOSCRIPT (a Redis that restarted or failed
+        # over has an empty script cache and ran nothing) SCRIPT LOAD and once more.
+        self._create = client.register_script(CREATE)
+        self._transition = client.register_script(TRANSITION)
+        self._sweep = client.register_script(SWEEP)
+        self._release = client.register_script(RELEASE)
+        self._reserve = client.register_script(RESERVE)
+        self._increment = client.register_script(INCREMENT)
 
     async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
@@ -208,21 +201,12 @@ class RedisStore:
         return result
 
     async def _eval(
-        self, script: _Lua, keys: Sequence[str], args: Sequence[str | int], *, acked: bool = True
+        self, script: AsyncScript, keys: Sequence[str], args: Sequence[str | int], *, acked: bool = True
     ) -> Any:
-        """Run `script` with one EVALSHA, a write acknowledged as `_acked` says (unless `acked` is
-        false). A Redis that restarted or failed over has an empty script cache and answers
-        NOSCRIPT without running anything, so the script is loaded and run again."""
-        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
-        for attempt in (1, 2):
-            try:
-                if not acked or not self.replicas_ack:
-                    return await self.client.execute_command(*command)
-                return await self._acked(lambda c: c.execute_command(*command))
-            except redis_errors.NoScriptError:
-                if attempt == 2:
-                    raise
-                await self.client.script_load(script.source)
+        """Run `script`, a write acknowledged as `_acked` says (unless `acked` is false)."""
+        if not acked or not self.replicas_ack:
+            return await script(keys, args)
+        return await self._acked(lambda pipe: script(keys, args, client=pipe))
 
     async def load_scripts(self) -> None:
         """Learn the slot map and load the scripts on every primary once, before many tasks do it
@@ -234,7 +218,7 @@ class RedisStore:
                 for script in (
                     self._create, self._transition, self._sweep, self._release, self._reserve, self._increment
                 ):  # fmt: skip
-                    await self.client.script_load(script.source)
+                    await self.client.script_load(script.script)
                 self.scripts_loaded = True
 
     def _space(self, elicitation_id: str) -> str:

@@ -19,20 +19,14 @@ FIELDS = (
 # Written out in the scripts (no table built and unpacked per call): `'issuer', A[7], ...` as
 # HSET takes them.
 _HSET_FIELDS = ", ".join(f"'{name}', A[{7 + i}]" for i, name in enumerate(FIELDS))
-# A hash of at most 128 short values (listpack) keeps its fields in the order they were first
-# written, and HGETALL gives them back so: 'op' then FIELDS, as CREATE writes them. The
-# transition reads such a record by position (h[2] is op, h[4] issuer, ...) after checking every
-# name, which costs far less than building a table of it; any other layout (a value over 64
-# bytes makes Redis switch to a hashtable, whose order is arbitrary; a record written by another
-# version) is first rebuilt into that layout by name.
-_LAYOUT = ("op", *FIELDS)
-_IN_LAYOUT = " and ".join(f"h[{2 * i + 1}] == '{name}'" for i, name in enumerate(_LAYOUT))
-_BY_NAME = ", ".join(f"'{name}', f.{name} or false" for name in _LAYOUT)  # false: missing
-_AT = {name: 2 * i + 2 for i, name in enumerate(_LAYOUT)}  # where each value is in h
-
 # What a transition answers: the fields its caller does not know already. It knows the id, the
 # state it asked for and the time it sent, and (when it gave one) the user the script checked.
 REPLY_FIELDS = ("client_id", "flow", "message", "created_at", "expires_at", "details", "issuer", "subject")
+# What the transition reads, by name (HMGET answers in the order asked, whatever order Redis
+# keeps the hash in): its conditions, then the reply; `h[$state]` is where each value is.
+_READ = ("op", "state", *REPLY_FIELDS)
+_READ_NAMES = ", ".join(f"'{name}'" for name in _READ)
+_AT = {name: i + 1 for i, name in enumerate(_READ)}
 _REPLY_AT = ", ".join(f"h[{_AT[name]}]" for name in REPLY_FIELDS)
 
 # CREATE and TRANSITION take their values as one JSON array of strings (ARGV[1], decoded with
@@ -69,7 +63,7 @@ def record_from(
     if len(values) != len(REPLY_FIELDS) or None in values:
         raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
     client_id, flow, message, created, expires, details, issuer, subject = cast(list[bytes], values)
-    return Record.restored(
+    return Record(
         id=elicitation_id,
         user=User(issuer=issuer.decode(), subject=subject.decode()) if user is None else user,
         client_id=client_id.decode(),
@@ -144,25 +138,18 @@ return 1
 # A: id, op, to, now, check_expiry, check_user, issuer, subject, to_is_active,
 #    completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
 #    the record's hash slot), from...
-# Returns the values of REPLY_FIELDS in order (or nil when the change is refused). One HGETALL
-# reads everything the conditions need, and the reply is built from it: every `redis.call` costs
-# about a microsecond or more in a script, and the reply carries no field names. Every script
-# uses only the commands of the documented least-privilege ACL (docs/deployment-redis.md).
+# Returns the values of REPLY_FIELDS in order (or nil when the change is refused). One HMGET
+# reads everything the conditions need, and the reply is built from it: the reply carries no
+# field names. Every script uses only the commands of the documented least-privilege ACL
+# (docs/deployment-redis.md).
 TRANSITION = Template(
     """
 local A = cjson.decode(ARGV[1])
 local rec = KEYS[1]
-local h = redis.call('HGETALL', rec)
-if #h == 0 then return false end
-if not ("""
-    + _IN_LAYOUT
-    + """) then
-  local f = {}
-  for i = 1, #h, 2 do f[h[i]] = h[i + 1] end
-  h = {"""
-    + _BY_NAME
-    + """}
-end
+local h = redis.call('HMGET', rec, """
+    + _READ_NAMES
+    + """)
+if not h[$state] then return false end
 if h[$op] ~= A[2] then  -- the same op: a retry of this call whose reply was lost, answer again
   local allowed = false
   for i = 12, #A do
@@ -172,8 +159,6 @@ if h[$op] ~= A[2] then  -- the same op: a retry of this call whose reply was los
   if A[5] == '1' and tonumber(h[$expires_at]) <= tonumber(A[4]) then return false end
   if A[6] == '1' and (h[$issuer] ~= A[7] or h[$subject] ~= A[8]) then return false end
   redis.call('HSET', rec, 'state', A[3], 'updated_at', A[4], 'op', A[2])
-  h[$state] = A[3]
-  h[$updated_at] = A[4]
   -- A final state: into the finished index. The active index keeps the id until the sweep
   -- passes its expiry and drops it unchanged, and the key keeps the TTL it was created with
   -- (its expiry + keep_for): two writes fewer than taking both out here.

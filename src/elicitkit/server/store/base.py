@@ -18,7 +18,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Collection
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
@@ -93,7 +93,7 @@ class Record:
     @classmethod
     def from_row(cls, row: Any) -> Record:
         """A record read back from a SQL row of `row()`'s column order (details as JSON text)."""
-        return cls.restored(
+        return cls(
             id=row[0],
             user=User(issuer=row[1], subject=row[2]),
             client_id=row[3],
@@ -105,21 +105,6 @@ class Record:
             expires_at=row[9],
             details=details_from(row[10]),
         )
-
-    @classmethod
-    def restored(cls, **values: Any) -> Record:
-        """A record a store read back, from every one of its fields (the backends' way in).
-
-        All at once, without the frozen dataclass's `__init__`, which sets each field through
-        `object.__setattr__`: that was most of reading a record back on a page's path."""
-        record = object.__new__(cls)
-        if values.keys() != _RECORD_FIELDS:
-            missing, extra = sorted(_RECORD_FIELDS - values.keys()), sorted(values.keys() - _RECORD_FIELDS)
-            raise TypeError(
-                f"Record.restored takes every field of a Record: missing {missing}, unknown {extra}"
-            )
-        record.__dict__.update(values)
-        return record
 
     def row(self) -> tuple[Any, ...]:
         """The record as a SQL row, in the column order the SQL backends share (details as JSON)."""
@@ -144,9 +129,6 @@ class Record:
         if self.state in ACTIVE and now >= self.expires_at:
             return replace(self, state="expired")
         return self
-
-
-_RECORD_FIELDS = frozenset(f.name for f in fields(Record))
 
 
 def details_from(stored: str | bytes) -> dict[str, Any]:
