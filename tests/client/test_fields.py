@@ -41,15 +41,15 @@ def test_each_kind_of_the_subset_gets_its_widget() -> None:
     }
     fields = form_fields({"type": "object", "properties": kinds, "required": ["number"]})
     assert [(f.name, f.kind) for f in fields] == [
-        ("text", "text"),
-        ("email", "text"),
+        ("text", "string"),
+        ("email", "string"),
         ("number", "number"),
         ("integer", "integer"),
         ("boolean", "boolean"),
-        ("choice", "choice"),
-        ("titled", "choice"),
-        ("multi", "multi"),
-        ("titled_multi", "multi"),
+        ("choice", "single-select"),
+        ("titled", "single-select"),
+        ("multi", "multi-select"),
+        ("titled_multi", "multi-select"),
     ]
     assert [f.required for f in fields] == [False, False, True, False, False, False, False, False, False]
 

@@ -1,7 +1,8 @@
 """Answers built from a schema: tool arguments, a valid form answer, and invalid ones.
 
-A valid answer starts from the schema's defaults (`elicitkit.schema.defaults`) and fills every
-other field with the plainest value its type, limits and format allow. Each invalid answer
+A form is read as `elicitkit.schema.fields`, the model every UI uses too. A valid answer starts
+from the schema's defaults (`elicitkit.schema.defaults`) and fills every other field with the
+plainest value its kind, limits and format allow (a format's own `example`). Each invalid answer
 breaks one rule on purpose, and is kept only if `elicitkit.schema.validate` agrees it is
 invalid, so a server that takes it has taken something the spec's subset forbids.
 """
@@ -11,18 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from elicitkit.schema import defaults, validate
-
-_FORMAT_SAMPLES = {
-    "email": "checker@example.com",
-    "uri": "https://example.com/",
-    "date": "2030-01-02",
-    "date-time": "2030-01-02T03:04:05Z",
-}
+from elicitkit.schema import FORMATS, Field, defaults, fields, validate
 
 
 def sample(prop: Mapping[str, Any]) -> Any:
-    """The plainest value `prop` accepts (also used for tool arguments, which may nest)."""
+    """The plainest value `prop` accepts: a tool's input schema is any JSON Schema, and nests."""
     if "default" in prop:
         return prop["default"]
     if "const" in prop:
@@ -39,15 +33,7 @@ def sample(prop: Mapping[str, Any]) -> Any:
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), "null")
     if kind == "string":
-        if prop.get("format") in _FORMAT_SAMPLES:
-            return _FORMAT_SAMPLES[prop["format"]]
-        text = "check"
-        low, high = prop.get("minLength"), prop.get("maxLength")
-        if isinstance(low, int) and len(text) < low:
-            text = text + "x" * (low - len(text))
-        if isinstance(high, int) and len(text) > high:
-            text = text[: max(high, 0)]
-        return text
+        return _text(prop.get("format"), prop.get("minLength"), prop.get("maxLength"))
     if kind in ("integer", "number"):
         low, high = prop.get("minimum"), prop.get("maximum")
         value: float = 1
@@ -83,29 +69,56 @@ def arguments(schema: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _text(fmt: Any, low: Any, high: Any) -> str:
+    if isinstance(fmt, str) and fmt in FORMATS:
+        return FORMATS[fmt].example
+    text = "check"
+    if isinstance(low, int) and len(text) < low:
+        text = text + "x" * (low - len(text))
+    if isinstance(high, int) and len(text) > high:
+        text = text[: max(high, 0)]
+    return text
+
+
 def valid_answer(schema: Mapping[str, Any]) -> dict[str, Any]:
     """A complete answer that passes `validate` whenever the schema allows one."""
     answer = dict(_safe_defaults(schema))
-    props = schema.get("properties")
-    for name, prop in props.items() if isinstance(props, Mapping) else ():
-        if name not in answer and isinstance(prop, Mapping):
-            answer[name] = sample(prop)
+    for field in fields(schema):
+        if field.name not in answer:
+            answer[field.name] = _plainest(field)
     return answer
+
+
+def _plainest(field: Field) -> Any:
+    """The plainest value a form field accepts."""
+    if field.default is not None:
+        return field.default
+    if field.kind == "single-select" and field.options:
+        return field.options[0].const
+    if field.kind == "multi-select":
+        count = field.min_items if field.min_items is not None else 1
+        return [o.const for o in field.options[: max(count, 1)]]
+    if field.kind == "string":
+        return _text(field.format, field.min_length, field.max_length)
+    if field.kind in ("integer", "number"):
+        value: float = 1
+        if field.minimum is not None and value < field.minimum:
+            value = field.minimum
+        if field.maximum is not None and value > field.maximum:
+            value = field.maximum
+        return int(value) if field.kind == "integer" and float(value).is_integer() else value
+    return True  # boolean
 
 
 def invalid_answers(schema: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], list[str]]]:
     """(what is wrong, the content, the problems `validate` names), each breaking one rule."""
     good = valid_answer(schema)
-    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
-    assert isinstance(props, Mapping)
     required = [n for n in schema.get("required") or () if n in good]
     candidates: list[tuple[str, str, dict[str, Any]]] = []
-    for name, prop in props.items():
-        if not isinstance(prop, Mapping):
-            continue
-        wrong = _wrong_type(prop)
-        candidates.append(("type", f"wrong type for {name!r}", {**good, name: wrong}))
-        beyond = _beyond(prop)
+    for field in fields(schema):
+        name = field.name
+        candidates.append(("type", f"wrong type for {name!r}", {**good, name: _wrong_type(field)}))
+        beyond = _beyond(field)
         if beyond is not None:
             candidates.append(("limit", f"{name!r} outside its limits or choices", {**good, name: beyond}))
     if required:
@@ -128,33 +141,31 @@ def invalid_answers(schema: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]
     return kept
 
 
-def _wrong_type(prop: Mapping[str, Any]) -> Any:
-    kind = prop.get("type")
-    if kind in ("integer", "number"):
+def _wrong_type(field: Field) -> Any:
+    if field.kind in ("integer", "number"):
         return "not a number"
-    if kind == "boolean":
+    if field.kind == "boolean":
         return "not-a-boolean"
-    if kind == "array":
+    if field.kind == "multi-select":
         return "not a list"
     return 12345
 
 
-def _beyond(prop: Mapping[str, Any]) -> Any:
-    if _choices(prop):
+def _beyond(field: Field) -> Any:
+    if field.kind == "single-select":
         return "not-one-of-the-choices"
-    kind = prop.get("type")
-    if kind in ("integer", "number"):
-        if isinstance(prop.get("maximum"), int | float):
-            return prop["maximum"] + 1000
-        if isinstance(prop.get("minimum"), int | float):
-            return prop["minimum"] - 1000
-    if kind == "string":
-        if isinstance(prop.get("maxLength"), int):
-            return "x" * (prop["maxLength"] + 10)
-        if prop.get("format") in _FORMAT_SAMPLES:
-            return "not a valid " + str(prop["format"])
-    if kind == "array" and _choices(_mapping(prop.get("items"))):
-        return ["not-one-of-the-choices"]
+    if field.kind == "multi-select":
+        return ["not-one-of-the-choices"] if field.options else None
+    if field.kind in ("integer", "number"):
+        if field.maximum is not None:
+            return field.maximum + 1000
+        if field.minimum is not None:
+            return field.minimum - 1000
+    if field.kind == "string":
+        if field.max_length is not None:
+            return "x" * (field.max_length + 10)
+        if field.format is not None:
+            return "not a valid " + field.format
     return None
 
 

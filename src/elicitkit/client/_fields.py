@@ -7,58 +7,45 @@ the widgets only draw and the rules stay testable on their own.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import date, datetime
-from typing import Any, Literal
-
-from email_validator import EmailNotValidError, validate_email
+from typing import Any
 
 from elicitkit import schema
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import noop
-from elicitkit.schema import ValidationProblem
+from elicitkit.schema import Field, ValidationProblem
 
-Kind = Literal["text", "number", "integer", "boolean", "choice", "multi"]
+__all__ = [
+    "Field",
+    "check",
+    "choose",
+    "editable",
+    "example",
+    "form_fields",
+    "hint",
+    "listing",
+    "parse",
+    "problems_by_field",
+    "safe",
+    "show",
+    "span",
+]
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
 _INTEGER = re.compile(r"[+-]?\d+")
 
-_EXAMPLES = {
-    "email": "name@example.com",
-    "uri": "https://example.com/",
-    "date": "YYYY-MM-DD",
-    "date-time": "YYYY-MM-DDTHH:MM:SSZ",
+#: What the person is told to type when a value is not in its format; a format without a
+#: sentence here is told what `schema.FORMATS` describes it as.
+_ENTER = {
+    "email": noop("Enter an email address, like name@example.com."),
+    "uri": noop("Enter a full URL, with its scheme, like https://example.com/."),
+    "date": noop("Enter a date as YYYY-MM-DD, like 2025-06-01."),
+    "date-time": noop("Enter a date and time with a time zone, like 2025-06-01T09:30:00Z."),
 }
-_FORMATS = {
-    "email": noop("an email address"),
-    "uri": noop("a full URL (kept as text, never opened)"),
-    "date": noop("a date, YYYY-MM-DD"),
-    "date-time": noop("a date and time with zone, YYYY-MM-DDTHH:MM:SSZ"),
-}
-
-
-@dataclass(frozen=True)
-class Field:
-    """One property of `requestedSchema`, classified into the widget that asks for it."""
-
-    name: str
-    title: str
-    description: str
-    kind: Kind
-    required: bool
-    schema: Mapping[str, Any]
-    options: tuple[tuple[Any, str], ...] = ()
-
-    @property
-    def format(self) -> str | None:
-        fmt = self.schema.get("format")
-        return fmt if isinstance(fmt, str) else None
+_NOT_A = noop("%(name)s must be %(wanted)s, not %(got)s.")
 
 
 def safe(text: str) -> str:
@@ -76,82 +63,37 @@ def safe(text: str) -> str:
     return "".join(out)
 
 
-def form_fields(schema: Mapping[str, Any]) -> list[Field]:
-    """The form's fields, in the schema's property order."""
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        return []
-    required = schema.get("required")
-    required_names = set(required) if isinstance(required, list) else set()
-    result = []
-    for name, prop in properties.items():
-        prop = prop if isinstance(prop, Mapping) else {}
-        kind, options = _classify(prop)
-        title = prop.get("title")
-        description = prop.get("description")
-        result.append(
-            Field(
-                name=str(name),
-                title=safe(title) if isinstance(title, str) and title else safe(str(name)),
-                description=safe(description) if isinstance(description, str) else "",
-                kind=kind,
-                required=name in required_names,
-                schema=prop,
-                options=options,
-            )
+def form_fields(requested: Mapping[str, Any]) -> list[Field]:
+    """The form's fields (`schema.fields`), their texts made inert for a screen (`safe`)."""
+    return [
+        dataclasses.replace(
+            f,
+            title=safe(f.title),
+            description=safe(f.description),
+            options=tuple(schema.Option(o.const, safe(o.title)) for o in f.options),
         )
-    return result
-
-
-def _classify(prop: Mapping[str, Any]) -> tuple[Kind, tuple[tuple[Any, str], ...]]:
-    kind = prop.get("type")
-    if kind == "array":
-        items = prop.get("items")
-        return "multi", _options(items if isinstance(items, Mapping) else {})
-    if kind in ("number", "integer", "boolean"):
-        return kind, ()
-    options = _options(prop)
-    return ("choice", options) if options else ("text", ())
-
-
-def _options(schema: Mapping[str, Any]) -> tuple[tuple[Any, str], ...]:
-    """Titled `oneOf`/`anyOf` of `{const, title}`, or plain `enum` (titled by legacy `enumNames`)."""
-    for key in ("oneOf", "anyOf"):
-        titled = schema.get(key)
-        if isinstance(titled, list):
-            return tuple(
-                (option["const"], safe(str(option.get("title") or option["const"])))
-                for option in titled
-                if isinstance(option, Mapping) and "const" in option
-            )
-    enum = schema.get("enum")
-    if not isinstance(enum, list):
-        return ()
-    names = schema.get("enumNames")
-    if isinstance(names, list) and len(names) == len(enum):
-        return tuple((value, safe(str(name))) for value, name in zip(enum, names, strict=True))
-    return tuple((value, safe(str(value))) for value in enum)
+        for f in schema.fields(requested)
+    ]
 
 
 def hint(field: Field) -> str:
     """The field's constraints in words, shown before the person types."""
-    s = field.schema
     parts: list[str] = []
-    if field.kind == "text":
-        parts.append(span(s.get("minLength"), s.get("maxLength"), characters=True))
-        if isinstance(s.get("pattern"), str):
-            parts.append(_("pattern %(pattern)s") % {"pattern": safe(s["pattern"])})
-        if field.format in _FORMATS:
-            parts.append(_(_FORMATS[field.format]))
+    if field.kind == "string":
+        parts.append(span(field.min_length, field.max_length, characters=True))
+        if field.pattern is not None:
+            parts.append(_("pattern %(pattern)s") % {"pattern": safe(field.pattern)})
+        if (rules := field.format_rules) is not None:
+            parts.append(safe(_(rules.hint)))
     elif field.kind in ("number", "integer"):
         parts.append(_("a whole number") if field.kind == "integer" else _("a number"))
-        parts.append(span(s.get("minimum"), s.get("maximum")))
+        parts.append(span(field.minimum, field.maximum))
     elif field.kind == "boolean":
         parts.append(_("yes or no"))
-    elif field.kind == "choice":
+    elif field.kind == "single-select":
         parts.append(_("one of %(count)d") % {"count": len(field.options)})
-    elif field.kind == "multi":
-        parts.append(choose(s.get("minItems"), s.get("maxItems")))
+    elif field.kind == "multi-select":
+        parts.append(choose(field.min_items, field.max_items))
     return " · ".join(p for p in parts if p)
 
 
@@ -192,15 +134,14 @@ def example(field: Field) -> str:
     It obeys the field's own rules (bounds, lengths, pattern): an example the field would
     refuse teaches the wrong thing, so a field with no fitting example gets none.
     """
-    s = field.schema
     if field.kind in ("number", "integer"):
-        return _number_example(field.kind == "integer", s.get("minimum"), s.get("maximum"))
-    if field.kind != "text":
+        return _number_example(field.kind == "integer", field.minimum, field.maximum)
+    rules = field.format_rules
+    if field.kind != "string" or rules is None:
         return ""
-    shown = _EXAMPLES.get(field.format or "", "")
-    if not shown or field.format in ("date", "date-time"):
-        return shown  # a shape (YYYY-MM-DD), not a value: it says how to write any date
-    return shown if _check_text(field, shown) is None else ""
+    if rules.placeholder is not None:
+        return safe(rules.placeholder)  # a shape (YYYY-MM-DD), not a value: it says how to write any
+    return safe(rules.example) if _check_text(field, rules.example) is None else ""
 
 
 def _number_example(integer: bool, low: Any, high: Any) -> str:
@@ -268,63 +209,43 @@ def check(field: Field, value: Any) -> str | None:
     """The first thing wrong with `value` for this field, as a sentence; None if it is fine."""
     if value is None:
         return _("This answer is required.") if field.required else None
-    s = field.schema
-    if field.kind == "text":
+    if field.kind == "string":
         return _check_text(field, value)
     if field.kind in ("number", "integer"):
-        if _is_number(s.get("minimum")) and value < s["minimum"]:
-            return _("Must be at least %(minimum)s.") % s
-        if _is_number(s.get("maximum")) and value > s["maximum"]:
-            return _("Must be at most %(maximum)s.") % s
-    if field.kind == "choice" and value not in [v for v, _ in field.options]:
+        if field.minimum is not None and value < field.minimum:
+            return _("Must be at least %(minimum)s.") % {"minimum": field.minimum}
+        if field.maximum is not None and value > field.maximum:
+            return _("Must be at most %(maximum)s.") % {"maximum": field.maximum}
+    if field.kind == "single-select" and value not in [v for v, _ in field.options]:
         return _("Not one of the choices.")
-    if field.kind == "multi":
+    if field.kind == "multi-select":
         if not isinstance(value, list):
             return _("Choose from the list.")
-        if isinstance(s.get("minItems"), int) and len(value) < s["minItems"]:
-            return _("Choose at least %(minItems)s.") % s
-        if isinstance(s.get("maxItems"), int) and len(value) > s["maxItems"]:
-            return _("Choose at most %(maxItems)s.") % s
+        if field.min_items is not None and len(value) < field.min_items:
+            return _("Choose at least %(minItems)s.") % {"minItems": field.min_items}
+        if field.max_items is not None and len(value) > field.max_items:
+            return _("Choose at most %(maxItems)s.") % {"maxItems": field.max_items}
     return None
 
 
 def _check_text(field: Field, value: str) -> str | None:
-    s = field.schema
-    if isinstance(s.get("minLength"), int) and len(value) < s["minLength"]:
-        return _("Must be at least %(minLength)s characters.") % s
-    if isinstance(s.get("maxLength"), int) and len(value) > s["maxLength"]:
-        return _("Must be at most %(maxLength)s characters.") % s
-    pattern = s.get("pattern")
-    if isinstance(pattern, str):
+    if field.min_length is not None and len(value) < field.min_length:
+        return _("Must be at least %(minLength)s characters.") % {"minLength": field.min_length}
+    if field.max_length is not None and len(value) > field.max_length:
+        return _("Must be at most %(maxLength)s characters.") % {"maxLength": field.max_length}
+    if field.pattern is not None:
         try:
-            matches = schema.pattern_matches(pattern, value)
+            matches = schema.pattern_matches(field.pattern, value)
         except schema.PatternError:
             matches = True  # never reached: a schema with such a pattern is refused before any UI
         if not matches:
-            return _("Must match the pattern %(pattern)s.") % {"pattern": safe(pattern)}
-    fmt = field.format
-    if fmt == "email":
-        try:
-            validate_email(value, check_deliverability=False)
-        except EmailNotValidError:
-            return _("Enter an email address, like name@example.com.")
-    elif fmt == "uri" and not _SCHEME.fullmatch(value):
-        return _("Enter a full URL, with its scheme, like https://example.com/.")
-    elif fmt == "date" and not _valid(_DATE, value, date.fromisoformat):
-        return _("Enter a date as YYYY-MM-DD, like 2025-06-01.")
-    elif fmt == "date-time" and not _valid(_DATE_TIME, value, datetime.fromisoformat):
-        return _("Enter a date and time with a time zone, like 2025-06-01T09:30:00Z.")
+            return _("Must match the pattern %(pattern)s.") % {"pattern": safe(field.pattern)}
+    rules = field.format_rules
+    if rules is not None and not rules.accepts(value):
+        if rules.name in _ENTER:
+            return _(_ENTER[rules.name])
+        return _(_NOT_A) % {"name": field.title, "wanted": safe(_(rules.described)), "got": safe(repr(value))}
     return None
-
-
-def _valid(shape: re.Pattern[str], value: str, reader: Any) -> bool:
-    if not shape.fullmatch(value):
-        return False
-    try:
-        reader(value.upper())
-    except ValueError:
-        return False
-    return True
 
 
 def show(field: Field, value: Any) -> str:
@@ -334,9 +255,9 @@ def show(field: Field, value: Any) -> str:
     if field.kind == "boolean":
         return _("yes") if value else _("no")
     titles = dict((_key(v), t) for v, t in field.options)
-    if field.kind == "choice":
+    if field.kind == "single-select":
         return titles.get(_key(value), safe(str(value)))
-    if field.kind == "multi":
+    if field.kind == "multi-select":
         chosen = [titles.get(_key(v), safe(str(v))) for v in value]
         return listing(chosen) if chosen else _("none")
     return safe(str(value))

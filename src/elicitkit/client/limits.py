@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
+from elicitkit import schema
 from elicitkit.client.errors import ElicitationRateLimitedError
 from elicitkit.client.ui import Notice
 from elicitkit.i18n import noop
@@ -76,25 +77,25 @@ class Sizes:
         properties = requested.get("properties") if isinstance(requested, Mapping) else None
         if not isinstance(properties, Mapping):
             return None
-        if len(properties) > self.fields:
+        if len(properties) > self.fields:  # counted before reading them: a flood is not read
             return f"requestedSchema has {len(properties)} fields; this client shows at most {self.fields}."
-        for name, prop in properties.items():
-            at = pointer("properties", name)
+        for field in schema.fields(requested):
+            name, at = field.name, pointer("properties", field.name)
             if len(name) > self.title:
                 return (
                     f"A field name ({cut(at, 60)}) is {len(name)} characters; at most {self.title} are shown."
                 )
-            for where, choices in _choice_lists(prop):
-                if len(choices) > self.choices:
-                    return (
-                        f"Field {cut(name, 60)!r} offers {len(choices)} choices (at {at}/{where}); "
-                        f"this client shows at most {self.choices}."
-                    )
-                if any(isinstance(c, str) and len(c) > self.title for c in choices):
-                    return (
-                        f"Field {name!r} has a choice longer than {self.title} characters (at {at}/{where}); "
-                        "a person cannot read it."
-                    )
+            where = _choices_at(field)
+            if len(field.options) > self.choices:
+                return (
+                    f"Field {cut(name, 60)!r} offers {len(field.options)} choices (at {at}/{where}); "
+                    f"this client shows at most {self.choices}."
+                )
+            if any(isinstance(o.const, str) and len(o.const) > self.title for o in field.options):
+                return (
+                    f"Field {cut(name, 60)!r} has a choice longer than {self.title} characters "
+                    f"(at {at}/{where}); a person cannot read it."
+                )
         return None
 
     def shown_schema(self, requested: Mapping[str, Any]) -> dict[str, Any]:
@@ -102,17 +103,11 @@ class Sizes:
         return cast(dict[str, Any], _cut_texts(requested, self.title))
 
 
-def _choice_lists(prop: Any) -> Iterator[tuple[str, list[Any]]]:
-    if not isinstance(prop, Mapping):
-        return
-    for key in ("enum", "oneOf", "enumNames"):
-        if isinstance(prop.get(key), list):
-            yield key, prop[key]
-    items = prop.get("items")
-    if isinstance(items, Mapping):
-        for key in ("enum", "anyOf"):
-            if isinstance(items.get(key), list):
-                yield f"items/{key}", items[key]
+def _choices_at(field: schema.Field) -> str:
+    """Where a field's choices are written, relative to the field (for a sentence's pointer)."""
+    items = field.schema.get("items") if field.kind == "multi-select" else None
+    where, written = ("items/", items) if isinstance(items, Mapping) else ("", field.schema)
+    return where + next((key for key in ("oneOf", "anyOf") if key in written), "enum")
 
 
 def _cut_texts(value: Any, most: int) -> Any:

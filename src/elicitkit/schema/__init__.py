@@ -8,6 +8,12 @@ Both sides use the same four functions:
 - `validate(schema, content)`: strict check of an accepted answer;
 - `defaults(schema)`: the pre-filled answer from `default` values.
 
+`fields(schema)` reads a `requestedSchema` once into `Field`s (kind, title, limits, choices):
+the one model of a form field that the client's UIs, `elicitkit check` and the client's size
+limits all use. `FORMATS` is the table of string formats a form can check (a `Format` each);
+`lint`, `validate` and every UI read it, so a new format is one row there plus, if a UI wants
+a special widget for it, that UI's drawing.
+
 Every `pattern` is run by RE2 (`pattern_matches`), in time linear in the text.
 
 `Titled` and `TitledEnum` give choices display titles (see `build`). The stable lint codes
@@ -15,14 +21,28 @@ are listed in `elicitkit.schema._lint`, the validation problem codes in
 `elicitkit.schema._validate`.
 """
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from elicitkit.schema._build import SchemaBuildError, Titled, TitledEnum, build
 from elicitkit.schema._defaults import defaults
+from elicitkit.schema._fields import Field, FieldKind, Option, fields
+from elicitkit.schema._formats import FORMATS as _FORMATS
+from elicitkit.schema._formats import Format
 from elicitkit.schema._lint import LintFinding, Severity, lint
 from elicitkit.schema._patterns import PatternError, pattern_matches
 from elicitkit.schema._validate import ValidationProblem, validate
 
+#: The string formats a form can check, by name (read-only: see `elicitkit.schema.Format`).
+FORMATS: Mapping[str, Format] = MappingProxyType(_FORMATS)
+
 __all__ = [
+    "FORMATS",
+    "Field",
+    "FieldKind",
+    "Format",
     "LintFinding",
+    "Option",
     "PatternError",
     "SchemaBuildError",
     "Severity",
@@ -31,6 +51,7 @@ __all__ = [
     "ValidationProblem",
     "build",
     "defaults",
+    "fields",
     "lint",
     "pattern_matches",
     "validate",

@@ -115,11 +115,23 @@ def _acceptor(conforms: Callable[[str], bool]) -> Callable[[str], str]:
     return accept
 
 
-ACCEPTS = {fmt: _acceptor(conforms) for fmt, conforms in _formats.CHECKS.items()}
+class _Acceptors(dict[str, Callable[[str], str]]):
+    """Each format's after-validator, made on first use from the row `FORMATS` holds now."""
+
+    def __missing__(self, fmt: str) -> Callable[[str], str]:
+        return _acceptor_of(_formats.FORMATS[fmt].accepts)
+
+
+@lru_cache(maxsize=64)
+def _acceptor_of(conforms: Callable[[str], bool]) -> Callable[[str], str]:
+    return _acceptor(conforms)
+
+
+ACCEPTS: dict[str, Callable[[str], str]] = _Acceptors()
 
 
 def not_in_format(fmt: str) -> Said:
-    described = _formats.DESCRIBED[fmt]
+    described = _formats.FORMATS[fmt].described
 
     def problem(value: Any) -> Sentence:
         return "format", NOT_A, {"wanted": described, "got": cut(value)}, ("wanted",)

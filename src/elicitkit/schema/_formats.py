@@ -1,4 +1,4 @@
-"""The four string formats of the subset, checked by the libraries that own them.
+"""The string formats of the subset (`FORMATS`), checked by the libraries that own them.
 
 `uri` is RFC 3986's absolute URI, checked by `rfc3986-validator`; `date-time` is RFC 3339's,
 checked by `rfc3339-validator`; `date` is an RFC 3339 full-date, read by the standard library.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
@@ -108,17 +109,55 @@ def is_date_time(value: str) -> bool:
     return bool(validate_rfc3339(value.upper()))
 
 
-CHECKS: dict[str, Callable[[str], bool]] = {
-    "email": is_email,
-    "uri": is_uri,
-    "date": is_date,
-    "date-time": is_date_time,
-}
+@dataclass(frozen=True)
+class Format:
+    """One string `format` a form can check: the one row every part of elicitkit reads.
 
-#: How each format is described to a person who got it wrong.
-DESCRIBED = {
-    "email": noop("an email address such as name@example.com"),
-    "uri": noop("an absolute URI such as https://example.com/page"),
-    "date": noop("a date such as 2025-11-25"),
-    "date-time": noop("a date and time with a time zone such as 2025-11-25T14:30:00Z"),
+    `lint` and `validate` accept a format only if it has a row here; `validate` calls
+    `accepts`; `described` is what a refused value is told it should be; `hint` is what a form
+    says before the person types; `example` is a value the format accepts (`elicitkit check`
+    sends it, a form shows it as a placeholder unless `placeholder` gives a shape instead).
+    The three texts are English gettext messages, translated where they are shown.
+    """
+
+    name: str
+    accepts: Callable[[str], bool]
+    described: str
+    hint: str
+    example: str
+    placeholder: str | None = None
+
+
+#: Every format of the subset, by name: the one table a new format is added to.
+FORMATS: dict[str, Format] = {
+    "email": Format(
+        "email",
+        is_email,
+        noop("an email address such as name@example.com"),
+        noop("an email address"),
+        "name@example.com",
+    ),
+    "uri": Format(
+        "uri",
+        is_uri,
+        noop("an absolute URI such as https://example.com/page"),
+        noop("a full URL (kept as text, never opened)"),
+        "https://example.com/",
+    ),
+    "date": Format(
+        "date",
+        is_date,
+        noop("a date such as 2025-11-25"),
+        noop("a date, YYYY-MM-DD"),
+        "2025-11-25",
+        placeholder="YYYY-MM-DD",
+    ),
+    "date-time": Format(
+        "date-time",
+        is_date_time,
+        noop("a date and time with a time zone such as 2025-11-25T14:30:00Z"),
+        noop("a date and time with zone, YYYY-MM-DDTHH:MM:SSZ"),
+        "2025-11-25T14:30:00Z",
+        placeholder="YYYY-MM-DDTHH:MM:SSZ",
+    ),
 }

@@ -1,7 +1,7 @@
 """The form-mode subset itself: which property shapes exist and which keywords each may carry.
 
-`lint`, `validate` and `build` all read this one table, so the three never disagree about
-what the subset is (REQUIREMENTS S-10).
+`lint`, `validate`, `build` and `fields` all read this one table (and `FORMATS`, the
+formats' table), so they never disagree about what the subset is (REQUIREMENTS S-10).
 """
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-Kind = Literal["string", "number", "integer", "boolean", "enum", "titled-enum", "multi", "titled-multi"]
+from elicitkit.schema._formats import FORMATS
 
-FORMATS = frozenset({"email", "uri", "date", "date-time"})
+__all__ = ["ANNOTATIONS", "FORMATS", "KEYWORDS", "TOP_KEYWORDS", "Kind", "choices_of", "kind_of", "pointer"]
+
+Kind = Literal["string", "number", "integer", "boolean", "enum", "titled-enum", "multi", "titled-multi"]
 
 #: Keywords a top-level `requestedSchema` may carry. `additionalProperties: false` is what
 #: pydantic emits for `extra="forbid"` and matches how answers are checked anyway.

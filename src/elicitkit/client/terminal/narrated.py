@@ -18,11 +18,13 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from elicitkit import schema
 from elicitkit.client._fields import listing
 from elicitkit.client.ui import Accept, Decline, ElicitationUI, FormQuestion, Reply, UrlQuestion, Waiting
 from elicitkit.client.ui import said as in_words
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import ngettext, noop, tidy
+from elicitkit.schema import Field
 from elicitkit.urls import UrlReport, reveal
 
 __all__ = ["NarratedUI", "Transcript", "describe_field"]
@@ -134,38 +136,26 @@ class Transcript:
 
 
 def describe_field(schema: Mapping[str, Any], required: bool) -> str:
-    """A field's kind in words: what a person is asked to give."""
-    kind = schema.get("type")
-    if "oneOf" in schema:
-        words = _("one of: ") + " | ".join(str(o.get("title", o.get("const"))) for o in schema["oneOf"])
-    elif "enum" in schema:
-        labels = _legacy_titles(schema)
-        words = _("one of: ") + " | ".join(labels.get(str(v), str(v)) for v in schema["enum"])
-    elif kind == "array":
-        items = schema.get("items", {})
-        choices = items.get("anyOf") or [{"const": v} for v in items.get("enum", [])]
-        words = _("any of: ") + listing(str(c.get("title", c.get("const"))) for c in choices)
-    elif kind == "boolean":
+    """A field's kind in words: what a person is asked to give (`schema` is one property)."""
+    field = Field.of("", schema, required=required)
+    choices = " | ".join(o.title for o in field.options)
+    if field.kind == "single-select":
+        words = _("one of: ") + choices
+    elif field.kind == "multi-select":
+        words = _("any of: ") + listing(o.title for o in field.options)
+    elif field.kind == "boolean":
         words = _("yes/no")
-    elif kind in ("integer", "number"):
-        low, high = schema.get("minimum"), schema.get("maximum")
-        words = _("integer") if kind == "integer" else _("number")
+    elif field.kind in ("integer", "number"):
+        low, high = field.minimum, field.maximum
+        words = _("integer") if field.kind == "integer" else _("number")
         if low is not None and high is not None:
             words += _(" from %(low)s to %(high)s") % {"low": low, "high": high}
     else:
-        words = _(_KINDS[schema.get("format", "text")]) if schema.get("format", "text") in _KINDS else ""
-        words = words or str(schema.get("format"))
-    if "default" in schema:
-        words += _(", default %(value)s") % {"value": _show(schema["default"])}
+        shape = field.format or "text"
+        words = _(_KINDS[shape]) if shape in _KINDS else shape
+    if field.default is not None:
+        words += _(", default %(value)s") % {"value": _show(field.default)}
     return words + (_(", required") if required else "")
-
-
-def _legacy_titles(schema: Mapping[str, Any]) -> dict[str, str]:
-    """Legacy `enumNames`: the title a person reads for each `enum` value (when one per value)."""
-    values, names = schema.get("enum"), schema.get("enumNames")
-    if not isinstance(values, list) or not isinstance(names, list) or len(names) != len(values):
-        return {}
-    return {str(v): str(n) for v, n in zip(values, names, strict=True)}
 
 
 def _show(value: Any) -> str:
@@ -178,11 +168,9 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _answer(schema: Mapping[str, Any], value: Any) -> str:
+def _answer(field: Field, value: Any) -> str:
     """An answer as the person chose it: choices by their titles, text as typed."""
-    titles = {str(o.get("const")): str(o.get("title")) for o in schema.get("oneOf", [])}
-    titles |= {str(o.get("const")): str(o.get("title")) for o in schema.get("items", {}).get("anyOf", [])}
-    titles |= _legacy_titles(schema)
+    titles = {str(o.const): o.title for o in field.options}
     if isinstance(value, list):
         return listing(titles.get(str(v), str(v)) for v in value) or _("(none)")
     if isinstance(value, str):
@@ -207,9 +195,7 @@ class NarratedUI:
 
     async def ask_form(self, question: FormQuestion) -> Reply:
         t = self.transcript
-        properties: Mapping[str, Any] = question.schema.get("properties", {})
-        required = set(question.schema.get("required", []))
-        titles = {name: str(prop.get("title", name)) for name, prop in properties.items()}
+        fields = schema.fields(question.schema)
         who = {"person": self.person}
         if question.problems:  # the same form again, the answers kept, the problems named
             problems = " ".join(problem.say(_) for problem in question.problems)
@@ -218,20 +204,12 @@ class NarratedUI:
         else:
             t.say(in_words(question.server, _), _("asks %(person)s to fill in a form:") % who)
             t.quote(question.message)
-            t.rows(
-                [(titles[name], describe_field(prop, name in required)) for name, prop in properties.items()]
-            )
+            t.rows([(f.title, describe_field(f.schema, f.required)) for f in fields])
         reply = await self.inner.ask_form(question)
         if isinstance(reply, Accept):
             t.say(self.person, _("reviews the answers and submits:"))
             content = reply.content or {}
-            t.rows(
-                [
-                    (titles[name], _answer(properties[name], content[name]))
-                    for name in properties
-                    if name in content
-                ]
-            )
+            t.rows([(f.title, _answer(f, content[f.name])) for f in fields if f.name in content])
         else:
             t.say(
                 self.person,

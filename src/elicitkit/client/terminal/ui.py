@@ -180,7 +180,7 @@ class TerminalUI:
         """Ask one field with the widget for its kind; returns the new value (None: no answer)."""
         progress = f"({index}/{total})" if index else _("(change)")
         heading = self._ansi(field_heading(field, problem, progress))
-        if field.kind in ("boolean", "choice"):
+        if field.kind in ("boolean", "single-select"):
             if field.kind == "boolean":
                 values: list[Any] = [True, False]
                 titles = [_("Yes"), _("No")]
@@ -200,7 +200,7 @@ class TerminalUI:
                 keys=keys,
             )
             answer = values[picked]
-        elif field.kind == "multi":
+        elif field.kind == "multi-select":
             options = [v for v, _ in field.options]
             ticked = [
                 i

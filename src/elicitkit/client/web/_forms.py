@@ -1,8 +1,9 @@
 """A form on a web page: the widget for each field, and what the posted widgets mean as an answer.
 
-The schema is read into fields by the same code the terminal UI uses (`_fields`), so
-both UIs agree on kinds, titles, required marks, parsing and checks. What is web-only lives
-here: the HTML input for each kind, and the text each widget holds, which is what the page posts.
+The schema is read into fields by the same code the terminal UI uses (`elicitkit.schema.fields`,
+through `_fields`), so both UIs agree on kinds, titles, required marks, parsing and checks. What
+is web-only lives here: the HTML input for each kind, and the text each widget holds, which is
+what the page posts.
 A posted form is only text, so every value is read back and checked here, and then the whole
 answer is checked with `elicitkit.schema.validate`: the browser's checks are a convenience.
 """
@@ -32,7 +33,8 @@ from elicitkit.schema import validate
 Raw = str | list[str]
 Step = Literal["edit", "review"]
 
-_INPUTS = {"email": "email", "uri": "url", "date": "date", "date-time": "datetime-local"}
+#: The HTML input that asks for each string `format` (any other format is typed as text).
+INPUTS = {"email": "email", "uri": "url", "date": "date", "date-time": "datetime-local"}
 _RADIOS_UP_TO = 6
 
 
@@ -76,7 +78,7 @@ class Draft:
         """Keep what the page posted for each field (absent boxes and radios mean nothing chosen)."""
         for f in self.fields:
             values = posted.get("f:" + f.name, [])
-            self.raw[f.name] = list(values) if f.kind == "multi" else (values[0] if values else "")
+            self.raw[f.name] = list(values) if f.kind == "multi-select" else (values[0] if values else "")
 
     def check(self) -> bool:
         """Read and check every field, then the whole answer; True when it may be sent."""
@@ -113,14 +115,14 @@ class Draft:
 
 
 def _raw(f: Field, value: Any) -> Raw:
-    if f.kind == "multi":
+    if f.kind == "multi-select":
         chosen = value if isinstance(value, list) else []
         return [str(i) for i, (option, _) in enumerate(f.options) if any(_same(option, v) for v in chosen)]
     if value is None:
         return ""
     if f.kind == "boolean":
         return {True: "yes", False: "no"}.get(value, "") if isinstance(value, bool) else ""
-    if f.kind == "choice":
+    if f.kind == "single-select":
         return next((str(i) for i, (option, _) in enumerate(f.options) if _same(option, value)), "")
     if f.format == "date-time" and isinstance(value, str):
         return _local(value)
@@ -149,7 +151,7 @@ def _local(value: str) -> str:
 
 def _read(f: Field, raw: Raw) -> Any:
     """The JSON value the widget's text stands for; None is no answer. ValueError says what is wrong."""
-    if f.kind == "multi":
+    if f.kind == "multi-select":
         indexes = raw if isinstance(raw, list) else [raw]
         chosen = [_option(f, i) for i in indexes]
         return chosen if chosen or f.required else None
@@ -158,7 +160,7 @@ def _read(f: Field, raw: Raw) -> Any:
         if text not in ("", "yes", "no"):
             raise ValueError(_("Choose yes or no."))
         return None if not text else text == "yes"
-    if f.kind == "choice":
+    if f.kind == "single-select":
         return _option(f, text) if text else None
     if f.format == "date-time" and text.strip():
         return _zoned(text.strip())
@@ -189,20 +191,19 @@ def _zoned(text: str) -> str:
 
 
 def _widget(f: Field, index: int, raw: Raw, problem: str | None) -> Widget:
-    s = f.schema
     attrs: dict[str, str] = {}
-    if f.required and f.kind != "multi":
+    if f.required and f.kind != "multi-select":
         attrs["required"] = "required"
     options: list[tuple[str, str]] = []
-    if f.kind in ("choice", "multi"):
+    if f.kind in ("single-select", "multi-select"):
         options = [(str(i), title) for i, (_, title) in enumerate(f.options)]
-        if f.kind == "multi":
+        if f.kind == "multi-select":
             kind = "checkbox"
-            attrs.update(_numbers(("data-min", s.get("minItems")), ("data-max", s.get("maxItems"))))
+            attrs.update(_numbers(("data-min", f.min_items), ("data-max", f.max_items)))
             if "data-min" in attrs:  # the browser's own message for the limit, in the page's language
-                attrs["data-min-text"] = _("Choose at least %(minItems)s.") % s
+                attrs["data-min-text"] = _("Choose at least %(minItems)s.") % {"minItems": f.min_items}
             if "data-max" in attrs:
-                attrs["data-max-text"] = _("Choose at most %(maxItems)s.") % s
+                attrs["data-max-text"] = _("Choose at most %(maxItems)s.") % {"maxItems": f.max_items}
         else:
             kind = "radio" if len(options) <= _RADIOS_UP_TO else "select"
     elif f.kind == "boolean":
@@ -210,13 +211,13 @@ def _widget(f: Field, index: int, raw: Raw, problem: str | None) -> Widget:
     elif f.kind in ("number", "integer"):
         kind = "number"
         attrs["step"] = "1" if f.kind == "integer" else "any"
-        attrs.update(_numbers(("min", s.get("minimum")), ("max", s.get("maximum"))))
+        attrs.update(_numbers(("min", f.minimum), ("max", f.maximum)))
     else:
-        kind = _INPUTS.get(f.format or "", "text")
+        kind = INPUTS.get(f.format or "", "text")
         if kind == "datetime-local":
             attrs["step"] = "1"
         else:
-            attrs.update(_numbers(("minlength", s.get("minLength")), ("maxlength", s.get("maxLength"))))
+            attrs.update(_numbers(("minlength", f.min_length), ("maxlength", f.max_length)))
     return Widget(f, f"f{index}", kind, raw, attrs, _hint(f), problem, options)
 
 
@@ -234,23 +235,24 @@ def _number(value: float) -> str:
 
 def _hint(f: Field) -> str:
     """The field's rules in words, for what the widget itself does not already say."""
-    s = f.schema
     parts: list[str] = []
-    if f.kind == "text":
-        parts.append(span(s.get("minLength"), s.get("maxLength"), characters=True, shown=_number))
-        if isinstance(s.get("pattern"), str):
-            parts.append(_("must match the pattern %(pattern)s") % {"pattern": safe(s["pattern"])})
+    if f.kind == "string":
+        parts.append(span(f.min_length, f.max_length, characters=True, shown=_number))
+        if f.pattern is not None:
+            parts.append(_("must match the pattern %(pattern)s") % {"pattern": safe(f.pattern)})
         if f.format == "email":
             parts.append(_("an email address"))
         elif f.format == "uri":
             parts.append(_("a full URL, like https://example.com/ (kept as text, never opened)"))
         elif f.format == "date-time":
             parts.append(_("your local time (%(zone)s)") % {"zone": _zone()})
+        elif f.format != "date" and (rules := f.format_rules) is not None:
+            parts.append(safe(_(rules.hint)))  # a date input says how to write a date itself
     elif f.kind in ("number", "integer"):
         parts.append(_("a whole number") if f.kind == "integer" else _("a number"))
-        parts.append(span(s.get("minimum"), s.get("maximum"), shown=_number))
-    elif f.kind == "multi":
-        parts.append(choose(s.get("minItems"), s.get("maxItems"), shown=_number))
+        parts.append(span(f.minimum, f.maximum, shown=_number))
+    elif f.kind == "multi-select":
+        parts.append(choose(f.min_items, f.max_items, shown=_number))
     return " · ".join(p for p in parts if p)
 
 
