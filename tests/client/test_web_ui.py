@@ -135,6 +135,9 @@ async def test_every_response_carries_the_security_headers(ui: WebUI, visitor: V
     assert headers["referrer-policy"] == "no-referrer"
     assert headers["cache-control"] == "no-store"
     assert headers["x-content-type-options"] == "nosniff"
+    assert headers["cross-origin-opener-policy"] == "same-origin"
+    assert headers["cross-origin-resource-policy"] == "same-origin"
+    assert len(headers.get_list("x-frame-options")) == len(headers.get_list("content-security-policy")) == 1
     policy = dict(part.strip().split(" ", 1) for part in headers["content-security-policy"].split(";"))
     assert policy["default-src"] == "'self'"
     assert policy["frame-ancestors"] == "'none'"

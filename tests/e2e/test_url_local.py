@@ -14,13 +14,13 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestURLParams, ElicitResult
+from support.security_headers import assert_hardened
 from support.url_harness import SECRET, Browser, build_weather, fingerprint
 
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.user import McpIdentity, User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.identity import HookIdentity
-from elicitkit.server.web.site import SECURITY_HEADERS
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -46,8 +46,7 @@ async def test_stdio_server_with_loopback_pages(tmp_path: Path) -> None:
         async with Browser(auth=None, person="local-user") as browser:
             page = await browser.open(asked.url)
             assert page.status_code == 200 and "local-user" in page.text
-            for name, value in SECURITY_HEADERS.items():
-                assert page.headers[name] == value
+            assert_hardened(page.headers)
             done = await browser.submit(page, secret=SECRET, action="save")
             assert done.status_code == 200 and "Saved" in done.text
         result = await asyncio.wait_for(call, 30)

@@ -15,10 +15,10 @@ from fastmcp_harness import BOOKING, WEATHER_KEY, CalendarPerson, Person, fastmc
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestURLParams, ElicitResult
+from support.security_headers import assert_hardened
 
 from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.web.site import SECURITY_HEADERS
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -37,8 +37,7 @@ def pages_served_by_fastmcp(person: Person, base: str) -> None:
     assert url.startswith(f"{base}/elicit/")  # the FastMCP app's own origin
     page = person.pages[0]
     assert page.status_code == 200 and "Weather API key" in page.text
-    for name, value in SECURITY_HEADERS.items():
-        assert page.headers[name] == value
+    assert_hardened(page.headers)
 
 
 def answer(question: Any) -> Accept:

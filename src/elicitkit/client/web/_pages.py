@@ -2,9 +2,9 @@
 
 The guard comes first for every request: the Host header must be exactly 127.0.0.1:port (a
 DNS-rebinding page cannot reach it under another name), the path must start with the secret
-token (anything else is a 404), and every response carries the anti-framing, no-referrer,
-no-store and Content-Security-Policy headers, with a fresh nonce for the page's one inline
-style and one inline script. Every POST carries the CSRF token; a cross-site one is refused.
+token (anything else is a 404), and every response carries the security headers
+(`elicitkit.asgi.SecurityHeaders`), with a fresh nonce for the page's one inline style and one
+inline script. Every POST carries the CSRF token; a cross-site one is refused.
 
 Pages are server-rendered (Jinja2, autoescaped). Everything a server sent is drawn as inert
 text with its hidden characters made visible, and no URL is ever a link (C-24). A POST
@@ -26,8 +26,9 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from elicitkit.asgi import SecurityHeaders, csp_nonce
 from elicitkit.client._fields import safe
 from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion, said
 from elicitkit.client.ui import said as in_words
@@ -38,8 +39,11 @@ from elicitkit.urls import reveal
 
 _LONG_POLL = 25.0
 _MAX_BODY = 1 << 20
-_NONCE = "elicitkit.nonce"
 _FORM = "application/x-www-form-urlencoded"
+_POLICY = (
+    "default-src 'self'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; img-src 'self'; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+)
 
 _templates = environment(
     jinja2.PackageLoader("elicitkit.client", "web_templates"),
@@ -65,11 +69,11 @@ def build_app(board: Board, token: str, csrf: str, port: int, words: Translator)
             )
         ]
     )
-    return _Guard(site, token, f"127.0.0.1:{port}", words)
+    return SecurityHeaders(_Guard(site, token, f"127.0.0.1:{port}", words), content_security_policy=_POLICY)
 
 
 class _Guard:
-    """Host check, token check and the security headers, before anything else runs."""
+    """Host check and token check, before anything else runs."""
 
     def __init__(self, app: ASGIApp, token: str, host: str, words: Translator) -> None:
         self.app = app
@@ -80,15 +84,6 @@ class _Guard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return  # no lifespan, no websockets: only pages are served
-        nonce = secrets.token_urlsafe(16)
-        scope[_NONCE] = nonce
-        extra = _security_headers(nonce)
-
-        async def send_guarded(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
         with speaking(self.words):
             if Headers(scope=scope).get("host") != self.host:
                 where = _("This page answers only at %(address)s.") % {"address": f"http://{self.host}/"}
@@ -96,30 +91,13 @@ class _Guard:
             elif not self._has_token(scope["path"]):
                 refusal = PlainTextResponse(_("Not Found"), 404)
             else:
-                await self.app(scope, receive, send_guarded)
+                await self.app(scope, receive, send)
                 return
-            await refusal(scope, receive, send_guarded)
+            await refusal(scope, receive, send)
 
     def _has_token(self, path: str) -> bool:
         first = path.lstrip("/").split("/", 1)[0]
         return secrets.compare_digest(first.encode(), self.token)
-
-
-def _security_headers(nonce: str) -> list[tuple[bytes, bytes]]:
-    policy = (
-        f"default-src 'self'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
-        "img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
-        "base-uri 'none'; object-src 'none'"
-    )
-    return [
-        (b"content-security-policy", policy.encode()),
-        (b"x-frame-options", b"DENY"),
-        (b"referrer-policy", b"no-referrer"),
-        (b"cache-control", b"no-store"),
-        (b"x-content-type-options", b"nosniff"),
-        (b"cross-origin-opener-policy", b"same-origin"),
-        (b"cross-origin-resource-policy", b"same-origin"),
-    ]
 
 
 class _Pages:
@@ -272,7 +250,7 @@ class _Pages:
         shown = board.current
         flash, board.flash = board.flash, None
         html = _templates.get_template(template).render(
-            nonce=request.scope[_NONCE],
+            nonce=csp_nonce(request.scope),
             base=self.base,
             csrf=self.csrf,
             version=board.version,

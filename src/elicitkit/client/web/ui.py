@@ -14,19 +14,18 @@ send and opens URLs the person agreed to.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
 import secrets
-import socket
 import time
 import webbrowser
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Literal
 
-import uvicorn
+from starlette.types import ASGIApp
 
+from elicitkit.asgi import EmbeddedServer
 from elicitkit.client._fields import safe
 from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting, said
 from elicitkit.client.web._board import Board, Question
@@ -42,7 +41,6 @@ PageOpener = Callable[[str], object]
 
 _SEEN_WITHIN = 5.0  # a page seen this recently still has the tab open
 _OPENING_GRACE = 15.0  # time a freshly opened browser gets to load the page
-_STARTUP_TIMEOUT = 10.0
 
 
 async def _system_browser(url: str) -> bool:
@@ -64,8 +62,7 @@ class WebUI:
         self._token = secrets.token_urlsafe(32)
         self._csrf = secrets.token_urlsafe(32)
         self._board = Board()
-        self._server: uvicorn.Server | None = None
-        self._serving: asyncio.Task[None] | None = None
+        self._server: EmbeddedServer | None = None
         self._url: str | None = None
         self._opened_at = -float("inf")
         self._openings: set[asyncio.Task[None]] = set()
@@ -92,16 +89,9 @@ class WebUI:
         self._board.close()
         for task in list(self._openings):
             task.cancel()
-        server, serving = self._server, self._serving
-        self._server = self._serving = self._url = None
-        if server is None or serving is None:
-            return
-        server.should_exit = True
-        try:
-            await asyncio.wait_for(asyncio.shield(serving), timeout=3.0)
-        except TimeoutError:
-            server.force_exit = True
-            await serving
+        server, self._server, self._url = self._server, None, None
+        if server is not None:
+            await server.stop()
 
     async def __aenter__(self) -> WebUI:
         return self
@@ -168,40 +158,12 @@ class WebUI:
             logger.warning("No browser could be opened; open %s yourself to answer.", url)
 
     async def _serve(self) -> None:
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.bind(("127.0.0.1", 0))
-        port = listener.getsockname()[1]
-        config = uvicorn.Config(
-            build_app(self._board, self._token, self._csrf, port, self.words),
-            log_config=None,  # the host application's logging stays as it was
-            access_log=False,  # an access log would write down the secret path
-            lifespan="off",
-            ws="none",
-            server_header=False,
-            date_header=False,
-            timeout_graceful_shutdown=2,
-        )
-        server = _Server(config)
-        serving = asyncio.create_task(server.serve(sockets=[listener]))
-        deadline = time.monotonic() + _STARTUP_TIMEOUT
-        while not server.started:
-            if serving.done() or time.monotonic() > deadline:
-                server.should_exit = True
-                listener.close()
-                why = serving.exception() if serving.done() else None
-                raise RuntimeError(
-                    "The web UI's page server did not start on 127.0.0.1"
-                    + (f" ({why})." if why else "; see the log for why.")
-                )
-            await asyncio.sleep(0.01)
+        def build(url: str) -> ASGIApp:
+            port = int(url.rsplit(":", 1)[1])
+            return build_app(self._board, self._token, self._csrf, port, self.words)
+
+        server = EmbeddedServer(build)
+        base = await server.start()
         self._board.closed = False
-        self._server, self._serving = server, serving
-        self._url = f"http://127.0.0.1:{port}/{self._token}/"
-
-
-class _Server(uvicorn.Server):
-    """uvicorn without its signal handlers: Ctrl-C belongs to the application the UI lives in."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
+        self._server = server
+        self._url = f"{base}/{self._token}/"

@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from starlette.datastructures import FormData
@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from elicitkit.asgi import SecurityHeaders
 from elicitkit.i18n import Translator, negotiate, noop, speaking, translator
 from elicitkit.server.errors import BackendUnavailableError
 from elicitkit.server.store import ACTIVE, Record, holding
@@ -39,17 +40,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COOKIE",
+    "POLICY",
     "PREFIX",
-    "SECURITY_HEADERS",
     "BrowserSession",
     "Flow",
     "HandOffFlow",
     "Site",
-    "harden",
 ]
 
 logger = logging.getLogger(__name__)
-_R = TypeVar("_R", bound=Response)
 
 PREFIX = "/elicit"
 _FINISH_HOLD = 60.0
@@ -61,16 +60,11 @@ _UNNAMED = noop("This server")
 _WORDS = "elicitkit.words"
 """The request scope's key for the page's `Translator`, negotiated once per request."""
 
-SECURITY_HEADERS: Mapping[str, str] = {
-    "X-Frame-Options": "DENY",
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-        "frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "Referrer-Policy": "no-referrer",
-    "X-Content-Type-Options": "nosniff",
-    "Cache-Control": "no-store",
-}
+POLICY = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+"""The pages' Content-Security-Policy: no script at all, styles from our own stylesheet only."""
 
 
 class Flow(Protocol):
@@ -142,7 +136,9 @@ class Site:
         """Whether the server gave its own name (an unnamed one is "This server" on its pages)."""
         return self.server_name != _UNNAMED
 
-    def routes(self) -> list[BaseRoute]:
+    def routes(self) -> list[Route]:
+        """Every page, each behind `SecurityHeaders` (an ASGI app as the route's endpoint, so a
+        server mounts it with `custom_route` as it is)."""
         own: list[BaseRoute] = [
             Route(f"{PREFIX}/static/style.css", self._style, methods=["GET"]),
             *self.browser.routes(self),
@@ -150,7 +146,12 @@ class Site:
             Route(f"{PREFIX}/{{elicitation_id}}", self._speaking(self._submit), methods=["POST"]),
             Route(f"{PREFIX}/callback/{{flow}}", self._speaking(self._flow_callback), methods=["GET"]),
         ]
-        return own
+        hardened = []
+        for route in own:
+            assert isinstance(route, Route)
+            page = SecurityHeaders(route.app, content_security_policy=POLICY)
+            hardened.append(Route(route.path, page, methods=sorted(route.methods or {"GET"})))
+        return hardened
 
     def _speaking(
         self, endpoint: Callable[[Request], Awaitable[Response]]
@@ -248,7 +249,7 @@ class Site:
         words = self.translator(request)
         name = words.gettext(self.server_name) if self.server_name == _UNNAMED else self.server_name
         html = self._pages.render(template, words, {"server_name": name, "prefix": PREFIX}, context)
-        return harden(HTMLResponse(html, status_code=status_code))
+        return HTMLResponse(html, status_code=status_code)
 
     def refusal(self, request: Request, title: str, reason: str, *, status_code: int) -> HTMLResponse:
         """A refusal page; `title` and `reason` are already in the request's language."""
@@ -259,7 +260,7 @@ class Site:
     # -- pages ---------------------------------------------------------------------------
 
     async def _style(self, request: Request) -> Response:
-        return harden(FileResponse(_HERE / "static" / "style.css", media_type="text/css"))
+        return FileResponse(_HERE / "static" / "style.css", media_type="text/css")
 
     async def _find(self, request: Request) -> tuple[Record, Flow] | Response:
         elicitation_id = request.path_params["elicitation_id"]
@@ -374,7 +375,7 @@ class Site:
             return unverified
         form = await read_form(request)
         if isinstance(form, Response):
-            return harden(form)
+            return form
         token = form.get("csrf")
         if not isinstance(token, str) or not hmac.compare_digest(token, session.csrf):
             return unverified
@@ -434,25 +435,11 @@ class Site:
         if not isinstance(flow, HandOffFlow):
             _ = self.translator(request).gettext
             return self.refusal(request, _("Link not valid"), _("This page does not exist."), status_code=404)
-        return harden(await flow.callback(request))
-
-
-def harden(response: _R) -> _R:
-    """Forbid framing, sniffing, caching and referrers on a page of ours."""
-    raw = response.raw_headers
-    if raw[-len(_SECURITY_RAW) :] != _SECURITY_RAW:  # else hardened already, nothing added since
-        raw[:] = [pair for pair in raw if pair[0] not in _SECURITY_NAMES] + _SECURITY_RAW  # one of each, last
-    return response
-
-
-_SECURITY_RAW = [
-    (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in SECURITY_HEADERS.items()
-]
-_SECURITY_NAMES = frozenset(name for name, _ in _SECURITY_RAW)
+        return await flow.callback(request)
 
 
 def with_session(site: Site, response: Response, session: BrowserSession) -> Response:
-    """Every page ends here: save a changed session cookie and add the hardening headers."""
+    """Every page with a session ends here: save the cookie if the session changed."""
     if session.dirty:
         site.save_session(response, session)
-    return harden(response)
+    return response
