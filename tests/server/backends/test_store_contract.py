@@ -30,35 +30,67 @@ BOB = User("https://as.example", "bob")
 pytestmark = pytest.mark.timeout(60)
 
 
+class Clock:
+    """The stores' wall clock in these tests: the machine's, plus whatever a test advanced it by
+    (so records made on the machine's clock agree with it, and no test waits for time to pass)."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+    def advance(self, seconds: float) -> None:
+        self.ahead += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
 @pytest.fixture(params=["memory", "sqlite", "redis", "redis-sentinel", "redis-cluster", "postgres"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+async def store(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> AsyncIterator[Store]:
     backend: Store
     if request.param == "memory":
-        backend = MemoryStore()
+        backend = MemoryStore(clock=clock)
     elif request.param == "sqlite":
-        backend = SQLiteStore(tmp_path / "s.sqlite3")
+        backend = SQLiteStore(tmp_path / "s.sqlite3", clock=clock)
     elif request.param == "postgres":
         postgres: PostgresServer = request.getfixturevalue("shared_postgres")
-        backend = open_store(postgres.url, prefix=f"t{secrets.token_hex(6)}_")  # fresh tables per test
+        # fresh tables per test
+        backend = open_store(postgres.url, prefix=f"t{secrets.token_hex(6)}_", clock=clock)
         assert isinstance(backend, PostgresStore)
     elif request.param == "redis-sentinel":
         group: SentinelGroup = request.getfixturevalue("shared_sentinels")
-        backend = open_store(group.url, prefix=f"t{secrets.token_hex(6)}:", replicas_ack=1)
+        backend = open_store(group.url, prefix=f"t{secrets.token_hex(6)}:", replicas_ack=1, clock=clock)
         assert isinstance(backend, RedisStore) and not backend.cluster
     elif request.param == "redis-cluster":
         cluster: ClusterNodes = request.getfixturevalue("redis_cluster")
-        backend = open_store(cluster.url, prefix=f"t{secrets.token_hex(6)}:")
+        backend = open_store(cluster.url, prefix=f"t{secrets.token_hex(6)}:", clock=clock)
         assert isinstance(backend, RedisStore) and backend.cluster
     else:
         server: RedisServer = request.getfixturevalue("redis_server")
-        backend = open_store(server.url)
+        backend = open_store(server.url, clock=clock)
         assert isinstance(backend, RedisStore)
     yield backend
     await backend.close()
 
 
-def new_record(user: User = ALICE, ttl: float = 60.0, **details: object) -> Record:
-    return Record.new(user, "client-1", "weather-key", "Your weather API key", ttl=ttl, details=details)
+def new_record(
+    user: User = ALICE, ttl: float = 60.0, *, now: float | None = None, **details: object
+) -> Record:
+    return Record.new(
+        user, "client-1", "weather-key", "Your weather API key", ttl=ttl, details=details, now=now
+    )
+
+
+async def let_pass(store: Store, clock: Clock, seconds: float) -> None:
+    """`seconds` go by for `store`: its clock moves on. Redis keeps the ttls of single-use values
+    and locks itself (PX, on its own clock), so for those real time passes too."""
+    clock.advance(seconds)
+    if isinstance(store, RedisStore):
+        await asyncio.sleep(seconds)
 
 
 async def test_create_get_round_trip_is_exact(store: Store) -> None:
@@ -130,10 +162,26 @@ async def test_concurrent_completions_only_one_wins(store: Store) -> None:
         assert sum(r is not None for r in results[i * 5 : i * 5 + 5]) == 1
 
 
-async def test_expired_reads_as_expired_and_cannot_move_except_to_expired(store: Store) -> None:
-    record = new_record(ttl=0.05)
+async def test_the_store_reads_the_clock_it_was_given(store: Store, clock: Clock) -> None:
+    """Expiry, the per-user count and the sweep follow the store's clock, not the machine's: an
+    hour passes for the store in no time at all."""
+    record, later = new_record(ttl=3600, now=clock()), new_record(ttl=7200, now=clock())
     await store.create(record)
-    await asyncio.sleep(0.1)
+    await store.create(later)
+    clock.advance(3601)
+    got = await store.get(record.id)
+    assert got is not None and got.state == "expired"
+    assert await store.count_active(ALICE) == 1
+    assert await store.transition(record.id, from_states=ACTIVE, to="opened", user=ALICE) is None
+    assert await store.sweep() == 1
+    moved = await store.transition(later.id, from_states=ACTIVE, to="completed", user=ALICE)
+    assert moved is not None and moved.updated_at >= record.created_at + 3601
+
+
+async def test_expired_reads_as_expired_and_cannot_move_except_to_expired(store: Store, clock: Clock) -> None:
+    record = new_record(ttl=0.05, now=clock())
+    await store.create(record)
+    clock.advance(0.1)
     got = await store.get(record.id)
     assert got is not None and got.state == "expired"
     assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE) is None
@@ -141,28 +189,28 @@ async def test_expired_reads_as_expired_and_cannot_move_except_to_expired(store:
     assert expired is not None and expired.state == "expired"
 
 
-async def test_sweep_expires_then_forgets(store: Store) -> None:
-    overdue, live, done = new_record(ttl=0.01), new_record(ttl=60), new_record(ttl=60)
+async def test_sweep_expires_then_forgets(store: Store, clock: Clock) -> None:
+    overdue, live, done = (new_record(ttl=ttl, now=clock()) for ttl in (0.01, 60, 60))
     for record in (overdue, live, done):
         await store.create(record)
     await store.transition(done.id, from_states=ACTIVE, to="completed")
-    await asyncio.sleep(0.05)
+    clock.advance(0.05)
     assert await store.sweep() == 1
     got = await store.get(overdue.id)
     assert got is not None and got.state == "expired"
     assert await store.sweep() == 0
-    assert await store.sweep(now=time.time() + 10, keep_for=1) == 2
+    assert await store.sweep(now=clock() + 10, keep_for=1) == 2
     assert await store.get(overdue.id) is None and await store.get(done.id) is None
     still = await store.get(live.id)
     assert still is not None and still.state == "pending"
 
 
-async def test_sweep_under_load(store: Store) -> None:
+async def test_sweep_under_load(store: Store, clock: Clock) -> None:
     """1,200 overdue and 300 live records, swept while the live ones are being completed."""
-    overdue = [new_record(ttl=0.2) for _ in range(1200)]
-    live = [new_record(ttl=60) for _ in range(300)]
+    overdue = [new_record(ttl=0.2, now=clock()) for _ in range(1200)]
+    live = [new_record(ttl=60, now=clock()) for _ in range(300)]
     await asyncio.gather(*(store.create(r) for r in overdue + live))
-    await asyncio.sleep(0.3)
+    clock.advance(0.3)
 
     async def complete_all() -> int:
         results = await asyncio.gather(
@@ -179,16 +227,16 @@ async def test_sweep_under_load(store: Store) -> None:
 
 
 @pytest.mark.parametrize("store", ["sqlite", "redis", "postgres"], indirect=True)
-async def test_a_big_sweep_lets_live_operations_through(store: Store) -> None:
+async def test_a_big_sweep_lets_live_operations_through(store: Store, clock: Clock) -> None:
     """A sweep of many overdue records goes in batches: a flow that starts while it runs
     finishes before it does, instead of waiting behind one long write."""
-    overdue = [new_record(ttl=0.2) for _ in range(6000)]
+    overdue = [new_record(ttl=0.2, now=clock()) for _ in range(6000)]
     for start in range(0, len(overdue), 500):
         await asyncio.gather(*(store.create(r) for r in overdue[start : start + 500]))
-    await asyncio.sleep(0.3)
+    clock.advance(0.3)
     sweeping = asyncio.create_task(store.sweep())
     await asyncio.sleep(0)  # the sweep has begun
-    live = new_record(ttl=60)
+    live = new_record(ttl=60, now=clock())
     await store.create(live)
     assert await store.transition(live.id, from_states=ACTIVE, to="completed", user=ALICE)
     assert not sweeping.done()
@@ -205,12 +253,12 @@ async def test_blobs(store: Store) -> None:
     assert await store.get_blob("k") is None
 
 
-async def test_single_use_values(store: Store) -> None:
+async def test_single_use_values(store: Store, clock: Clock) -> None:
     await store.put_once("state-1", b"v1", ttl=60)
     assert await store.take_once("state-1") == b"v1"
     assert await store.take_once("state-1") is None
     await store.put_once("state-2", b"v2", ttl=0.01)
-    await asyncio.sleep(0.05)
+    await let_pass(store, clock, 0.05)
     assert await store.take_once("state-2") is None
     assert await store.take_once("never") is None
 
@@ -260,10 +308,10 @@ async def test_claim_is_released_only_by_its_holder(store: Store) -> None:
     await store.release("never-claimed", holder)  # nothing to free: no error
 
 
-async def test_an_expired_claim_can_be_taken_over(store: Store) -> None:
+async def test_an_expired_claim_can_be_taken_over(store: Store, clock: Clock) -> None:
     stale = await store.claim("lock-4", ttl=0.05)
     assert stale is not None
-    await asyncio.sleep(0.1)
+    await let_pass(store, clock, 0.1)
     taker = await store.claim("lock-4", ttl=60)
     assert taker is not None and taker != stale
     await store.release("lock-4", stale)  # the dead holder's late release frees nothing
@@ -307,17 +355,17 @@ async def test_claim_and_release_need_no_more_than_the_documented_acl(redis_serv
         await admin.close()
 
 
-async def test_count_active_counts_one_users_open_unexpired_records(store: Store) -> None:
+async def test_count_active_counts_one_users_open_unexpired_records(store: Store, clock: Clock) -> None:
     alice, bob = ALICE, BOB
-    made = [Record.new(alice, "c", "f", "m", ttl=60) for _ in range(3)]
-    made.append(Record.new(alice, "c", "f", "m", ttl=0.5))
-    made.append(Record.new(bob, "c", "f", "m", ttl=60))
+    made = [Record.new(alice, "c", "f", "m", ttl=60, now=clock()) for _ in range(3)]
+    made.append(Record.new(alice, "c", "f", "m", ttl=0.5, now=clock()))
+    made.append(Record.new(bob, "c", "f", "m", ttl=60, now=clock()))
     for record in made:
         await store.create(record)
     assert await store.count_active(alice) == 4 and await store.count_active(bob) == 1
     await store.transition(made[0].id, from_states={"pending"}, to="completed", user=alice)
     await store.transition(made[1].id, from_states={"pending"}, to="opened", user=alice)
     assert await store.count_active(alice) == 3
-    await asyncio.sleep(0.7)  # one of alice's runs out
+    clock.advance(0.7)  # one of alice's runs out
     assert await store.count_active(alice) == 2
     assert await store.count_active(User("https://other-as.example", "alice")) == 0

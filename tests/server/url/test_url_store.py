@@ -23,9 +23,31 @@ ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")
 
 
+class Clock:
+    """The stores' wall clock here: the machine's, plus what a test advanced it by."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+    def advance(self, seconds: float) -> None:
+        self.ahead += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
 @pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    backend: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "s.sqlite3")
+async def store(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> AsyncIterator[Store]:
+    backend: Store = (
+        MemoryStore(clock=clock)
+        if request.param == "memory"
+        else SQLiteStore(tmp_path / "s.sqlite3", clock=clock)
+    )
     yield backend
     await backend.close()
 
@@ -106,27 +128,27 @@ async def test_concurrent_completions_only_one_wins(store: Store) -> None:
     assert sum(r is not None for r in results) == 1
 
 
-async def test_expired_records_read_as_expired_and_cannot_complete(store: Store) -> None:
+async def test_expired_records_read_as_expired_and_cannot_complete(store: Store, clock: Clock) -> None:
     record = _record(ttl=0.05)
     await store.create(record)
-    await asyncio.sleep(0.1)
+    clock.advance(0.1)
     got = await store.get(record.id)
     assert got is not None and got.state == "expired"
     assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE) is None
 
 
-async def test_sweep_expires_and_forgets(store: Store) -> None:
+async def test_sweep_expires_and_forgets(store: Store, clock: Clock) -> None:
     overdue, live, old_done = _record(ttl=0.01), _record(ttl=60), _record(ttl=60)
     for r in (overdue, live, old_done):
         await store.create(r)
     await store.transition(old_done.id, from_states=ACTIVE, to="completed")
-    await asyncio.sleep(0.05)
+    clock.advance(0.05)
     changed = await store.sweep()
     assert changed == 1
     got = await store.get(overdue.id)
     assert got is not None and got.state == "expired"
     # later, finished records past the keep window are dropped; active ones stay
-    changed = await store.sweep(now=time.time() + 10, keep_for=1)
+    changed = await store.sweep(now=clock() + 10, keep_for=1)
     assert changed == 2
     assert await store.get(overdue.id) is None and await store.get(old_done.id) is None
     assert await store.get(live.id) is not None
@@ -141,12 +163,12 @@ async def test_blobs(store: Store) -> None:
     assert await store.get_blob("k") is None
 
 
-async def test_single_use_values(store: Store) -> None:
+async def test_single_use_values(store: Store, clock: Clock) -> None:
     await store.put_once("state-1", b"v", ttl=60)
     assert await store.take_once("state-1") == b"v"
     assert await store.take_once("state-1") is None  # single use
     await store.put_once("state-2", b"v", ttl=0.01)
-    await asyncio.sleep(0.05)
+    clock.advance(0.05)
     assert await store.take_once("state-2") is None  # short-lived
     assert await store.take_once("never") is None
 
@@ -265,7 +287,8 @@ async def test_sqlite_active_flag_follows_every_kind_of_change(tmp_path: Path) -
     """The `active` flag `count_active` reads is set by a change that may flip it: into a final
     state from any mix of states, back out of one, and by the sweep."""
     path = tmp_path / "active.sqlite3"
-    store = SQLiteStore(path)
+    clock = Clock()
+    store = SQLiteStore(path, clock=clock)
     first, second, third = _record(), _record(), _record(ttl=0.2)
     for record in (first, second, third):
         await store.create(record)
@@ -282,7 +305,7 @@ async def test_sqlite_active_flag_follows_every_kind_of_change(tmp_path: Path) -
     assert await store.transition(first.id, from_states={"declined"}, to="opened")
     assert flags() == [1, 1, 1] and await store.count_active(ALICE) == 3
     assert await store.transition(second.id, from_states={"declined"}, to="opened") is None
-    await asyncio.sleep(0.3)
+    clock.advance(0.3)
     assert await store.sweep() == 1  # `third` ran out
     assert flags() == [1, 1, 0] and await store.count_active(ALICE) == 2
     await store.close()

@@ -14,6 +14,8 @@ an operation that still fails raises `StoreUnavailableError` / `BusUnavailableEr
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import SplitResult, urlsplit
 
@@ -37,7 +39,12 @@ _TOPOLOGY = ("redis+sentinel", "rediss+sentinel", "redis+cluster", "rediss+clust
 
 
 def open_store(
-    url: str, *, password: str | None = None, prefix: str = "elicitkit:", **redis_options: Any
+    url: str,
+    *,
+    password: str | None = None,
+    prefix: str = "elicitkit:",
+    clock: Callable[[], float] = time.time,
+    **redis_options: Any,
 ) -> Store:
     """The `Store` a URL names: `sqlite:///path` (`sqlite://` alone: the default file),
     `memory://`, `redis://` / `rediss://` (see `redis_client` for AUTH and TLS options), or
@@ -45,7 +52,8 @@ def open_store(
     are named after `prefix`, `elicitkit_records` by default; see docs/deployment.md).
 
     Redis and PostgreSQL take `timeout=` (default 10 s): each call's overall deadline, past which
-    it raises `StoreUnavailableError`; Redis also `replicas_ack=` and `ack_timeout=`."""
+    it raises `StoreUnavailableError`; Redis also `replicas_ack=` and `ack_timeout=`. `clock` is
+    the wall clock every store reads (a test advances its own instead of sleeping)."""
     parts = _split(url, "store")
     if parts.scheme == "sqlite":
         _no_redis_options(url, password, redis_options)
@@ -56,16 +64,16 @@ def open_store(
             )
         with needs("sqlite"):
             from elicitkit.server.store import SQLiteStore
-        return SQLiteStore(parts.path or None)
+        return SQLiteStore(parts.path or None, clock=clock)
     if parts.scheme == "memory":
         _no_redis_options(url, password, redis_options)
-        return MemoryStore()
+        return MemoryStore(clock=clock)
     if parts.scheme in _POSTGRES:
         with needs("postgres"):
             from elicitkit.server.store import PostgresStore
         if password is not None:
             redis_options["password"] = password
-        return PostgresStore(url, prefix=_table_prefix(prefix), **redis_options)
+        return PostgresStore(url, prefix=_table_prefix(prefix), clock=clock, **redis_options)
     with needs("redis"):
         from elicitkit.server.store import RedisStore
     own = {
@@ -75,7 +83,8 @@ def open_store(
     }
     if own.get("replicas_ack"):  # a socket must outlast the WAIT it carries, or redis-py retries it whole
         redis_options.setdefault("socket_timeout", own.get("ack_timeout", 5.0) + 2.0)
-    return RedisStore(**own, client=redis_client(url, password=password, **redis_options), prefix=prefix)
+    client = redis_client(url, password=password, **redis_options)
+    return RedisStore(**own, client=client, prefix=prefix, clock=clock)
 
 
 def open_bus(

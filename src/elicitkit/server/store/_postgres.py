@@ -145,7 +145,8 @@ class PostgresStore:
     With `announce` (the default) a transition to a final state notifies `<prefix>completed`
     (`completions_channel`) in the same statement; a `PostgresBus` given this store then leaves
     notifying to it. When PostgreSQL cannot be reached the operation raises
-    `StoreUnavailableError`, after a few retries with backoff.
+    `StoreUnavailableError`, after a few retries with backoff. `clock` is the wall clock the
+    store reads (seconds since the epoch), not the database's: a test advances its own.
     """
 
     def __init__(
@@ -157,6 +158,7 @@ class PostgresStore:
         min_size: int = 1,
         max_size: int = 10,
         timeout: float = 10.0,
+        clock: Callable[[], float] = time.time,
         **pool_options: Any,
     ) -> None:
         if not prefix.replace("_", "").isalnum() or not prefix[0].isalpha():
@@ -164,6 +166,7 @@ class PostgresStore:
                 "the table prefix must be letters, digits and underscores, starting with a letter"
             )
         self.dsn = dsn
+        self._clock = clock
         self.prefix = prefix
         self.completions_channel = f"{prefix}completed" if announce else None
         self.timeout = timeout
@@ -310,7 +313,7 @@ class PostgresStore:
                 "AND state IN ('pending', 'opened') AND expires_at > $3",
                 user.issuer,
                 user.subject,
-                time.time(),
+                self._clock(),
             )
             if int(count or 0) >= max_active:
                 return False
@@ -328,13 +331,13 @@ class PostgresStore:
             f"SELECT count(*) FROM {self.prefix}records WHERE issuer = $1 AND subject = $2 "  # noqa: S608
             "AND state IN ('pending', 'opened') AND expires_at > $3"
         )
-        count = await self._run(lambda conn: conn.fetchval(sql, user.issuer, user.subject, time.time()))
+        count = await self._run(lambda conn: conn.fetchval(sql, user.issuer, user.subject, self._clock()))
         return int(count or 0)
 
     async def get(self, elicitation_id: str) -> Record | None:
         sql = f"SELECT {_COLUMNS} FROM {self.prefix}records WHERE id = $1"  # noqa: S608
         row = await self._run(lambda conn: conn.fetchrow(sql, elicitation_id))
-        return None if row is None else Record.from_row(row).effective()
+        return None if row is None else Record.from_row(row).effective(self._clock())
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -342,7 +345,7 @@ class PostgresStore:
         states = list(from_states)
         if not states:
             return None
-        op, now = secrets.token_hex(8), time.time()
+        op, now = secrets.token_hex(8), self._clock()
         condition = (
             "state = ANY($4::text[]) AND (NOT $8::boolean OR expires_at > $2) "
             "AND (NOT $9::boolean OR (issuer = $5 AND subject = $6))"
@@ -373,7 +376,7 @@ class PostgresStore:
         return None if row is None else Record.from_row(row)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
-        now = time.time() if now is None else now
+        now = self._clock() if now is None else now
         p = self.prefix
         expire = (
             f"WITH due AS (SELECT id FROM {p}records WHERE state IN ('pending', 'opened') "  # noqa: S608
@@ -402,7 +405,7 @@ class PostgresStore:
     # -- blobs, single-use values, locks ---------------------------------------------------
 
     async def increment(self, key: str, *, ttl: float) -> int:
-        now = time.time()
+        now = self._clock()
         sql = (
             f"INSERT INTO {self.prefix}counters AS c (key, n, deadline) VALUES ($1, 1, $2) "  # noqa: S608
             "ON CONFLICT (key) DO UPDATE SET n = CASE WHEN c.deadline > $3 THEN c.n + 1 ELSE 1 END, "
@@ -432,17 +435,17 @@ class PostgresStore:
             f"INSERT INTO {self.prefix}once (key, data, deadline) VALUES ($1, $2, $3) "  # noqa: S608
             "ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, deadline = EXCLUDED.deadline"
         )
-        await self._run(lambda conn: conn.execute(sql, key, bytes(data), time.time() + ttl))
+        await self._run(lambda conn: conn.execute(sql, key, bytes(data), self._clock() + ttl))
 
     async def take_once(self, key: str) -> bytes | None:
         sql = f"DELETE FROM {self.prefix}once WHERE key = $1 AND deadline > $2 RETURNING data"  # noqa: S608
-        value = await self._run(lambda conn: conn.fetchval(sql, key, time.time()))
+        value = await self._run(lambda conn: conn.fetchval(sql, key, self._clock()))
         return None if value is None else bytes(value)
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
         # One statement: the row lock makes check-and-take atomic; a retry finds its own token.
         token = secrets.token_hex(16)
-        now = time.time()
+        now = self._clock()
         sql = (
             f"INSERT INTO {self.prefix}claims (key, token, deadline) VALUES ($1, $2, $3) "  # noqa: S608
             "ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, deadline = EXCLUDED.deadline "

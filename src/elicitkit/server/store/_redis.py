@@ -120,6 +120,8 @@ class RedisStore:
     `<prefix>completed` (`completions_channel`) in the same script; a `RedisBus` given this
     store then leaves publishing to it.
     When Redis cannot be reached the operation raises `StoreUnavailableError`.
+    `clock` is the wall clock the store reads for records (their expiry, the per-user cap, what a
+    sweep finds overdue); the ttls of single-use values, locks and counters are Redis's own.
     """
 
     def __init__(
@@ -133,9 +135,11 @@ class RedisStore:
         replicas_ack: int = 0,
         ack_timeout: float = 5.0,
         timeout: float = 10.0,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if replicas_ack and isinstance(client, RedisCluster):
             raise ValueError("replicas_ack is for a primary with replicas (Sentinel), not for a Cluster")
+        self._clock = clock
         self.replicas_ack = replicas_ack
         self.ack_timeout = ack_timeout
         self.timeout = timeout
@@ -278,7 +282,7 @@ class RedisStore:
             json.dumps(record.details) if record.details else "{}",
             str(-(-expire_at_ms // _HOUR_MS) * _HOUR_MS),  # the user's index's expiry, rounded up
             "" if max_active is None or not active else str(max_active),
-            _num(time.time()),
+            _num(self._clock()),
             f"{self._space(record.id)}record:",
         ]
         keys = self._keys(record.id)
@@ -310,7 +314,7 @@ class RedisStore:
     async def count_active(self, user: User) -> int:
         mine = self._user_key(user)
         async with self._reachable():
-            now = _num(time.time())  # the commands the documented least-privilege ACL allows
+            now = _num(self._clock())  # the commands the documented least-privilege ACL allows
             gone = cast(list[bytes], await self.client.zrangebyscore(mine, "-inf", now))
             if gone:
                 await self.client.zrem(mine, *gone)
@@ -338,7 +342,7 @@ class RedisStore:
     async def get(self, elicitation_id: str) -> Record | None:
         async with self._reachable():
             raw = await self.client.hgetall(self._record_key(elicitation_id))
-        return None if not raw else stored_record(elicitation_id, raw).effective()
+        return None if not raw else stored_record(elicitation_id, raw).effective(self._clock())
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -346,7 +350,7 @@ class RedisStore:
         states = list(from_states)
         if not states:
             return None
-        now = time.time()
+        now = self._clock()
         values = [
             elicitation_id,
             os.urandom(8).hex(),  # marks this call, so a retry after a lost reply is recognised
@@ -374,7 +378,7 @@ class RedisStore:
         return None if not reply else record_from(elicitation_id, reply, to, now, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
-        now = time.time() if now is None else now
+        now = self._clock() if now is None else now
         changed = 0
         for space in self.spaces:  # one script call per hash tag, each within one slot
             args: list[str | int] = [

@@ -16,7 +16,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -77,8 +77,10 @@ class Record:
         *,
         ttl: float,
         details: dict[str, Any] | None = None,
+        now: float | None = None,
     ) -> Record:
-        now = time.time()
+        """A pending record that expires `ttl` seconds from `now` (the wall clock by default)."""
+        now = time.time() if now is None else now
         return cls(
             user=user,
             client_id=client_id,
@@ -252,9 +254,13 @@ class Store(RecordStore, CounterStore, BlobStore, OnceStore, LockStore, Protocol
 
 
 class MemoryStore:
-    """A `Store` in this process's memory: for tests and throwaway servers. Lost on restart."""
+    """A `Store` in this process's memory: for tests and throwaway servers. Lost on restart.
 
-    def __init__(self) -> None:
+    `clock` is the wall clock the store reads (seconds since the epoch), as in every store: a
+    test advances its own instead of sleeping."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
         self._records: dict[str, Record] = {}
         self._blobs: dict[str, bytes] = {}
         self._once: dict[str, tuple[bytes, float]] = {}
@@ -272,19 +278,19 @@ class MemoryStore:
 
     async def get(self, elicitation_id: str) -> Record | None:
         record = self._records.get(elicitation_id)
-        return None if record is None else record.effective()
+        return None if record is None else record.effective(self._clock())
 
     async def count_active(self, user: User) -> int:
         return self._active(user)
 
     def _active(self, user: User) -> int:
-        now = time.time()
+        now = self._clock()
         return sum(
             1 for r in self._records.values() if r.user == user and r.state in ACTIVE and now < r.expires_at
         )
 
     async def increment(self, key: str, *, ttl: float) -> int:
-        now = time.time()
+        now = self._clock()
         count, deadline = self._counters.get(key, (0, 0.0))
         count = count + 1 if now < deadline else 1
         self._counters[key] = (count, now + ttl)
@@ -294,7 +300,7 @@ class MemoryStore:
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
         # No await between the check and the write: atomic within the event loop.
-        now = time.time()
+        now = self._clock()
         record = self._records.get(elicitation_id)
         if record is None or record.state not in from_states:
             return None
@@ -307,7 +313,7 @@ class MemoryStore:
         return updated
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
-        now = time.time() if now is None else now
+        now = self._clock() if now is None else now
         changed = 0
         for rid, record in list(self._records.items()):
             if record.state in ACTIVE and now >= record.expires_at:
@@ -347,16 +353,16 @@ class MemoryStore:
         return True
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
-        self._once[key] = (bytes(data), time.time() + ttl)
+        self._once[key] = (bytes(data), self._clock() + ttl)
 
     async def take_once(self, key: str) -> bytes | None:
         item = self._once.pop(key, None)
-        if item is None or time.time() >= item[1]:
+        if item is None or self._clock() >= item[1]:
             return None
         return item[0]
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
-        now = time.time()  # no await between the check and the write, as in `transition`
+        now = self._clock()  # no await between the check and the write, as in `transition`
         held = self._claims.get(key)
         if held is not None and now < held[1]:
             return None
