@@ -21,6 +21,7 @@ import os
 import re
 import secrets
 from collections.abc import Iterable
+from typing import ClassVar, Literal
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -31,7 +32,7 @@ from elicitkit.server.errors import VaultDecryptError, VaultKeyError
 from elicitkit.server.store import BlobStore
 from elicitkit.server.user import User
 
-__all__ = ["KEYS_ENV", "KeyRing", "Vault"]
+__all__ = ["KEYS_ENV", "KeyRing", "Resealing", "Vault"]
 
 KEYS_ENV = "ELICITKIT_VAULT_KEYS"
 """The environment variable `KeyRing.from_env()` reads: `id:base64key[,id:base64key...]`."""
@@ -43,6 +44,10 @@ _MAGIC = b"ek2"
 _LEGACY = b"ek1"
 """Sealed with a ring key itself (before keys per purpose): still opens, any write replaces it."""
 _NONCE = 12
+
+Resealing = Literal["resealed", "current", "left", "gone"]
+"""What `Vault.reseal` did with one value: sealed it again, found it sealed under the current key
+already, left it (it still needs the key it was sealed with), or found nothing there."""
 
 
 def _b64decode(text: str) -> bytes:
@@ -157,6 +162,19 @@ class KeyRing:
         return blob.startswith(_MAGIC + bytes([len(kid)]) + kid)
 
     @staticmethod
+    def sealed_with(blob: bytes) -> str:
+        """The id of the ring key `blob` was sealed under (read from its header, not checked)."""
+        if blob[: len(_MAGIC)] not in (_MAGIC, _LEGACY) or len(blob) < len(_MAGIC) + 1:
+            return ""
+        n = blob[len(_MAGIC)]
+        return blob[len(_MAGIC) + 1 : len(_MAGIC) + 1 + n].decode(errors="replace")
+
+    @property
+    def ids(self) -> list[str]:
+        """Every key id of the ring, the sealing one last."""
+        return list(self._keys)
+
+    @staticmethod
     def is_legacy(blob: bytes) -> bool:
         """Whether `blob` was sealed with a ring key itself, as elicitkit did before keys per purpose."""
         return blob.startswith(_LEGACY)
@@ -211,3 +229,27 @@ class Vault:
 
     async def delete(self, user: User, name: str) -> None:
         await self.store.delete_blob(_blob_key(user, name))
+
+    PREFIX: ClassVar[str] = "vault:"
+    """Every value the vault stores is a blob whose key starts with this."""
+
+    async def reseal(self, key: str, *, attempts: int = 5) -> Resealing:
+        """Seal the value stored under blob `key` again under the ring's current key, unless it
+        already is, with a compare-and-set: a value written meanwhile is read again, never
+        overwritten. A value sealed before keys per purpose (its associated data names the user,
+        which its key only hashes) or under a key the ring lacks stays as it is."""
+        for _ in range(attempts):
+            blob = await self.store.get_blob(key)
+            if blob is None:
+                return "gone"
+            if self.keys.is_current(blob):
+                return "current"
+            if self.keys.is_legacy(blob):
+                return "left"
+            try:
+                value = self.keys.open(blob, _aad(key))
+            except VaultDecryptError:
+                return "left"
+            if await self.store.replace_blob(key, blob, self.keys.seal(value, _aad(key))):
+                return "resealed"
+        return "left"  # rewritten on every attempt, by a writer that does not seal with this key

@@ -16,6 +16,7 @@ wait) a record a browser is completing at that moment.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import secrets
@@ -100,6 +101,7 @@ _PAYLOAD = (
 )
 
 _SWEEP_BATCH = 500  # rows locked by one sweep statement: short transactions, no long lock holding
+_KEYS_BATCH = 500  # blob keys one `blob_keys` statement reads
 _ACQUIRE_TIMEOUT = 10.0  # seconds a caller waits for a free pooled connection
 _RETRIES = 3  # a dropped connection is retried this many times, with backoff, before the error
 
@@ -430,6 +432,26 @@ class PostgresStore:
         sql = f"DELETE FROM {self.prefix}blobs WHERE key = $1"  # noqa: S608
         await self._run(lambda conn: conn.execute(sql, key))
 
+    async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        table = f"{self.prefix}blobs"
+        after, since = prefix, ">="
+        while True:  # each batch its own call (and deadline), from where the last one stopped
+            sql = (
+                f"SELECT key FROM {table} WHERE key {since} $1 AND starts_with(key, $2) "  # noqa: S608
+                "ORDER BY key LIMIT $3"
+            )
+            rows: list[Any] = await self._run(functools.partial(_keys_after, sql, after, prefix))
+            for row in rows:
+                yield row[0]
+            if len(rows) < _KEYS_BATCH:
+                return
+            after, since = rows[-1][0], ">"
+
+    async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        sql = f"UPDATE {self.prefix}blobs SET data = $3 WHERE key = $1 AND data = $2"  # noqa: S608
+        status = await self._run(lambda conn: conn.execute(sql, key, bytes(old), bytes(new)))
+        return bool(status == "UPDATE 1")
+
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         sql = (
             f"INSERT INTO {self.prefix}once (key, data, deadline) VALUES ($1, $2, $3) "  # noqa: S608
@@ -463,6 +485,10 @@ class PostgresStore:
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()
+
+
+async def _keys_after(sql: str, after: str, prefix: str, conn: Connection) -> list[Any]:
+    return list(await conn.fetch(sql, after, prefix, _KEYS_BATCH))
 
 
 async def migrate(conn: asyncpg.Connection, prefix: str) -> int:

@@ -18,10 +18,11 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from functools import lru_cache
 from typing import Any, cast
@@ -91,6 +92,12 @@ def _text(value: bytes | str) -> str:
 
 
 _HOUR_MS = 3_600_000
+_KEYS_BATCH = 500  # the COUNT of one SCAN in `blob_keys`
+_REPLACE_BLOB = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
+return 0
+"""
+"""`replace_blob`: compare and set in one step (rotation is rare: sent whole, not by its SHA)."""
 
 
 def _num(value: float) -> str:
@@ -408,6 +415,39 @@ class RedisStore:
     async def delete_blob(self, key: str) -> None:
         async with self._reachable():
             await self._acked(lambda c: c.delete(f"{self.prefix}blob:{key}"))
+
+    async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        # SCAN on each primary (a Cluster's blobs carry no hash tag, so they are spread over every
+        # node), one deadline per batch; SCAN may list a key twice, never skips one that stays.
+        head = f"{self.prefix}blob:"
+        match = re.sub(r"([*?\[\]\\])", r"\\\1", head + prefix) + "*"
+        nodes: list[Any] = [None]
+        if isinstance(self.client, RedisCluster):
+            async with self._reachable():
+                await self.client.initialize()
+                nodes = list(self.client.get_primaries())
+        for node in nodes:
+            cursor: Any = 0
+            while True:
+                async with self._reachable():
+                    if node is None:
+                        cursor, batch = await self.client.scan(cursor, match=match, count=_KEYS_BATCH)
+                    else:
+                        reply = await self.client.scan(
+                            cursor, match=match, count=_KEYS_BATCH, target_nodes=node
+                        )
+                        cursor, batch = cast(dict[str, int], reply[0])[node.name], reply[1]
+                for key in batch:
+                    yield _text(key)[len(head) :]
+                if int(cursor) == 0:
+                    break
+
+    async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        async with self._reachable():
+            done = await self._acked(
+                lambda c: c.eval(_REPLACE_BLOB, 1, f"{self.prefix}blob:{key}", bytes(old), bytes(new))
+            )
+        return bool(int(done))
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         async with self._reachable():

@@ -8,7 +8,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,7 @@ _CHECKPOINT_EVERY = 64
 # pages write a quarter of what SQLite's default 4 KiB pages do, for the same rows.
 _PAGE_SIZE = 1024
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+_KEYS_BATCH = 500  # blob keys one `blob_keys` statement reads
 _SWEEP_BATCH = 100  # rows one sweep statement changes (a few ms): what a live operation may wait
 
 
@@ -341,6 +342,27 @@ class SQLiteStore:
 
     async def delete_blob(self, key: str) -> None:
         await self._run("DELETE FROM blobs WHERE key = ?", (key,))
+
+    async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        after, since = prefix, ">="
+        while True:  # by key order from where the last batch stopped: one index walk in all
+            rows = await self._run(
+                f"SELECT key FROM blobs WHERE key {since} ? AND substr(key, 1, ?) = ? ORDER BY key LIMIT ?",  # noqa: S608
+                (after, len(prefix), prefix, _KEYS_BATCH),
+                write=False,
+            )
+            for (key,) in rows:
+                yield key
+            if len(rows) < _KEYS_BATCH:
+                return
+            after, since = rows[-1][0], ">"
+
+    async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        rows = await self._run(
+            "UPDATE blobs SET data = ? WHERE key = ? AND data = ? RETURNING key",
+            (bytes(new), key, bytes(old)),
+        )
+        return bool(rows)
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         await self._run(
