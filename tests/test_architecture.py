@@ -153,7 +153,7 @@ def test_no_module_imports_another_sides_private_module_or_name() -> None:
             owner = private_part(module)
             if owner is None and name is not None and name.startswith("_") and not name.startswith("__"):
                 owner = f"{module}.{name}"  # a private name is its module's own: share helpers publicly
-            if owner is None:
+            if owner is None or module in SDK_ADAPTERS:  # an adapter serves every room (below)
                 continue
             inside = importer == owner or importer.startswith(owner + ".")
             if not inside or side(importer) != side(module):
@@ -172,11 +172,13 @@ def test_no_sys_path_insert_in_tests() -> None:
 
 
 LAYERS = {
+    "elicitkit._sdk": 0,  # the SDK adapter: imports nothing of elicitkit
     "elicitkit.errors": 0,
     "elicitkit.extras": 0,
     "elicitkit.i18n": 1,
     "elicitkit.schema": 2,
     "elicitkit.urls": 2,
+    "elicitkit.asgi": 2,
     "elicitkit.client": 3,
     "elicitkit.server": 3,
     "elicitkit.check": 4,
@@ -205,4 +207,112 @@ def test_imports_run_downward_only() -> None:
                 continue
             if theirs > mine or (theirs == mine and mine in (2, 3)):
                 wrong.append(f"{importer}:{line} imports {module}{'.' + name if name else ''}")
+    assert not wrong, "\n".join(wrong)
+
+
+SDK_ADAPTERS = {"elicitkit._sdk": ("mcp", "mcp_types"), "elicitkit.fastmcp._fastmcp": ("fastmcp",)}
+"""The one module per dependency that may use its private surface (tests/test_sdk_adapter.py pins it)."""
+ELICITKIT_OWN = {"_mount": "UrlMode._mount, elicitkit's own", "_replace": "a namedtuple's public method"}
+"""Private names elicitkit reaches on its own objects that the dependencies happen to define too."""
+
+
+def private_names_of(dependency: str) -> set[str]:
+    """Every `_name` a dependency defines: functions, classes, attributes, module names."""
+    import importlib.util
+    import re
+
+    spec = importlib.util.find_spec(dependency)
+    assert spec is not None and spec.origin is not None, dependency
+    defined = re.compile(r"(?:def |class |\.|^\s*)(_[a-z][A-Za-z0-9_]*)\s*(?:[:=(]|$)", re.MULTILINE)
+    names: set[str] = set()
+    for path in Path(spec.origin).parent.rglob("*.py"):
+        names.update(defined.findall(path.read_text(encoding="utf-8")))
+    return names
+
+
+def private_reach(
+    tree: ast.AST, dependencies: tuple[str, ...], private: set[str]
+) -> Iterator[tuple[int, str]]:
+    """Where `tree` imports a private module or name of `dependencies`, reads or sets a private
+    attribute they define on something not its own (`x._a`, `super()._a`, `getattr(x, "_a")`), or
+    overrides a private method of a class imported from them."""
+
+    def is_private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    def ours(dotted: str) -> bool:
+        return dotted.split(".")[0] in dependencies
+
+    imported_classes: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if ours(alias.name) and any(is_private(p) for p in alias.name.split(".")):
+                    yield node.lineno, f"import {alias.name}"
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level and ours(node.module):
+            for alias in node.names:
+                imported_classes.add(alias.asname or alias.name)
+                if any(is_private(p) for p in [*node.module.split("."), alias.name]):
+                    yield node.lineno, f"from {node.module} import {alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and is_private(node.attr) and node.attr in private:
+            own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if not own and node.attr not in ELICITKIT_OWN:
+                yield node.lineno, ast.unparse(node)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and is_private(node.args[1].value)
+            and node.args[1].value in private
+        ):
+            yield node.lineno, ast.unparse(node)
+        elif isinstance(node, ast.ClassDef) and any(
+            isinstance(base, ast.Name) and base.id in imported_classes for base in node.bases
+        ):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in private:
+                    yield item.lineno, f"{node.name}.{item.name} overrides a private method"
+
+
+def test_private_sdk_and_fastmcp_surface_is_used_only_in_their_adapters() -> None:
+    """An SDK or FastMCP release may move anything private: one module per dependency holds every
+    use of it, so that release fails in tests/test_sdk_adapter.py first (docs/upstream.md asks
+    for the public hooks)."""
+    wrong = []
+    for dependencies in SDK_ADAPTERS.values():
+        private = set().union(*(private_names_of(d) for d in dependencies))
+        for name, path in MODULES.items():
+            if name in SDK_ADAPTERS:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            wrong += [f"{name}:{line} {what}" for line, what in private_reach(tree, dependencies, private)]
+    assert not wrong, "private SDK/FastMCP use outside its adapter module:\n" + "\n".join(wrong)
+
+
+CLIENT_CONFIGURATION = ["ui", "errors", "limits", "completions", "handler"]
+"""What a host configures the client with, and what that is made of."""
+CLIENT_ENGINE = ["_association", "connection", "retry", "rounds", "eliciting"]
+"""What answers a connection under that configuration, each using only those before it."""
+CLIENT_WAY_UP = {
+    ("handler", "eliciting"): "ElicitationHandler.connect, a convenience, imports it when called"
+}
+
+
+def test_the_client_configuration_imports_nothing_of_the_engine_and_the_engine_runs_one_way() -> None:
+    wrong = []
+    order = [*CLIENT_CONFIGURATION, *CLIENT_ENGINE]
+    for short in order:
+        importer = f"elicitkit.client.{short}"
+        for module, _, line in elicitkit_imports(importer):
+            target = module.removeprefix("elicitkit.client.")
+            if target not in order or (short, target) in CLIENT_WAY_UP:
+                continue
+            if short in CLIENT_CONFIGURATION and target in CLIENT_ENGINE:
+                wrong.append(f"{importer}:{line} (configuration) imports the engine's {module}")
+            elif order.index(target) > order.index(short):
+                wrong.append(f"{importer}:{line} imports {module}, which comes after it")
     assert not wrong, "\n".join(wrong)

@@ -135,16 +135,10 @@ async def test_the_strict_setting_refuses_the_get_stream_even_during_a_call(host
     assert len(ui.shown) == 1
 
 
-def test_the_old_name_of_the_default_still_works_and_says_so() -> None:
-    ui = ScriptedUI()
-    with pytest.warns(DeprecationWarning, match="one-call"):
-        handler = ElicitationHandler(ui, standalone_stream="during-call")  # type: ignore[arg-type]
-    assert handler.standalone_stream == ElicitationHandler(ui).standalone_stream
-
-
-def test_an_unknown_standalone_setting_is_refused_at_once() -> None:
+@pytest.mark.parametrize("setting", ["always", "during-call"])  # "during-call": a name 0.1.0 never shipped
+def test_an_unknown_standalone_setting_is_refused_at_once(setting: str) -> None:
     with pytest.raises(ValueError, match="'one-call' or 'refuse'"):
-        ElicitationHandler(ScriptedUI(), standalone_stream="always")  # type: ignore[arg-type]
+        ElicitationHandler(ScriptedUI(), standalone_stream=setting)  # type: ignore[arg-type]
 
 
 # -- schemas the client could only half check ----------------------------------------------------

@@ -14,9 +14,16 @@ from fastmcp_harness import BOOKING, Person, fastmcp_example
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from elicitkit.client import Accept, Decline, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.client import (
+    Accept,
+    Decline,
+    ElicitationHandler,
+    FormQuestion,
+    ScriptedUI,
+    ServerElicitations,
+    UrlQuestion,
+)
 from elicitkit.client.frameworks import for_fastmcp, for_sdk_session
-from elicitkit.client.handler import ServerElicitations
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -18,7 +18,8 @@ from support.url_harness import serve
 
 from elicitkit.client import Accept, ElicitationHandler, ScriptedUI
 from elicitkit.fastmcp import Elicitation
-from elicitkit.fastmcp._bridge import RequestBridge, low_level_server
+from elicitkit.fastmcp._bridge import RequestBridge
+from elicitkit.fastmcp._fastmcp import low_level_server
 from elicitkit.server import Elicitation as SdkElicitation
 from elicitkit.server import KeyRing, McpIdentity, MemoryStore, NotInRequestError, UrlMode
 

@@ -19,7 +19,7 @@ import threading
 import webbrowser
 from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
@@ -36,6 +36,7 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
+from elicitkit._sdk import IssuerAliasingOAuthProvider as _Provider
 from elicitkit.bridge._authorization_store import EncryptedTokenStorage, server_folder
 from elicitkit.errors import ElicitationError
 
@@ -121,18 +122,6 @@ def upstream_auth(
     )
     sign_in.provider = provider
     return _UpstreamAuth(provider, storage, server_url)
-
-
-class _Provider(OAuthClientProvider):
-    """The SDK's provider, told which issuer spelling an authorization server really uses."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.issuer_aliases: dict[str, str] = {}
-
-    def _select_authorization_server(self, advertised: list[str]) -> str:
-        chosen = super()._select_authorization_server(advertised)
-        return self.issuer_aliases.get(chosen, chosen)
 
 
 class _SignIn:

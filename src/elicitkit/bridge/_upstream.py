@@ -13,8 +13,8 @@ from mcp.client import Client
 from mcp.client.client import ConnectMode
 from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters
-from mcp.shared._httpx_utils import create_mcp_http_client
 
+from elicitkit._sdk import http_client as create_mcp_http_client
 from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
 from elicitkit.bridge._calls import PostStreamTap, UpstreamCalls
 from elicitkit.bridge._keepalive import finish_event_streams

@@ -12,6 +12,7 @@ from elicitkit.client._association import (
     WatchedTransport,
 )
 from elicitkit.client.completions import Completions
+from elicitkit.client.connection import Action, ServerElicitations
 from elicitkit.client.eliciting import ElicitingClient
 from elicitkit.client.errors import (
     ElicitationCancelledError,
@@ -23,10 +24,8 @@ from elicitkit.client.errors import (
 )
 from elicitkit.client.handler import (
     DEFAULT_INPUT_ROUNDS,
-    Action,
     ElicitationHandler,
     Mode,
-    ServerElicitations,
     StandalonePolicy,
     UrlOpener,
     open_in_system_browser,

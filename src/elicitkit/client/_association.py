@@ -32,11 +32,10 @@ import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from types import TracebackType
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx2
 from mcp.client import Transport
-from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     PROTOCOL_VERSION_META_KEY,
@@ -48,12 +47,13 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from elicitkit._sdk import ReadStream, TransportStreams, WriteStream
+
+if TYPE_CHECKING:
+    from elicitkit.client.handler import StandalonePolicy
+
 ASSOCIABLE_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 _MAX_VERDICTS = 1024
-
-StandalonePolicy = Literal["one-call", "refuse"]
-"""What a request on the standalone GET stream gets: the open call's when it is the only one
-("one-call"), or -32602 always ("refuse")."""
 
 
 class Watch(Protocol):

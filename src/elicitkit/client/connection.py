@@ -83,7 +83,7 @@ class ServerElicitations:
         self._server_name = handler.server_name
         self._connected_to: Callable[[], Implementation | None] | None = None
         self._last_refusal_log = -_LOG_EVERY
-        self.gate = PromptGate(handler.rate_limit, self.server_name, self._notice)
+        self.gate = PromptGate(handler.rate_limit, self.server_name, self.notice)
         """Every prompt of this server passes here, whatever path it comes by (C-31)."""
 
     @property
@@ -186,7 +186,7 @@ class ServerElicitations:
                 return ElicitResult(action="accept", content=content)
             initial = content
             await anyio.lowlevel.checkpoint()
-        self._notice(
+        self.notice(
             Notice(
                 noop(
                     "%(server)s's form was cancelled: %(count)s answers in a row did not fit its rules, "
@@ -225,7 +225,7 @@ class ServerElicitations:
             # The person sees why (a phishing attempt should be visible), but nothing opens it.
             reasons = tuple(w for w in report.warnings if w.severity == "block")
             template = noop("%(server)s asked to open a URL that was blocked and not opened: %(reasons)s.")
-            self._notice(Notice(template, server=server, reasons=reasons))
+            self.notice(Notice(template, server=server, reasons=reasons))
             return "cancel" if isinstance(reply, Cancel) else "decline"
         if not isinstance(reply, Accept):
             return reply.action
@@ -235,7 +235,7 @@ class ServerElicitations:
             logger.exception("opening the URL failed")
             opened = False
         if not opened:
-            self._notice(
+            self.notice(
                 Notice(
                     noop("No browser could be opened; open this URL yourself if you trust it: %(url)s"),
                     url=url,
@@ -287,10 +287,11 @@ class ServerElicitations:
             "%(server)s cannot ask its questions on a %(version)s connection, as its error says; "
             'connect at 2025-11-25 instead (elicitkit client --protocol 2025-11-25, or mode="legacy").'
         )
-        self._notice(Notice(template, server=self.server_name(), version=version))
+        self.notice(Notice(template, server=self.server_name(), version=version))
         return True
 
-    def _notice(self, text: str) -> None:
+    def notice(self, text: str) -> None:
+        """Show `text` on the UI (a notice, nothing to answer); a failing UI is logged, never raised."""
         try:
             self.handler.ui.notice(text)
         except Exception:
@@ -303,6 +304,6 @@ class ServerElicitations:
         if isinstance(message, ElicitCompleteNotification):
             elicitation_id = message.params.elicitation_id
             if self.completions.complete(elicitation_id):
-                self._notice(Notice(noop("%(server)s: an elicitation completed."), server=self.server_name()))
+                self.notice(Notice(noop("%(server)s: an elicitation completed."), server=self.server_name()))
             else:
                 logger.info("ignored completion notice for unknown or completed id %r", elicitation_id)

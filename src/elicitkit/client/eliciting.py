@@ -1,41 +1,34 @@
 """`ElicitingClient`: an `mcp.Client` whose elicitation is answered by an `ElicitationHandler`.
 
-It is the only place elicitkit reaches below the SDK's public API. `_tapped_http` builds the
-SDK's default HTTP client with the C-03 tap of `_association` on the standalone GET stream.
-mcp 2.3.0 declares both `form` and `url` whenever an elicitation callback is set, with no
-switch; `_build_session` swaps in a capability builder that declares exactly the configured
-modes (C-01), on every path the SDK builds capabilities from (initialize, discover, the
-2026-07-28 per-request `_meta`). tests/client/test_wire.py pins the result on the wire. The
-SDK's `_drive_input_required` is replaced too: the 2026-07-28 rounds go through
-`rounds.drive_rounds` (one consent per URL, a waiting screen, cancel sent to the server),
-pinned by tests/interop/test_elicitkit_client_rounds.py.
+The SDK parts it needs that are not public come from `elicitkit._sdk` (pinned by
+tests/test_sdk_adapter.py): `ExtendedClient` declares exactly the configured modes (C-01; mcp
+2.3 declares both whenever an elicitation callback is set), pinned on the wire by
+tests/client/test_wire.py, and hands the 2026-07-28 rounds to `rounds.drive_rounds` (one
+consent per URL, a waiting screen, cancel sent to the server), pinned by
+tests/interop/test_elicitkit_client_rounds.py. `_tapped_http` builds the SDK's default HTTP
+client with the C-03 tap of `_association` on the standalone GET stream.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import httpx2
-from mcp.client import Client, ClientSession, Transport
-from mcp.client._input_required import DEFAULT_INPUT_REQUIRED_MAX_ROUNDS
-from mcp.client._memory import InMemoryTransport
-from mcp.client._transport import TransportStreams
+from mcp.client import Client, Transport
 from mcp.client.caching import CacheMode
 from mcp.client.session import IncomingMessage, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CallToolResult,
-    ClientCapabilities,
     GetPromptResult,
     InputRequiredResult,
     InputResponses,
@@ -45,6 +38,8 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from elicitkit._sdk import ExtendedClient, InMemoryTransport, TransportStreams
+from elicitkit._sdk import http_client as sdk_http_client
 from elicitkit.client._association import RequestWatch, StandaloneStreamTap, WatchedTransport
 from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.retry import until_urls_complete
@@ -54,6 +49,9 @@ if TYPE_CHECKING:
     from elicitkit.client.handler import ElicitationHandler
 
 _ResultT = TypeVar("_ResultT")
+
+_SDK_INPUT_ROUNDS = next(f.default for f in fields(Client) if f.name == "input_required_max_rounds")
+"""`Client.input_required_max_rounds` left as the SDK has it: the handler's `input_rounds` then."""
 
 
 _GET_STREAM_WAIT = 2.0
@@ -111,7 +109,7 @@ async def _tapped_http(
 ) -> AsyncIterator[TransportStreams]:
     """Streamable HTTP (the caller's client or the SDK's default), tapped on the GET stream (C-03)."""
     async with AsyncExitStack() as stack:
-        http = given if given is not None else await stack.enter_async_context(create_mcp_http_client())
+        http = given if given is not None else await stack.enter_async_context(sdk_http_client())
         hooks: list[Callable[[httpx2.Response], Awaitable[None]]] = [StandaloneStreamTap(watch), get_stream]
         http.event_hooks["response"].extend(hooks)
         try:
@@ -122,7 +120,7 @@ async def _tapped_http(
 
 
 @dataclass
-class ElicitingClient(Client):
+class ElicitingClient(ExtendedClient):
     """An `mcp.Client` that answers elicitation under `handler`'s rules and waits out -32042.
 
     `call_tool`, `get_prompt` and `read_resource` keep their SDK signatures; a -32042 answer is
@@ -149,24 +147,15 @@ class ElicitingClient(Client):
         self.elicitations = ServerElicitations(self.handler, watch)
         self.elicitation_callback = self.elicitations
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
-        if self.input_required_max_rounds == DEFAULT_INPUT_REQUIRED_MAX_ROUNDS:
+        if self.input_required_max_rounds == _SDK_INPUT_ROUNDS:
             self.input_required_max_rounds = self.handler.input_rounds
+        self.elicitation_capability = self.handler.capability  # exactly the configured modes (C-01)
+        self.input_required_driver = self._drive_rounds
         transport = _transport_for(self.server, watch, self.http_client, self._get_stream)
         self.server = WatchedTransport(transport, watch)
         super().__post_init__()
 
-    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
-        session = await super()._build_session(exit_stack)
-        sdk_build = session._build_capabilities
-        declared = self.elicitations.handler.capability
-
-        def declare_configured_modes(version: str) -> ClientCapabilities:
-            return sdk_build(version).model_copy(update={"elicitation": declared})
-
-        session._build_capabilities = declare_configured_modes  # type: ignore[method-assign]
-        return session
-
-    async def _drive_input_required(
+    async def _drive_rounds(
         self,
         first: _ResultT | InputRequiredResult,
         retry: Callable[[InputResponses | None, str | None], Awaitable[_ResultT | InputRequiredResult]],

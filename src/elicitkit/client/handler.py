@@ -1,12 +1,14 @@
 """`ElicitationHandler`: the configuration a host writes once (modes, UI, limits, timeouts).
 
-Each connection gets its own `ServerElicitations` (`elicitkit.client.connection`), the one
-owner of that connection's state, which the retry and rounds drivers receive.
+Configuration only: it imports nothing of the engine it configures. Each connection gets its
+own `ServerElicitations` (`elicitkit.client.connection`), which reads the handler and is the
+one owner of that connection's state; the retry and rounds drivers receive that. The one way
+from here into the engine is `connect`, a convenience that makes an `ElicitingClient` when
+called.
 """
 
 from __future__ import annotations
 
-import warnings
 import webbrowser
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -19,18 +21,13 @@ from mcp_types import (
     UrlElicitationCapability,
 )
 
-from elicitkit.client._association import StandalonePolicy
-from elicitkit.client.connection import MAX_REFUSED_ANSWERS, Action, ServerElicitations
 from elicitkit.client.limits import RateLimit, Sizes
 from elicitkit.client.ui import ElicitationUI
 
 __all__ = [
     "DEFAULT_INPUT_ROUNDS",
-    "MAX_REFUSED_ANSWERS",
-    "Action",
     "ElicitationHandler",
     "Mode",
-    "ServerElicitations",
     "StandalonePolicy",
     "UrlOpener",
     "open_in_system_browser",
@@ -49,6 +46,10 @@ if TYPE_CHECKING:
 
 Mode = Literal["form", "url"]
 UrlOpener = Callable[[str], bool]
+
+StandalonePolicy = Literal["one-call", "refuse"]
+"""What a request on the standalone GET stream gets: the open call's when it is the only one
+("one-call"), or -32602 always ("refuse")."""
 
 DEFAULT_INPUT_ROUNDS = 10_000
 """2026-07-28 rounds before giving up. The SDK polls a waiting server at most every 250 ms, so
@@ -101,13 +102,6 @@ class ElicitationHandler:
             raise ValueError(
                 f"modes must be a non-empty choice of 'form' and 'url', not {sorted(self.modes)!r}."
             )
-        if self.standalone_stream == "during-call":  # type: ignore[comparison-overlap]  # its old name
-            warnings.warn(
-                'standalone_stream="during-call" is now the default, "one-call"; leave it out.',
-                DeprecationWarning,
-                stacklevel=3,
-            )
-            self.standalone_stream = "one-call"
         if self.standalone_stream not in ("one-call", "refuse"):
             raise ValueError(
                 f"standalone_stream must be 'one-call' or 'refuse', not {self.standalone_stream!r}."
@@ -145,7 +139,9 @@ class ElicitationHandler:
         message_handler: MessageHandlerFnT | None = None,
         **client_options: Any,
     ) -> ElicitingClient:
-        """An `mcp.Client` for `server` (URL, stdio parameters or Transport) answering with this handler."""
+        """An `mcp.Client` for `server` (URL, stdio parameters or Transport) answering with this handler.
+
+        The same as `ElicitingClient(server, handler=handler, ...)`; the engine is imported only here."""
         from elicitkit.client.eliciting import ElicitingClient
 
         return ElicitingClient(

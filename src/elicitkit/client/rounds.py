@@ -266,7 +266,7 @@ class _Call:
                 await self.retry(cancels, request_state)
             except Exception as exc:  # the connection may be gone; the server's record expires then
                 template = noop("%(server)s could not be told of the cancel (%(error)s).")
-                self.answers._notice(Notice(template, server=self.server, error=exc))
+                self.answers.notice(Notice(template, server=self.server, error=exc))
 
 
 def _url_of(request: InputRequest) -> str | None:

@@ -9,9 +9,8 @@ sits there, inside the SDK's `RequestStateBoundary`, exactly as on an `MCPServer
 - `KeepUrlRequired`, a FastMCP middleware, undoes FastMCP turning a -32042 raised in a tool
   into an `isError` result (docs/upstream.md), so the client sees the error it must act on.
 
-The one private attribute used is `FastMCP._mcp_server` (FastMCP has no public accessor for
-its low-level server); `low_level_server` is the only place that reads it, and
-tests/frameworks/test_fastmcp_seams.py pins it.
+The SDK server under FastMCP comes from `_fastmcp.low_level_server`, the one place that reads
+FastMCP's private surface.
 """
 
 from __future__ import annotations
@@ -26,22 +25,16 @@ from fastmcp.server.context import Context as FastMCPContext
 from fastmcp.server.middleware import CallNext as FastMCPCallNext
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp_types import InputResponseRequestParams
 from mcp_types.methods import INPUT_REQUIRED_METHODS
 
+from elicitkit.fastmcp._fastmcp import low_level_server
 from elicitkit.server import NotInRequestError
 from elicitkit.server.url_mode import RoundsMiddleware, add_context_adapter
 
 _request: ContextVar[Context[Any, Any] | None] = ContextVar("elicitkit_fastmcp_request", default=None)
-
-
-def low_level_server(server: FastMCP[Any]) -> Server[Any]:
-    """The SDK server under `server` (the one private attribute this package reads)."""
-    low: Server[Any] = server._mcp_server
-    return low
 
 
 class RequestBridge:

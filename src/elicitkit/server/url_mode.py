@@ -44,6 +44,7 @@ from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp_types import ElicitRequest, ElicitRequestURLParams
 from starlette.routing import Route
 
+from elicitkit._sdk import connection_of, token_verifier_of
 from elicitkit.extras import needs
 from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
@@ -212,7 +213,7 @@ class UrlMode:
         if auth is not None and self.identity.issuer is None:
             self.identity.issuer = str(auth.issuer_url).rstrip("/")
         if isinstance(self.browser, OAuthLogin):  # its token is checked as the MCP tokens are
-            self.browser.adopt(server._token_verifier, auth)  # pyright: ignore[reportPrivateUsage]
+            self.browser.adopt(token_verifier_of(server), auth)
         for route in self.site.routes():
             assert isinstance(route, Route)
             methods = sorted(route.methods or {"GET"})
@@ -306,8 +307,8 @@ class UrlMode:
         params = ElicitRequestURLParams(message=message, url=url, elicitation_id=record.id)
         if (wait or self.wait) == "error" or not ctx.session.can_send_request:  # no back-channel: -32042
             _, unsubscribe = self._notify_on_finish(record.id, ctx.session, related_request_id=None)
-            # The SDK's per-connection teardown lets it go when the session closes (no public way there).
-            connection = getattr(ctx.session, "_connection", None)
+            # The SDK's per-connection teardown lets it go when the session closes.
+            connection = connection_of(ctx.session)
             self._held.hold(record.id, unsubscribe, expires_at=record.expires_at, connection=connection)
             raise UrlElicitationRequiredError([params])
         finished, unsubscribe = self._notify_on_finish(

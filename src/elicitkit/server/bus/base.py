@@ -13,10 +13,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from elicitkit.server.errors import BusUnavailableError
 from elicitkit.server.store import TERMINAL, RecordStore
+
+if TYPE_CHECKING:
+    from mcp.server.connection import Connection
 
 __all__ = ["Bus", "Held", "Listener", "Listeners", "ListeningBus", "LocalBus", "Unsubscribe"]
 
@@ -142,7 +145,12 @@ class Held:
         return iter(list(self._by_id))
 
     def hold(
-        self, elicitation_id: str, unsubscribe: Unsubscribe, *, expires_at: float, connection: Any
+        self,
+        elicitation_id: str,
+        unsubscribe: Unsubscribe,
+        *,
+        expires_at: float,
+        connection: Connection | None,
     ) -> None:
         """Keep `unsubscribe`'s listener until `expires_at` (Unix time) or until `connection` (the
         SDK's `Connection`, None when unknown) closes, whichever comes first."""
@@ -154,12 +162,11 @@ class Held:
         except RuntimeError:  # not asyncio: `release_due` (the sweep) lets it go
             timer = None
         owned = None
-        state, exit_stack = getattr(connection, "state", None), getattr(connection, "exit_stack", None)
-        if isinstance(state, dict) and exit_stack is not None:
-            owned = state.get(_OWNED)
+        if connection is not None:
+            owned = connection.state.get(_OWNED)
             if not isinstance(owned, set):
-                owned = state[_OWNED] = set()
-                exit_stack.callback(self._release_all, owned)  # once per connection
+                owned = connection.state[_OWNED] = set()
+                connection.exit_stack.callback(self._release_all, owned)  # once per connection
             owned.add(elicitation_id)
         self._by_id[elicitation_id] = (unsubscribe, expires_at, timer, owned)
 

@@ -1,0 +1,142 @@
+"""Where elicitkit meets the parts of the `mcp` SDK (2.3) that are not public.
+
+This is the one module that imports a private SDK module, reads a private SDK attribute or
+overrides a private SDK method (tests/test_architecture.py enforces it); both sides and the
+bridge use it. tests/test_sdk_adapter.py pins the exact shape each piece relies on, so an SDK
+release that moves one fails there first, with the name of what moved. Each piece is a public
+hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece goes.
+
+- `ExtendedClient`: an `mcp.Client` that declares an exact `elicitation` capability (mcp 2.3
+  declares both modes whenever an elicitation callback is set) and hands the 2026-07-28 input
+  rounds to a driver of its own (the SDK's driver is `Client._drive_input_required`).
+- `ReadStream`, `WriteStream`, `TransportStreams`, `InMemoryTransport`: what a `Transport`
+  yields, and the in-process transport the SDK's `Client` uses for a `Server`/`MCPServer`.
+- `http_client`: an HTTP client with the SDK transports' default timeouts.
+- `token_verifier_of`, `connection_of`: an `MCPServer`'s token verifier and the `Connection`
+  behind a `ServerSession`.
+- `IssuerAliasingOAuthProvider`: the SDK's OAuth client, told which issuer spelling an
+  authorization server really uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+import httpx2
+from mcp.client import Client, ClientSession
+from mcp.client._memory import InMemoryTransport
+from mcp.client._transport import ReadStream, TransportStreams, WriteStream
+from mcp.client.auth import OAuthClientProvider
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.connection import Connection
+from mcp.server.mcpserver import MCPServer
+from mcp.server.session import ServerSession
+from mcp_types import ClientCapabilities, ElicitationCapability, InputRequiredResult, InputResponses
+
+__all__ = [
+    "SDK_READ_TIMEOUT",
+    "SDK_TIMEOUT",
+    "ExtendedClient",
+    "InMemoryTransport",
+    "InputRequiredDriver",
+    "IssuerAliasingOAuthProvider",
+    "ReadStream",
+    "TransportStreams",
+    "WriteStream",
+    "connection_of",
+    "http_client",
+    "token_verifier_of",
+]
+
+_ResultT = TypeVar("_ResultT")
+
+
+class InputRequiredDriver(Protocol):
+    """Drives a call's 2026-07-28 input rounds from its first result to its final one."""
+
+    async def __call__(
+        self,
+        first: _ResultT | InputRequiredResult,
+        retry: Callable[[InputResponses | None, str | None], Awaitable[_ResultT | InputRequiredResult]],
+    ) -> _ResultT: ...
+
+
+@dataclass
+class ExtendedClient(Client):
+    """`mcp.Client` with the two hooks mcp 2.3 keeps private (docs/upstream.md).
+
+    `elicitation_capability`, when set, is the `elicitation` capability declared, on every path
+    the SDK builds capabilities from (initialize, discover, the 2026-07-28 per-request `_meta`).
+    `input_required_driver`, when set, drives the input rounds of `call_tool`, `get_prompt` and
+    `read_resource` in place of the SDK's driver. Both are set by a subclass, not the caller.
+    """
+
+    elicitation_capability: ElicitationCapability | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    input_required_driver: InputRequiredDriver | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
+        session = await super()._build_session(exit_stack)
+        declared = self.elicitation_capability
+        if declared is not None:
+            sdk_build = session._build_capabilities
+
+            def declare(version: str) -> ClientCapabilities:
+                return sdk_build(version).model_copy(update={"elicitation": declared})
+
+            session._build_capabilities = declare  # type: ignore[method-assign]
+        return session
+
+    async def _drive_input_required(
+        self,
+        first: _ResultT | InputRequiredResult,
+        retry: Callable[[InputResponses | None, str | None], Awaitable[_ResultT | InputRequiredResult]],
+    ) -> _ResultT:
+        if self.input_required_driver is None:
+            return await super()._drive_input_required(first, retry)
+        return await self.input_required_driver(first, retry)
+
+
+SDK_TIMEOUT = 30.0
+"""Seconds the SDK's transports allow to connect, write and wait for a pooled connection."""
+SDK_READ_TIMEOUT = 300.0
+"""Seconds the SDK's transports wait for a read: a server may hold a response stream open."""
+
+
+def http_client(headers: dict[str, str] | None = None, auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+    """The HTTP client the SDK's streamable HTTP transport makes when given none (its factory,
+    `create_mcp_http_client`, is private): its timeouts, redirects not followed."""
+    timeout = httpx2.Timeout(SDK_TIMEOUT, read=SDK_READ_TIMEOUT)
+    return httpx2.AsyncClient(timeout=timeout, headers=headers, auth=auth)
+
+
+def token_verifier_of(server: MCPServer[Any]) -> TokenVerifier | None:
+    """The verifier `server` checks its bearer tokens with (given, or made from its provider)."""
+    verifier: TokenVerifier | None = server._token_verifier
+    return verifier
+
+
+def connection_of(session: ServerSession) -> Connection | None:
+    """The SDK `Connection` a session belongs to: its `state` and `exit_stack` (the per-connection
+    teardown) are public, the way from the session to it is not. None if that way moved."""
+    connection = getattr(session, "_connection", None)
+    return connection if isinstance(connection, Connection) else None
+
+
+class IssuerAliasingOAuthProvider(OAuthClientProvider):
+    """The SDK's OAuth client, told which issuer spelling an authorization server really uses:
+    `issuer_aliases` maps the spelling protected resource metadata advertises to the server's."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.issuer_aliases: dict[str, str] = {}
+
+    def _select_authorization_server(self, advertised: list[str]) -> str:
+        chosen = super()._select_authorization_server(advertised)
+        return self.issuer_aliases.get(chosen, chosen)

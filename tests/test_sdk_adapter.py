@@ -1,0 +1,272 @@
+"""The shape of the SDK's and FastMCP's private surface that elicitkit's adapters rely on.
+
+`elicitkit._sdk` (mcp) and `elicitkit.fastmcp._fastmcp` (FastMCP) are the only modules that use
+it (tests/test_architecture.py). A release that renames, moves or changes one of these pieces
+fails here, naming the piece, before any behaviour further up breaks in a puzzling way; the fix
+goes in the adapter (or the piece goes, when docs/upstream.md's public hook has arrived).
+scripts/sdk-range runs this file at both ends of the range pyproject.toml allows.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import tomllib
+from collections.abc import Awaitable, Callable
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client import Client, ClientSession
+from mcp.client.auth import OAuthClientProvider
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.connection import Connection
+from mcp.server.lowlevel.server import Server
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp_types import (
+    ClientCapabilities,
+    ElicitationCapability,
+    ElicitRequestParams,
+    ElicitResult,
+    FormElicitationCapability,
+    InputRequiredResult,
+    InputResponses,
+)
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+from elicitkit._sdk import (
+    ExtendedClient,
+    InMemoryTransport,
+    IssuerAliasingOAuthProvider,
+    connection_of,
+    http_client,
+    token_verifier_of,
+)
+
+pytestmark = pytest.mark.timeout(30)
+
+PYPROJECT = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text("utf-8"))
+
+
+def declared(name: str) -> Requirement:
+    """`name`'s requirement in pyproject.toml (the core dependencies or an extra)."""
+    project = PYPROJECT["project"]
+    lines = [
+        *project["dependencies"],
+        *(r for extra in project["optional-dependencies"].values() for r in extra),
+    ]
+    return next(Requirement(line) for line in lines if Requirement(line).name == name)
+
+
+# -- the range
+
+
+@pytest.mark.parametrize("name", ["mcp", "fastmcp"])
+def test_the_installed_release_is_inside_the_tested_range(name: str) -> None:
+    requirement = declared(name)
+    installed = Version(version(name))
+    assert requirement.specifier.contains(installed), (
+        f"{name} {installed} is outside the tested range {requirement}: test it (scripts/sdk-range), "
+        "then widen the pin in pyproject.toml"
+    )
+    assert requirement.specifier, f"{name} must be pinned to the range the suite is run on"
+
+
+def test_the_release_scripts_sdk_range_asked_for_is_the_one_imported() -> None:
+    """scripts/sdk-range sets ELICITKIT_SDK_EXPECT ("mcp==2.3.0 fastmcp==4.1.7") for each end of the
+    range; without it (a plain run) there is nothing to compare."""
+    expected = os.environ.get("ELICITKIT_SDK_EXPECT", "")
+    for pin in expected.split():
+        name, _, wanted = pin.partition("==")
+        assert version(name) == wanted, (
+            f"{name} {version(name)} imported, scripts/sdk-range installed {wanted}"
+        )
+
+
+# -- mcp: the client
+
+
+def test_client_builds_its_session_in_a_private_method_that_returns_it_unentered() -> None:
+    build = Client._build_session  # pyright: ignore[reportPrivateUsage]
+    assert inspect.iscoroutinefunction(build)
+    assert list(inspect.signature(build).parameters) == ["self", "exit_stack"]
+
+
+def test_the_session_builds_its_capabilities_per_protocol_version() -> None:
+    build = ClientSession._build_capabilities  # pyright: ignore[reportPrivateUsage]
+    assert not inspect.iscoroutinefunction(build)
+    assert list(inspect.signature(build).parameters) == ["self", "version"]
+    assert inspect.signature(build).return_annotation in (ClientCapabilities, "types.ClientCapabilities")
+
+
+def test_the_client_drives_input_rounds_in_a_private_method() -> None:
+    drive = Client._drive_input_required  # pyright: ignore[reportPrivateUsage]
+    assert inspect.iscoroutinefunction(drive)
+    assert list(inspect.signature(drive).parameters) == ["self", "first", "retry"]
+
+
+def probe_server() -> MCPServer:
+    server = MCPServer("probe")
+
+    @server.tool()
+    async def capabilities(ctx: Context) -> dict[str, Any]:
+        caps = ctx.session.client_capabilities
+        return caps.model_dump(mode="json", exclude_none=True) if caps else {}
+
+    @server.prompt()
+    def greeting() -> str:
+        return "hello"
+
+    @server.resource("probe://it")
+    def it() -> str:
+        return "it"
+
+    return server
+
+
+async def no_answer(context: Any, params: ElicitRequestParams) -> ElicitResult:
+    return ElicitResult(action="decline")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_declared_elicitation_capability_is_exactly_the_one_set(mode: str) -> None:
+    """mcp 2.3 declares form and url whenever a callback is set; the adapter declares what it is
+    told, on the handshake (legacy) and on 2026-07-28 requests (auto)."""
+    client = ExtendedClient(InMemoryTransport(probe_server()), mode=mode, elicitation_callback=no_answer)
+    client.elicitation_capability = ElicitationCapability(form=FormElicitationCapability())
+    async with client:
+        result = await client.call_tool("capabilities")
+    assert result.structured_content is not None
+    assert result.structured_content["elicitation"] == {"form": {}}
+
+    async with Client(InMemoryTransport(probe_server()), mode=mode, elicitation_callback=no_answer) as plain:
+        result = await plain.call_tool("capabilities")
+    assert result.structured_content is not None
+    assert result.structured_content["elicitation"] == {"form": {}, "url": {}}
+
+
+async def test_every_call_that_can_be_asked_in_goes_through_the_input_rounds_driver() -> None:
+    seen: list[object] = []
+
+    async def driver(
+        first: Any | InputRequiredResult,
+        retry: Callable[[InputResponses | None, str | None], Awaitable[Any]],
+    ) -> Any:
+        seen.append(type(first).__name__)
+        return first
+
+    client = ExtendedClient(InMemoryTransport(probe_server()), mode="legacy")
+    client.input_required_driver = driver
+    async with client:
+        await client.call_tool("capabilities")
+        await client.get_prompt("greeting")
+        await client.read_resource("probe://it", cache_mode="refresh")
+    assert seen == ["CallToolResult", "GetPromptResult", "ReadResourceResult"]
+
+
+def test_the_in_memory_transport_takes_a_server_and_yields_the_transport_streams() -> None:
+    parameters = inspect.signature(InMemoryTransport).parameters
+    assert list(parameters) == ["server", "raise_exceptions"]
+    assert parameters["raise_exceptions"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+async def test_the_http_client_is_the_one_the_sdk_transport_makes_when_given_none() -> None:
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    assert list(inspect.signature(create_mcp_http_client).parameters) == ["headers", "timeout", "auth"]
+    async with create_mcp_http_client() as sdk, http_client(headers={"x-probe": "1"}) as ours:
+        assert ours.timeout == sdk.timeout
+        assert ours.follow_redirects == sdk.follow_redirects is False
+        assert ours.headers["x-probe"] == "1"
+
+
+# -- mcp: the server
+
+
+def test_an_mcp_server_keeps_the_token_verifier_it_was_given() -> None:
+    class Verifier:
+        async def verify_token(self, token: str) -> None:
+            return None
+
+    verifier = Verifier()
+    auth = AuthSettings(issuer_url="https://auth.example", resource_server_url=None, required_scopes=["mcp"])  # type: ignore[arg-type]
+    assert token_verifier_of(MCPServer("with auth", auth=auth, token_verifier=verifier)) is verifier
+    assert token_verifier_of(MCPServer("without")) is None
+
+
+async def test_a_session_leads_to_its_connection_whose_teardown_runs_when_the_client_leaves() -> None:
+    server = MCPServer("connection")
+    found: list[Connection | None] = []
+    closed = anyio.Event()
+
+    @server.tool()
+    async def hold(ctx: Context) -> str:
+        connection = connection_of(ctx.session)
+        found.append(connection)
+        if connection is not None:
+            connection.state["probe"] = True
+            connection.exit_stack.callback(closed.set)
+        return "held"
+
+    async with Client(InMemoryTransport(server), mode="legacy") as client:
+        await client.call_tool("hold")
+        assert not closed.is_set()
+    assert isinstance(found[0], Connection) and found[0].state["probe"] is True
+    with anyio.fail_after(5):
+        await closed.wait()
+
+
+# -- mcp: OAuth
+
+
+class MemoryTokens:
+    async def get_tokens(self) -> OAuthToken | None:
+        return None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        return None
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        return None
+
+
+def test_the_oauth_client_chooses_its_authorization_server_in_a_private_method() -> None:
+    select = OAuthClientProvider._select_authorization_server  # pyright: ignore[reportPrivateUsage]
+    assert list(inspect.signature(select).parameters) == ["self", "advertised"]
+    source = inspect.getsource(OAuthClientProvider)
+    assert "self._select_authorization_server(" in source, "the flow no longer asks it"
+
+    metadata = OAuthClientMetadata(redirect_uris=["http://127.0.0.1:1/callback"])  # type: ignore[list-item]
+    provider = IssuerAliasingOAuthProvider("https://mcp.example/mcp", metadata, MemoryTokens())
+    provider.issuer_aliases["https://auth.example/"] = "https://auth.example"
+    chosen = provider._select_authorization_server(["https://auth.example/", "https://other.example"])  # pyright: ignore[reportPrivateUsage]
+    assert chosen == "https://auth.example"
+
+
+# -- FastMCP
+
+
+def test_fastmcp_keeps_the_sdk_server_it_dispatches_through() -> None:
+    pytest.importorskip("fastmcp")
+    from fastmcp import FastMCP
+
+    from elicitkit.fastmcp._fastmcp import low_level_server
+
+    server: FastMCP[Any] = FastMCP("pinned", instructions="before")
+    low = low_level_server(server)
+    assert isinstance(low, Server) and low.name == "pinned"
+    low.instructions = "after"
+    assert server.instructions == "after"  # the very object FastMCP reads its own settings from
+
+
+def test_the_http_client_the_sdk_gives_has_the_default_read_timeout() -> None:
+    client = http_client()
+    assert client.timeout == httpx2.Timeout(30.0, read=300.0)
