@@ -51,7 +51,8 @@ class EmbeddedServer:
 
     @property
     def url(self) -> str:
-        """`http://127.0.0.1:<port>`, without a trailing slash."""
+        """`http://127.0.0.1:<port>`, without a trailing slash (known from the moment the port is
+        bound, so the app being built can read it)."""
         if self._url is None:
             raise RuntimeError("The embedded server has no URL until it is started: call start() first.")
         return self._url
@@ -64,16 +65,18 @@ class EmbeddedServer:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             listener.bind(("127.0.0.1", self._port))
-            url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-            app = self._build(url)
+            url = self._url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+            app = self._build(url)  # may read `self.url` already
         except OSError as error:
             listener.close()
+            self._url = None
             raise RuntimeError(
                 f"Cannot listen on 127.0.0.1:{self._port} ({error.strerror}): choose another port, "
                 "or pass port=0 for a free one."
             ) from error
         except BaseException:
             listener.close()
+            self._url = None
             raise
         config = uvicorn.Config(
             app,
@@ -92,12 +95,13 @@ class EmbeddedServer:
             if serving.done() or asyncio.get_running_loop().time() > deadline:
                 server.should_exit = True
                 listener.close()
+                self._url = None
                 why = serving.exception() if serving.done() and not serving.cancelled() else None
                 raise RuntimeError(
                     f"The server on {url} did not start" + (f" ({why})." if why else "; see the log for why.")
                 )
             await asyncio.sleep(0.01)
-        self._url, self._server, self._serving = url, server, serving
+        self._server, self._serving = server, serving
         return url
 
     async def stop(self) -> None:
