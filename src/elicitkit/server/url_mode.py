@@ -45,6 +45,7 @@ from mcp_types import ElicitRequest, ElicitRequestURLParams
 from starlette.routing import Route
 
 from elicitkit._sdk import connection_of, token_verifier_of
+from elicitkit.asgi import EmbeddedServer
 from elicitkit.extras import needs
 from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
@@ -228,33 +229,14 @@ class UrlMode:
         Run it around the server (for example in the `MCPServer` lifespan). See the module
         docstring for this mode's threat model.
         """
-        import uvicorn
         from starlette.applications import Starlette
 
-        class _Embedded(uvicorn.Server):
-            def capture_signals(self) -> Any:
-                return contextlib.nullcontext()  # the host process keeps its own signal handling
+        def build(url: str) -> Starlette:
+            self.site.public_url = url
+            return Starlette(routes=self.site.routes())
 
-        app = Starlette(routes=self.site.routes())
-        config = uvicorn.Config(
-            app,
-            host="127.0.0.1",
-            port=port,
-            lifespan="off",
-            log_config=None,  # never write to stdout: it is the stdio transport
-            access_log=False,
-        )
-        server = _Embedded(config)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
-            while not server.started:  # noqa: ASYNC110 - uvicorn exposes a flag, not an event
-                await anyio.sleep(0.01)
-            bound = server.servers[0].sockets[0].getsockname()[1]
-            self.site.public_url = f"http://127.0.0.1:{bound}"
-            try:
-                yield self.site.public_url
-            finally:
-                server.should_exit = True
+        async with EmbeddedServer(build, port=port) as server:
+            yield server.url
 
     async def sweep(self) -> int:
         """Expire overdue records and drop old finished ones, and release what waited for them
