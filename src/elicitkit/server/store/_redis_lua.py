@@ -22,12 +22,7 @@ _HSET_FIELDS = ", ".join(f"'{name}', A[{7 + i}]" for i, name in enumerate(FIELDS
 # What a transition answers: the fields its caller does not know already. It knows the id, the
 # state it asked for and the time it sent, and (when it gave one) the user the script checked.
 REPLY_FIELDS = ("client_id", "flow", "message", "created_at", "expires_at", "details", "issuer", "subject")
-# What the transition reads, by name (HMGET answers in the order asked, whatever order Redis
-# keeps the hash in): its conditions, then the reply; `h[$state]` is where each value is.
-_READ = ("op", "state", *REPLY_FIELDS)
-_READ_NAMES = ", ".join(f"'{name}'" for name in _READ)
-_AT = {name: i + 1 for i, name in enumerate(_READ)}
-_REPLY_AT = ", ".join(f"h[{_AT[name]}]" for name in REPLY_FIELDS)
+_REPLY_BY_NAME = ", ".join(f"f.{name} or false" for name in REPLY_FIELDS)  # false: missing
 
 # CREATE and TRANSITION take their values as one JSON array of strings (ARGV[1], decoded with
 # Redis's built-in cjson into A): redis-py packs each argument in Python, so one argument
@@ -138,26 +133,26 @@ return 1
 # A: id, op, to, now, check_expiry, check_user, issuer, subject, to_is_active,
 #    completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
 #    the record's hash slot), from...
-# Returns the values of REPLY_FIELDS in order (or nil when the change is refused). One HMGET
-# reads everything the conditions need, and the reply is built from it: the reply carries no
-# field names. Every script uses only the commands of the documented least-privilege ACL
-# (docs/deployment-redis.md).
-TRANSITION = Template(
+# Returns the values of REPLY_FIELDS in order (or nil when the change is refused). One HGETALL
+# reads everything the conditions need, taken by field name (whatever order Redis keeps the
+# hash in), and the reply, built from it, carries no field names. Every script uses only the
+# commands of the documented least-privilege ACL (docs/deployment-redis.md).
+TRANSITION = (
     """
 local A = cjson.decode(ARGV[1])
 local rec = KEYS[1]
-local h = redis.call('HMGET', rec, """
-    + _READ_NAMES
-    + """)
-if not h[$state] then return false end
-if h[$op] ~= A[2] then  -- the same op: a retry of this call whose reply was lost, answer again
+local h = redis.call('HGETALL', rec)
+if #h == 0 then return false end
+local f = {}
+for i = 1, #h, 2 do f[h[i]] = h[i + 1] end
+if f.op ~= A[2] then  -- the same op: a retry of this call whose reply was lost, answer again
   local allowed = false
   for i = 12, #A do
-    if A[i] == h[$state] then allowed = true; break end
+    if A[i] == f.state then allowed = true; break end
   end
   if not allowed then return false end
-  if A[5] == '1' and tonumber(h[$expires_at]) <= tonumber(A[4]) then return false end
-  if A[6] == '1' and (h[$issuer] ~= A[7] or h[$subject] ~= A[8]) then return false end
+  if A[5] == '1' and tonumber(f.expires_at) <= tonumber(A[4]) then return false end
+  if A[6] == '1' and (f.issuer ~= A[7] or f.subject ~= A[8]) then return false end
   redis.call('HSET', rec, 'state', A[3], 'updated_at', A[4], 'op', A[2])
   -- A final state: into the finished index. The active index keeps the id until the sweep
   -- passes its expiry and drops it unchanged, and the key keeps the TTL it was created with
@@ -168,10 +163,10 @@ if h[$op] ~= A[2] then  -- the same op: a retry of this call whose reply was los
   end
 end
 return {"""
-    + _REPLY_AT
+    + _REPLY_BY_NAME
     + """}
 """
-).substitute(_AT)
+)
 
 # KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix.
 # Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
