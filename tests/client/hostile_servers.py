@@ -16,6 +16,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestFormParams, ElicitRequestURLParams
 
+from elicitkit._sdk import connection_of
+
 EVIL_PATTERN = "^(a+)+$"
 EVIL_TEXT = "a" * 26 + "b"  # Python's `re` needs seconds per try on this; RE2 microseconds
 
@@ -89,7 +91,9 @@ def hostile_server() -> MCPServer:
     @mcp.tool()
     async def bad_notices(ctx: Context) -> str:
         """Completion notices whose elicitationId is of the wrong type, then a form request."""
-        outbound = ctx.session._connection.outbound
+        connection = connection_of(ctx.session)  # its standalone channel: a notice tied to no request
+        assert connection is not None
+        outbound = connection.outbound
         for wrong in (42, None, ["e-1"], {"id": "e-1"}, "x" * 100_000):
             await outbound.notify("notifications/elicitation/complete", {"elicitationId": wrong})
         await outbound.notify("notifications/elicitation/complete", None)
