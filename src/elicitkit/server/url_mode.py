@@ -61,9 +61,10 @@ from elicitkit.server.errors import (
 from elicitkit.server.store import ACTIVE, Record, State, Store
 from elicitkit.server.user import Caller, McpIdentity
 from elicitkit.server.vault import KeyRing, Vault
+from elicitkit.server.web.flows import Flow
 from elicitkit.server.web.identity import BrowserIdentity, LocalUserIdentity
 from elicitkit.server.web.login import OAuthLogin
-from elicitkit.server.web.site import Flow, Site
+from elicitkit.server.web.site import Site
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context, MCPServer

@@ -1,6 +1,7 @@
 """The pages a URL-mode link opens: landing and identity check, consent, entry, done, refusal."""
 
+from elicitkit.server.web.flows import Flow, HandOffFlow
 from elicitkit.server.web.login import OAuthLogin
-from elicitkit.server.web.site import BrowserSession, Flow, Site
+from elicitkit.server.web.site import BrowserSession, Site
 
-__all__ = ["BrowserSession", "Flow", "OAuthLogin", "Site"]
+__all__ = ["BrowserSession", "Flow", "HandOffFlow", "OAuthLogin", "Site"]

@@ -15,10 +15,9 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -29,6 +28,7 @@ from elicitkit.server.errors import BackendUnavailableError
 from elicitkit.server.store import ACTIVE, Record, holding
 from elicitkit.server.user import User
 from elicitkit.server.web._form import read_form
+from elicitkit.server.web.flows import Flow, HandOffFlow
 from elicitkit.server.web.pages import Pages
 from elicitkit.server.web.sessions import COOKIE, BrowserSession, SessionCookies
 
@@ -43,8 +43,6 @@ __all__ = [
     "POLICY",
     "PREFIX",
     "BrowserSession",
-    "Flow",
-    "HandOffFlow",
     "Site",
 ]
 
@@ -65,41 +63,6 @@ POLICY = (
     "frame-ancestors 'none'; base-uri 'none'"
 )
 """The pages' Content-Security-Policy: no script at all, styles from our own stylesheet only."""
-
-
-class Flow(Protocol):
-    """What a URL-mode elicitation asks for, as its page shows and stores it."""
-
-    name: str
-    """Unique per server; records name their flow."""
-
-    @property
-    def title(self) -> str:
-        """What is asked, in a few words ("Weather API key")."""
-        ...
-
-    template: str
-    """The Jinja2 template of the landing page's form."""
-
-    async def check(self, record: Record, form: FormData) -> str | None:
-        """Validate what the person entered: a sentence to show them, or None when it is fine."""
-        ...
-
-    async def finish(self, record: Record, form: FormData) -> None:
-        """Keep what the person entered; called once, under the record's lock, just before the
-        record is marked completed (which wakes the waiting tool)."""
-        ...
-
-
-@runtime_checkable
-class HandOffFlow(Protocol):
-    """A flow whose form sends the person elsewhere (an OAuth provider) and completes later, when
-    they come back to `<public url>/elicit/callback/<flow name>`. Its POST answers with
-    `proceed` instead of completing the record; `callback` then completes it itself."""
-
-    async def proceed(self, request: Request, record: Record, session: BrowserSession) -> Response: ...
-
-    async def callback(self, request: Request) -> Response: ...
 
 
 class Site:
