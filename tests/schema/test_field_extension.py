@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import re
 from collections.abc import AsyncIterator, Iterator
@@ -57,13 +58,12 @@ def colour(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(web_drawing.INPUTS, "color", "color")
 
 
-def fresh(schema_: dict[str, Any]) -> dict[str, Any]:
+_ASKED = itertools.count()
+
+
+def fresh(requested: dict[str, Any]) -> dict[str, Any]:
     """The schema with a title no other test used, so no verdict cached before the row counts."""
-    fresh.count += 1
-    return {**schema_, "title": f"Paint {fresh.count}"}
-
-
-fresh.count = 0  # type: ignore[attr-defined]
+    return {**requested, "title": f"Paint {next(_ASKED)}"}
 
 
 def test_without_its_row_the_format_is_outside_the_subset() -> None:
