@@ -196,3 +196,14 @@ async def test_a_mounted_server_asks_once_the_parent_has_elicitkit_too(mode: str
             ready = await client.call_tool("child_name", {})
     assert unready.is_error and "elicitkit.fastmcp.Elicitation(server)" in unready.content[0].text  # type: ignore[union-attr]
     assert ready.content[0].text == "{'n': 'Ada'}"  # type: ignore[union-attr]
+
+
+def test_only_the_url_mode_mounted_on_fastmcp_reads_its_context() -> None:
+    """The adapter tells the one `UrlMode` it mounts about FastMCP's `Context`; it changes no
+    module-level state, so a `UrlMode` on an SDK server keeps what it is given."""
+    ctx = Context(FastMCP("any"))
+    plain = url_mode()
+    Elicitation(FastMCP("adapted"), url_mode=(adapted := url_mode()))
+    assert plain.sdk_context(ctx) is ctx
+    with pytest.raises(NotInRequestError, match=r"create elicitkit\.fastmcp\.Elicitation"):
+        adapted.sdk_context(ctx)  # outside a request there is no SDK context to stand for

@@ -32,7 +32,7 @@ from mcp_types.methods import INPUT_REQUIRED_METHODS
 
 from elicitkit.fastmcp._fastmcp import low_level_server
 from elicitkit.server import NotInRequestError
-from elicitkit.server.url_mode import RoundsMiddleware, add_context_adapter
+from elicitkit.server.url_mode import RoundsMiddleware
 
 _request: ContextVar[Context[Any, Any] | None] = ContextVar("elicitkit_fastmcp_request", default=None)
 
@@ -80,7 +80,8 @@ def install(server: FastMCP[Any]) -> None:
         server.add_middleware(KeepUrlRequired())
 
 
-def _from_fastmcp(ctx: Any) -> Context[Any, Any] | None:
+def from_fastmcp(ctx: Any) -> Context[Any, Any] | None:
+    """The SDK `Context` a FastMCP `Context` stands for (None for any other kind of `ctx`)."""
     if not isinstance(ctx, FastMCPContext):
         return None
     found = _request.get()
@@ -91,6 +92,3 @@ def _from_fastmcp(ctx: Any) -> Context[Any, Any] | None:
             "when this one is mounted), and ask from inside a tool, prompt or resource."
         )
     return found
-
-
-add_context_adapter(_from_fastmcp)

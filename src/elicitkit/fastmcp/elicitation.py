@@ -16,12 +16,11 @@ and the tool runs again with the answer, like on an `MCPServer`.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from typing import Any, Literal, TypeVar, overload
 
 from fastmcp import FastMCP
-from starlette.routing import Route
+from mcp.server.mcpserver import Context as SdkContext
 
 from elicitkit.fastmcp import _bridge
 from elicitkit.fastmcp.flows import AnyContext, OAuthConnection, Secret
@@ -29,8 +28,6 @@ from elicitkit.server import Elicitation as _SdkElicitation
 from elicitkit.server import FormOutcome, OAuthLogin, SecretValidator, UrlMode, UrlModeError, Wait
 
 T = TypeVar("T")
-
-_installed: weakref.WeakKeyDictionary[UrlMode, weakref.WeakSet[FastMCP[Any]]] = weakref.WeakKeyDictionary()
 
 
 class Elicitation(_SdkElicitation):
@@ -55,6 +52,10 @@ class Elicitation(_SdkElicitation):
         _bridge.install(server)
         if url_mode is not None:
             install_url_mode(url_mode, server)
+
+    def sdk_context(self, ctx: Any) -> SdkContext[Any, Any]:
+        """FastMCP's `Context` as the SDK's, which the bridge keeps for the request it runs in."""
+        return _bridge.from_fastmcp(ctx) or super().sdk_context(ctx)
 
     def supports(self, ctx: AnyContext, mode: Literal["form", "url"] = "form") -> bool:
         """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""
@@ -147,13 +148,5 @@ def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:
             "is not an SDK TokenVerifier elicitkit can borrow)."
         )
     _bridge.install(server)
-    done = _installed.setdefault(url_mode, weakref.WeakSet())
-    if server in done:
-        return
-    if url_mode.site.server_name == "This server":
-        url_mode.site.server_name = server.name
-    for route in url_mode.site.routes():
-        assert isinstance(route, Route)
-        methods = sorted(route.methods or {"GET"})
-        server.custom_route(route.path, methods=methods, include_in_schema=False)(route.endpoint)
-    done.add(server)
+    url_mode.adapt_contexts(_bridge.from_fastmcp)  # so that its flows take FastMCP's Context
+    url_mode.mount_pages(server)

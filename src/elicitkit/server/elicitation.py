@@ -39,7 +39,7 @@ from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcom
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server.errors import UrlModeError
 from elicitkit.server.secret import Secret, SecretValidator
-from elicitkit.server.url_mode import UrlMode, Wait, require_mcp_server, sdk_context
+from elicitkit.server.url_mode import UrlMode, Wait, require_mcp_server
 
 if TYPE_CHECKING:
     from elicitkit.server.oauth import OAuthConnection
@@ -128,9 +128,14 @@ class Elicitation:
             connection = OAuthConnection
         return connection(self.url_mode, name, **options)
 
+    def sdk_context(self, ctx: Any) -> Context[Any, Any]:
+        """`ctx` as the SDK `Context` the questions are asked in: a framework's `Elicitation`
+        (elicitkit.fastmcp's) turns its own tool context into it."""
+        return self.url_mode.sdk_context(ctx) if self.url_mode is not None else ctx
+
     def supports(self, ctx: Context[Any, Any], mode: Mode = "form") -> bool:
         """Whether the client behind `ctx` declared `mode` for this request (`{}` means form only)."""
-        return mode in declared_modes(sdk_context(ctx))
+        return mode in declared_modes(self.sdk_context(ctx))
 
     @overload
     async def form(
@@ -181,7 +186,7 @@ class Elicitation:
             InvalidAnswerError: the answer does not match the schema; names the fields (S-13).
             ElicitationTimeoutError: no answer within the timeout.
         """
-        ctx = sdk_context(ctx)
+        ctx = self.sdk_context(ctx)
         form: _forms.Form[Any] = (
             _forms.for_schema(schema) if isinstance(schema, Mapping) else _forms.for_type(schema)
         )

@@ -36,13 +36,12 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, Protocol
 from urllib.parse import urlsplit
 
 import anyio
 from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp_types import ElicitRequest, ElicitRequestURLParams
-from starlette.routing import Route
 
 from elicitkit._sdk import connection_of, token_verifier_of
 from elicitkit.asgi import EmbeddedServer
@@ -71,12 +70,12 @@ if TYPE_CHECKING:
     from mcp.server.session import ServerSession
 
 __all__ = [
+    "ContextAdapter",
+    "PageHost",
     "RequestStateRejectedError",
     "RoundsMiddleware",
     "UrlMode",
     "Wait",
-    "add_context_adapter",
-    "sdk_context",
 ]
 
 logger = logging.getLogger(__name__)
@@ -85,22 +84,7 @@ Wait = Literal["live", "error"]
 _SWEEP_EVERY = 60.0
 
 ContextAdapter = Callable[[Any], "Context[Any, Any] | None"]
-_context_adapters: list[ContextAdapter] = []
-
-
-def add_context_adapter(adapter: ContextAdapter) -> None:
-    """Let a framework's own tool context stand for the SDK `Context` (elicitkit.fastmcp adds FastMCP's)."""
-    if adapter not in _context_adapters:
-        _context_adapters.append(adapter)
-
-
-def sdk_context(ctx: Any) -> Context[Any, Any]:
-    """`ctx` as the SDK `Context` every flow reads; unchanged when no adapter claims it."""
-    for adapter in _context_adapters:
-        found = adapter(ctx)
-        if found is not None:
-            return found
-    return ctx  # type: ignore[no-any-return]
+"""Turns a framework's own tool context into the SDK `Context`; None when `ctx` is not its kind."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +103,17 @@ class FlowContext:
     site: Site
     browser: BrowserIdentity
     ask: Callable[..., Awaitable[Record]]
+
+
+class PageHost(Protocol):
+    """A server whose HTTP app takes extra routes: `MCPServer`, and FastMCP's server too."""
+
+    @property
+    def name(self) -> str: ...
+
+    def custom_route(
+        self, path: str, methods: list[str], name: str | None = None, include_in_schema: bool = True
+    ) -> Any: ...
 
 
 class UrlMode:
@@ -188,7 +183,8 @@ class UrlMode:
         self.context = FlowContext(self.identity, self.vault, self.store, self.site, browser, self.ask)
         """What the flows of this URL mode receive (see `FlowContext`)."""
         self._last_sweep = 0.0
-        self._installed: list[MCPServer[Any]] = []
+        self._installed: list[PageHost] = []
+        self._context_adapters: list[ContextAdapter] = []
         self._named = server_name is not None
         if public_url:
             _check_public_url(public_url)
@@ -204,22 +200,43 @@ class UrlMode:
         self.flows[flow.name] = flow
         return self.context
 
-    def _mount(self, server: MCPServer[Any]) -> None:
-        """Mount the pages on the server's own Starlette app; `Elicitation(server, url_mode=)` calls it."""
+    def adapt_contexts(self, adapter: ContextAdapter) -> None:
+        """Let a framework's own tool context stand for the SDK `Context` in `ask` (elicitkit.fastmcp
+        adds FastMCP's when it mounts the pages on a FastMCP server)."""
+        if adapter not in self._context_adapters:
+            self._context_adapters.append(adapter)
+
+    def sdk_context(self, ctx: Any) -> Context[Any, Any]:
+        """`ctx` as the SDK `Context` every flow reads; unchanged when no adapter claims it."""
+        for adapter in self._context_adapters:
+            found = adapter(ctx)
+            if found is not None:
+                return found
+        return ctx  # type: ignore[no-any-return]
+
+    def mount_pages(self, server: PageHost) -> bool:
+        """Add the pages to `server`'s own HTTP app through its `custom_route` (an `MCPServer`, a
+        FastMCP server), so links share its origin; once per server: False when they are there.
+        `Elicitation(server, url_mode=...)` calls it; so does elicitkit's FastMCP adapter."""
         if any(server is done for done in self._installed):
-            return
+            return False
         self._installed.append(server)
         if not self._named:
             self.site.server_name = server.name
+        for route in self.site.routes():
+            methods = sorted(route.methods or {"GET"})
+            server.custom_route(route.path, methods=methods, include_in_schema=False)(route.endpoint)
+        return True
+
+    def _mount(self, server: MCPServer[Any]) -> None:
+        """Mount the pages on the server's own Starlette app; `Elicitation(server, url_mode=)` calls it."""
+        if not self.mount_pages(server):
+            return
         auth = server.settings.auth
         if auth is not None and self.identity.issuer is None:
             self.identity.issuer = str(auth.issuer_url).rstrip("/")
         if isinstance(self.browser, OAuthLogin):  # its token is checked as the MCP tokens are
             self.browser.adopt(token_verifier_of(server), auth)
-        for route in self.site.routes():
-            assert isinstance(route, Route)
-            methods = sorted(route.methods or {"GET"})
-            server.custom_route(route.path, methods=methods, include_in_schema=False)(route.endpoint)
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
             server.middleware.append(RoundsMiddleware(server))  # the 2026-07-28 rounds, shared with forms
 
@@ -272,7 +289,7 @@ class UrlMode:
             UrlElicitationRequiredError: the -32042 waiting style; the client retries later (S-24).
             UrlElicitationNotCompletedError: the person declined, cancelled or let it expire.
         """
-        ctx = sdk_context(ctx)
+        ctx = self.sdk_context(ctx)
         if flow.name not in self.flows:
             self.add(flow)
         request_in_flight(ctx)
