@@ -24,6 +24,9 @@ COMMANDS = [
     ["schema", "show"],
     ["url"],
     ["url", "inspect"],
+    ["keys"],
+    ["keys", "new"],
+    ["keys", "rotate"],
 ]
 
 

@@ -8,6 +8,7 @@ from elicitkit.cli import bridge as _bridge
 from elicitkit.cli import check as _check
 from elicitkit.cli import client as _client
 from elicitkit.cli import demo as _demo
+from elicitkit.cli import keys as _keys
 from elicitkit.cli import schema as _schema
 from elicitkit.cli import url as _url
 from elicitkit.cli._help import MARKUP, Command
@@ -22,6 +23,7 @@ app = typer.Typer(
 )
 app.add_typer(_schema.app, name="schema")
 app.add_typer(_url.app, name="url")
+app.add_typer(_keys.app, name="keys")
 app.command("demo", cls=Command)(_demo.demo)
 app.command("client", cls=AfterDashes)(_client.client)
 app.command("check", cls=AfterDashes)(_check.check)
