@@ -126,8 +126,7 @@ async def test_flood_and_abandon_returns_to_baseline() -> None:
             assert during["held -32042 listeners"] == 0 and during["bus listeners"] == 0
             await asyncio.sleep(TTL + 0.5)  # every link has expired
             await url_mode.sweep()
-            records = list(url_mode.store._records.values())  # type: ignore[attr-defined]
-            assert len(records) == 3 * PER_KIND and all(r.state in ("expired", "cancelled") for r in records)
+            assert await url_mode.store.count_active(McpIdentity.single_user_local().local_user) == 0
             await url_mode.store.sweep(now=time.time() + COUNTERS_OUTLIVE, keep_for=0)
             after = figures(url_mode, bus)
             table += [(f"flood {n + 1}: during", during), (f"flood {n + 1}: after sweep", after)]
@@ -145,17 +144,19 @@ async def test_flood_and_abandon_returns_to_baseline() -> None:
 async def test_per_user_cap_says_what_to_do() -> None:
     server, url_mode, _ = build(cap=3)
     async with Client(server, mode="legacy", elicitation_callback=accept, cache=None) as client:
+        asked = []
         for _ in range(3):
             with pytest.raises(MCPError) as raised:
                 await client.call_tool("ask_held", {})
             assert raised.value.code == -32042
+            asked += [e["elicitationId"] for e in raised.value.error.data["elicitations"]]
         refused = await client.call_tool("ask_held", {})
         assert refused.is_error
         text = refused.content[0].text  # type: ignore[union-attr]
         assert "already have 3 open requests" in text and "Finish or decline one" in text
         assert url_mode.held == 3  # the refused call registered nothing
         # declining one frees its place
-        elicitation_id = next(iter(url_mode._held))
+        elicitation_id = asked[0]
         user = McpIdentity.single_user_local().local_user
         await url_mode.store.transition(elicitation_id, from_states={"pending"}, to="declined", user=user)
         with pytest.raises(MCPError):

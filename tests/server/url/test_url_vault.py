@@ -40,10 +40,12 @@ async def test_sealed_copied_to_another_user_does_not_open() -> None:
     store = MemoryStore()
     vault = Vault(KeyRing.from_string(KeyRing.generate("k1")), store)
     await vault.put(ALICE, "weather", SECRET)
-    (alice_key,) = store._blobs
+    (alice_key,) = [key async for key in store.blob_keys()]
     await vault.put(BOB, "weather", "bob-value")
-    bob_key = next(k for k in store._blobs if k != alice_key)
-    store._blobs[bob_key] = store._blobs[alice_key]
+    (bob_key,) = [key async for key in store.blob_keys() if key != alice_key]
+    alice_sealed = await store.get_blob(alice_key)
+    assert alice_sealed is not None
+    await store.put_blob(bob_key, alice_sealed)  # what someone with write access to the store could do
     with pytest.raises(VaultDecryptError):
         await vault.get(BOB, "weather")
 
