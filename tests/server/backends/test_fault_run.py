@@ -21,7 +21,7 @@ import pytest
 from support.redis_server import RedisServer
 
 from elicitkit.server.backends import open_bus, open_store
-from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
+from elicitkit.server.errors import BusUnavailableError, RecordExistsError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record, Store
 from elicitkit.server.user import User
 
@@ -50,8 +50,8 @@ class Calls:
         except (StoreUnavailableError, BusUnavailableError) as exc:
             self.errors[type(exc).__name__] += 1
             raise
-        except ValueError:  # a create retried after its reply was lost: "already exists"
-            self.errors["ValueError"] += 1
+        except RecordExistsError as exc:  # a create retried after its reply was lost
+            self.errors[type(exc).__name__] += 1
             raise
         except BaseException as exc:
             self.errors[f"UNDOCUMENTED {type(exc).__name__}"] += 1
@@ -88,7 +88,7 @@ async def test_two_replicas_200_flows_and_a_redis_restart(redis_server: RedisSer
                 return await calls(store.create(record, max_active=cap))
             except StoreUnavailableError:
                 await asyncio.sleep(0.2)
-            except ValueError:
+            except RecordExistsError:
                 return True
 
     async def flow(n: int) -> None:
