@@ -71,6 +71,11 @@ class SessionCookies:
         self._opened: dict[str, tuple[str, str, float, User | None, bool]] = {}
         self._keys: KeyRing | None = None
 
+    @property
+    def kept(self) -> int:
+        """How many opened cookies this process keeps (a health and leak figure, bounded)."""
+        return len(self._opened)
+
     def open(self, raw: str, keys: KeyRing) -> BrowserSession | None:
         """The session in cookie value `raw`; None when it does not open under `keys` or expired."""
         if self._keys is not keys:
