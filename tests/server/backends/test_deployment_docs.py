@@ -97,13 +97,16 @@ async def test_the_documented_sentinel_setup_starts_and_serves_a_flow(tmp_path: 
                     )
                 )
             deadline = time.monotonic() + 60
-            while True:  # the Sentinels logged in to both nodes (their ACL user works) and met
+            admin = ("--user", "admin", "--pass", SECRETS["ADMIN_PW"], "--no-auth-warning")
+            while True:  # the Sentinels logged in to both nodes (their ACL user works) and met,
+                # and the primary counts the replica as good (min-replicas-to-write lets it write)
                 replicas = ask(ports[0], "SENTINEL", "REPLICAS", "elicitkit")
                 master = ask(ports[0], "SENTINEL", "MASTER", "elicitkit")
                 others = ask(ports[0], "SENTINEL", "SENTINELS", "elicitkit").split().count("runid")
-                if "flags\nslave\n" in replicas and "flags\nmaster\n" in master and others == 2:
+                good = "min_slaves_good_slaves:1" in ask(primary_port, *admin, "INFO", "replication")
+                if "flags\nslave\n" in replicas and "flags\nmaster\n" in master and others == 2 and good:
                     break
-                assert time.monotonic() < deadline, (master, replicas, others)
+                assert time.monotonic() < deadline, (master, replicas, others, good)
                 await asyncio.sleep(0.2)
             hosts = ",".join(f"127.0.0.1:{port}" for port in ports)
             url = f"redis+sentinel://elicitkit:elicitkit-pw@{hosts}/elicitkit/0"

@@ -182,14 +182,15 @@ class RedisStore:
     async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
         acknowledged only once that many replicas hold it."""
-        if not self.replicas_ack:
+        if not self.replicas_ack or not isinstance(self.client, Redis):
             return await queue(self.client)
         demoted = None
-        async with self.client.pipeline(transaction=False) as pipe:
-            await queue(pipe)
-            pipe.wait(self.replicas_ack, self._wait_ms)
+        # One connection for both (WAIT counts that connection's writes); a script's NOSCRIPT
+        # is answered there too, before the WAIT.
+        async with self.client.client() as one:
+            result = await queue(one)
             try:
-                result, acked = await pipe.execute()
+                acked = await one.wait(self.replicas_ack, self._wait_ms)
             except redis_errors.ResponseError as exc:
                 if "WAIT cannot be used with replica" not in str(exc):
                     raise
@@ -217,7 +218,7 @@ class RedisStore:
         """Run `script`, a write acknowledged as `_acked` says (unless `acked` is false)."""
         if not acked or not self.replicas_ack:
             return await script(keys, args)
-        return await self._acked(lambda pipe: script(keys, args, client=pipe))
+        return await self._acked(lambda one: script(keys, args, client=one))
 
     async def load_scripts(self) -> None:
         """Learn the slot map and load the scripts on every primary once, before many tasks do it
