@@ -20,10 +20,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
+from elicitkit.asgi import SecurityHeaders
+
 from ._authority import Authority
 from ._client_auth import BasicClientCredentials
 from ._login import SignInPage
-from ._pages import Csrf
+from ._pages import PAGE_POLICY, Csrf
 from ._people import DEMO_CLIENT_NAME, DEMO_PASSWORDS
 from ._scripted import SignInError, pkce_pair, sign_in
 from ._serve import LocalServer
@@ -274,7 +276,9 @@ class DemoOAuthServer(LocalServer):
 
     def build_app(self, url: str) -> ASGIApp:
         self.authority.issuer = url
-        return Starlette(routes=self.routes(), middleware=self.middleware())
+        return SecurityHeaders(
+            Starlette(routes=self.routes(), middleware=self.middleware()), content_security_policy=PAGE_POLICY
+        )
 
     def _default_client(self) -> OAuthClientInformationFull:
         """A public client registered on first use, with a redirect URI nothing listens on."""

@@ -1,7 +1,8 @@
 """The demo servers' HTML pages: autoescaped templates, anti-framing headers, CSRF tokens.
 
 A sign-in page is the page an attacker most wants to frame or to post to from elsewhere, so
-every page goes out with `X-Frame-Options: DENY` and a CSP without framing, and every form
+every page goes out with `X-Frame-Options: DENY` and a CSP without framing (the demo apps sit
+behind `elicitkit.asgi.SecurityHeaders`, with `PAGE_POLICY`), and every form
 carries a token that only this browser can have (HMAC of a random cookie and the request the
 form is about: the "signed double-submit cookie" pattern).
 """
@@ -17,6 +18,7 @@ from jinja2 import PackageLoader
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from elicitkit.asgi import csp_nonce
 from elicitkit.i18n import environment, negotiate, noop, translator
 
 _templates = environment(PackageLoader("elicitkit.demo", "templates"))
@@ -26,29 +28,22 @@ DEMO_BANNER = noop(
 )
 """The banner on every demo page (the transcript leaves it out)."""
 DEMO_PEOPLE = noop("Demo people:")
+PAGE_POLICY = "default-src 'none'; style-src 'nonce-{nonce}'; frame-ancestors 'none'; base-uri 'none'"
+"""The demo pages' Content-Security-Policy (`SecurityHeaders` makes the nonce): one inline style."""
 
 
 def render(template: str, status_code: int = 200, *, request: Request, **context: Any) -> HTMLResponse:
-    """A page that cannot be framed, cached, sniffed, or leak its URL as a referrer, in the
-    language the browser asks for."""
-    nonce = secrets.token_urlsafe(16)
+    """A page in the language the browser asks for; the app's `SecurityHeaders` keeps it from
+    being framed, cached, sniffed, or leaking its URL as a referrer."""
     words = translator(negotiate(request.headers.get("accept-language")))
     html = _templates.get_template(template).render(
-        csp_nonce=nonce, banner=DEMO_BANNER, people_label=DEMO_PEOPLE, **words.jinja, **context
+        csp_nonce=csp_nonce(request.scope),
+        banner=DEMO_BANNER,
+        people_label=DEMO_PEOPLE,
+        **words.jinja,
+        **context,
     )
-    return HTMLResponse(
-        html,
-        status_code=status_code,
-        headers={
-            "X-Frame-Options": "DENY",
-            "Content-Security-Policy": (
-                f"default-src 'none'; style-src 'nonce-{nonce}'; frame-ancestors 'none'; base-uri 'none'"
-            ),
-            "X-Content-Type-Options": "nosniff",
-            "Referrer-Policy": "no-referrer",
-            "Cache-Control": "no-store",
-        },
-    )
+    return HTMLResponse(html, status_code=status_code)
 
 
 class Csrf:
