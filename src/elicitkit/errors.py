@@ -7,10 +7,12 @@ Each error says in one sentence what went wrong and what to do. Each side keeps 
 one module (`elicitkit.client.errors`, `elicitkit.server.errors`) and its package re-exports
 them; `elicitkit.client.ElicitationError` and `elicitkit.server.ElicitationError` are this
 class. This module imports nothing, so it re-exports neither side: a client that catches
-`ElicitationError` never loads the server, and the two sides never import each other. Where the SDK, a framework or a caller acts on a standard type, an error is that type
-too (the second base, in brackets below): a `ToolError` left uncaught in a tool ends the call
-as a tool error the model reads, an `MCPError` becomes the JSON-RPC error the protocol
-requires, and a `ValueError`, `TypeError` or `RuntimeError` keeps older `except` clauses working.
+`ElicitationError` never loads the server, and the two sides never import each other.
+
+Where the SDK, a framework or a caller acts on a standard type, an error is that type too (the
+second base, in brackets below): a `ToolError` left uncaught in a tool ends the call as a tool
+error the model reads, an `MCPError` becomes the JSON-RPC error the protocol requires, and a
+`ValueError`, `TypeError` or `RuntimeError` keeps older `except` clauses working.
 
 The tree (each name is importable from the module after it):
 
