@@ -59,19 +59,29 @@ _host_opened: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 
 
-def capture_params(callback: ElicitationFnT) -> ElicitationFnT:
+def capture_params(callback: ElicitationFnT, ui: RoutedUI | None = None) -> ElicitationFnT:
     """Wrap the client's elicitation callback so the UI can read the request it answers
-    (its id, the URL's `elicitationId`, the schema as sent) while the callback runs."""
+    (its id, the URL's `elicitationId`, the schema as sent) while the callback runs.
+
+    With `ui`, a question for a call a 2026-07-28 host holds is counted from the moment it
+    arrives (the client puts one question to the person at a time, so others queue): past
+    the cap of held calls it is answered cancel at once, and the host told why."""
 
     async def captured(
         context: ClientRequestContext, params: ElicitRequestParams
     ) -> ElicitResult | ErrorData:
+        call = ui.host.call_for(context.request_id, keep=True) if ui is not None else None
+        held = call.held if call is not None else None
+        if held is not None and not held.admit():
+            return ElicitResult(action="cancel")
         token, id_token = _asked.set(params), _asked_id.set(context.request_id)
         try:
             return await callback(context, params)
         finally:
             _asked.reset(token)
             _asked_id.reset(id_token)
+            if held is not None:
+                held.asking = False
 
     return captured
 
@@ -164,6 +174,10 @@ class RoutedUI:
         call = self.host.call_for(_asked_id.get())
         if call is None:
             return None
+        if call.held is not None:  # a 2026-07-28 host: the question goes back as a round
+            return await call.held.ask(params)
+        if self.host.modern:
+            return None  # that revision has no live questions, and this call is not held
         request = ElicitRequest(params=params)
         try:
             with anyio.fail_after(self.question_timeout):

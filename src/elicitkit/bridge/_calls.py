@@ -16,7 +16,8 @@ import json
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import httpx2
 from mcp.server.session import ServerSession
@@ -24,6 +25,9 @@ from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, RequestId
 
 from elicitkit.client import ElicitationStream
+
+if TYPE_CHECKING:
+    from elicitkit.bridge._rounds import HeldCall
 
 __all__ = ["HostCall", "PostStreamTap", "UpstreamCalls", "on_behalf_of"]
 
@@ -40,6 +44,8 @@ class HostCall:
 
     session: ServerSession
     request_id: RequestId
+    held: HeldCall | None = field(default=None, compare=False)
+    """For a 2026-07-28 host: the held call its questions go to, as rounds."""
 
 
 @contextmanager
@@ -82,11 +88,12 @@ class UpstreamCalls:
         while len(self._streams) > _MAX_TIES:
             self._streams.popitem(last=False)
 
-    def host_call(self, question_id: RequestId | None) -> HostCall | None:
-        """The host call an upstream question serves, when its stream said; None otherwise."""
+    def host_call(self, question_id: RequestId | None, *, keep: bool = False) -> HostCall | None:
+        """The host call an upstream question serves, when its stream said; None otherwise.
+        The tie is spent unless `keep` (a look before the question is answered)."""
         if question_id is None:
             return None
-        call_id = self._streams.pop(question_id, None)
+        call_id = self._streams.get(question_id) if keep else self._streams.pop(question_id, None)
         return None if call_id is None else self._calls.get(call_id)
 
 

@@ -9,18 +9,30 @@ stream, a stdio upstream), it goes to the only host call open, or with several, 
 from __future__ import annotations
 
 import logging
+import secrets
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.session import ServerSession
-from mcp_types import ClientCapabilities, InitializeRequestParams, RequestId, ServerNotification
+from mcp_types import (
+    ClientCapabilities,
+    ElicitCompleteNotification,
+    InitializeRequestParams,
+    RequestId,
+    ServerNotification,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elicitkit.bridge._calls import HostCall, UpstreamCalls
 
+if TYPE_CHECKING:
+    from elicitkit.bridge._rounds import HeldCall
+
 logger = logging.getLogger("elicitkit.bridge")
+
+_EXPIRED_KEPT = 256
 
 __all__ = ["HostCall", "HostSession", "declared_modes"]
 
@@ -40,11 +52,17 @@ class HostSession:
 
     modes: frozenset[str]
     modern: bool = False
-    """A 2026-07-28 host: it cannot be sent `elicitation/create` (no back-channel)."""
+    """A 2026-07-28 host: it cannot be sent `elicitation/create` (no back-channel); its
+    questions go as input-required rounds of a held call."""
     channel: ServerSession | None = None
     calls: OrderedDict[int, HostCall] = field(default_factory=OrderedDict)
     upstream: UpstreamCalls = field(default_factory=UpstreamCalls)
     """Which host call each upstream call and question belongs to."""
+    tag: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    """Names this session inside the state the bridge seals for it."""
+    held: dict[str, HeldCall] = field(default_factory=dict)
+    expired: OrderedDict[str, None] = field(default_factory=OrderedDict)
+    """Held calls whose host never came back (a late retry is told why)."""
 
     @classmethod
     def from_initialize(cls, params: Mapping[str, Any] | None) -> HostSession:
@@ -58,8 +76,24 @@ class HostSession:
         return cls(modes=declared_modes(session.client_capabilities), modern=modern, channel=session)
 
     def asks_host(self, mode: str) -> bool:
-        """Can this host be sent an `elicitation/create` in `mode`?"""
-        return mode in self.modes and not self.modern
+        """Can this host be asked in `mode` (live, or for a 2026-07-28 host as a round)?"""
+        return mode in self.modes
+
+    def hold(self, call: HeldCall) -> None:
+        self.held[call.key] = call
+
+    def release(self, key: str) -> None:
+        self.held.pop(key, None)
+
+    def expire(self, key: str) -> None:
+        self.release(key)
+        self.expired[key] = None
+        while len(self.expired) > _EXPIRED_KEPT:
+            self.expired.popitem(last=False)
+
+    def waiting(self) -> int:
+        """Held calls with a question on its way to the host, or out to it now."""
+        return sum(1 for call in self.held.values() if call.asking)
 
     def open(self, call: HostCall) -> int:
         key = id(call)
@@ -70,10 +104,10 @@ class HostSession:
     def close(self, key: int) -> None:
         self.calls.pop(key, None)
 
-    def call_for(self, question_id: RequestId | None) -> HostCall | None:
+    def call_for(self, question_id: RequestId | None, *, keep: bool = False) -> HostCall | None:
         """The host call an upstream question serves: the one its upstream call was made for,
         else (nothing says) the only one open, or the newest."""
-        tied = self.upstream.host_call(question_id)
+        tied = self.upstream.host_call(question_id, keep=keep)
         if tied is not None and tied in self.calls.values():
             return tied
         return next(reversed(self.calls.values()), None)
@@ -82,6 +116,8 @@ class HostSession:
         """Send `notification` to the host on its standalone channel; a closed host is logged."""
         if self.channel is None:
             return
+        if self.modern and isinstance(notification, ElicitCompleteNotification):
+            return  # 2026-07-28 has no such notice: the call's own retry carries the completion
         try:
             await self.channel.send_notification(notification)
         except Exception as error:  # a host that went away must not break the upstream side

@@ -45,6 +45,7 @@ from mcp_types import (
 
 from elicitkit.bridge._calls import on_behalf_of
 from elicitkit.bridge._host import HostCall, HostSession
+from elicitkit.bridge._rounds import Rounds
 from elicitkit.bridge._sessions import Link, Links
 from elicitkit.errors import ElicitationError
 
@@ -100,6 +101,8 @@ class Forwarder:
         self.server_info: Implementation | None = None
         self.instructions: str | None = None
         self.server: Server[Any] | None = None
+        self.rounds = Rounds()
+        """A 2026-07-28 host's calls, held upstream while it answers round by round."""
 
     async def link(self, ctx: ServerRequestContext[Any, Any]) -> Link:
         link = await self.links.get(_session_key(ctx), lambda: HostSession.of(ctx.session))
@@ -118,6 +121,8 @@ class Forwarder:
         client = link.client
         if client is None:
             raise MCPError(code=INTERNAL_ERROR, message="The upstream session closed; try again.")
+        if call and self.rounds.takes(link.host, ctx):
+            return await self.rounds.call(link.host, ctx, lambda: send(client))  # type: ignore[no-any-return]
         host_call = HostCall(ctx.session, ctx.request_id) if call and ctx.request_id is not None else None
         opened = link.host.open(host_call) if host_call is not None else None
         try:

@@ -27,6 +27,7 @@ from starlette.applications import Starlette
 
 from elicitkit.bridge._answering import Answer, RoutedUI
 from elicitkit.bridge._host import HostSession
+from elicitkit.bridge._rounds import Rounds
 from elicitkit.bridge._server import Forwarder, forwarding_server, host_logger, host_message_handler
 from elicitkit.bridge._sessions import Links
 from elicitkit.bridge._upstream import Limits, Upstream, upstream_client, upstream_of
@@ -77,6 +78,10 @@ class Bridge:
     """"host" (the host's era), "auto" (the newest both sides speak), "2025-11-25" or "2026-07-28"."""
     max_sessions: int = 16
     idle_timeout: float = 3600.0
+    hold_timeout: float = 600.0
+    """How long a call a 2026-07-28 host drives round by round waits for its answer."""
+    max_held: int = 8
+    """How many such calls one host session may leave waiting for answers at once."""
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS:
@@ -93,6 +98,9 @@ class Bridge:
             self._open_upstream, max_sessions=self.max_sessions, idle_timeout=self.idle_timeout
         )
         self._forwarder = Forwarder(self._links)
+        self._forwarder.rounds = Rounds(
+            hold_timeout=self.hold_timeout, max_held=self.max_held, to_host=self.answer in ("host", "auto")
+        )
         self.server: Server[Any] = forwarding_server(self._forwarder, "elicitkit-bridge")
         """The low-level MCP server the host talks to, for a transport of your own."""
         self._local: ElicitationUI | None = self.ui
@@ -115,10 +123,12 @@ class Bridge:
         async with AsyncExitStack() as stack, anyio.create_task_group() as tasks:
             self._local_stack = stack
             self._links.attach(tasks)
+            self._forwarder.rounds.attach(tasks)
             try:
                 yield self
             finally:
                 self._links.attach(None)
+                self._forwarder.rounds.attach(None)
                 tasks.cancel_scope.cancel()
         self._local_stack = None
 
@@ -181,10 +191,8 @@ class Bridge:
         return _MODES[self.upstream_protocol]
 
     async def _open_upstream(self, host: HostSession, stack: AsyncExitStack) -> Client:
-        if self.answer == "host":
-            modes = host.modes if not host.modern else frozenset()
-        else:
-            modes = frozenset({"form", "url"})
+        # A 2026-07-28 host answers its declared modes too, as input-required rounds.
+        modes = host.modes if self.answer == "host" else frozenset({"form", "url"})
         ui = RoutedUI(
             host, self.answer, None if self.answer == "host" else self._local_ui, self.question_timeout
         )

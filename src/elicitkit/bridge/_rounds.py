@@ -1,0 +1,281 @@
+"""Live upstream questions as input-required rounds, for a 2026-07-28 host.
+
+A 2025-11-25 server asks with `elicitation/create` inside a call; a 2026-07-28 host can only
+be asked through the call's result. So the bridge runs the upstream call in a task of its own
+and holds it: each question becomes an `InputRequiredResult` to the host, and the host's retry
+(its `inputResponses` and the bridge's `requestState`) answers the held question, after which
+the call goes on to its result or its next question. The hold is bounded (`hold_timeout`, and
+`max_held` calls waiting on a host session); past a bound the upstream question gets cancel.
+
+The `requestState` is the bridge's own: sealed (AES-GCM under a key made for this bridge),
+bound to the host session, the call (method, target, arguments) and the round, and spent on
+use, so a host can neither forge, alter, move nor replay it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    ElicitRequest,
+    ElicitRequestParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    InputRequiredResult,
+)
+from pydantic import ValidationError
+
+from elicitkit.bridge._calls import HostCall, on_behalf_of
+from elicitkit.bridge._host import HostSession
+from elicitkit.errors import ElicitationError
+
+logger = logging.getLogger("elicitkit.bridge")
+
+__all__ = ["HeldCall", "Rounds"]
+
+_PREFIX = "ekb1."
+
+
+def _bad_state() -> MCPError:
+    """The SDK's own refusal of a `requestState` (its frozen wording, code and data)."""
+    reason = {"reason": "invalid_request_state"}
+    return MCPError(code=INVALID_PARAMS, message="Invalid or expired requestState", data=reason)
+
+
+def _binding(ctx: ServerRequestContext[Any, Any]) -> str:
+    """The call a state belongs to: its method, target and arguments."""
+    params: Mapping[str, Any] = ctx.params or {}
+    target = params.get("uri") if ctx.method == "resources/read" else params.get("name")
+    salient = [ctx.method, target, params.get("arguments") or {}]
+    digest = hashlib.sha256(json.dumps(salient, sort_keys=True, default=str).encode()).digest()
+    return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
+
+
+@dataclass
+class _Question:
+    key: str
+    params: ElicitRequestParams
+    answered: anyio.Event = field(default_factory=anyio.Event)
+    answer: ElicitResult | None = None
+
+
+@dataclass
+class HeldCall:
+    """One upstream call a 2026-07-28 host is driving round by round."""
+
+    key: str
+    binding: str
+    host: HostSession
+    timeout: float
+    limit: int
+    """How many calls of this host session may wait on the host at once."""
+    round: int = 0
+    question: _Question | None = None
+    """The question the host was last given and has not answered yet."""
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    asking: bool = False
+    """A question of this call is on its way to the host, or out to it."""
+
+    def __post_init__(self) -> None:
+        self._send, self._events = anyio.create_memory_object_stream[tuple[str, Any]](16)
+
+    async def ask(self, params: ElicitRequestParams) -> ElicitResult | None:
+        """Hand `params` to the host in the call's next result; its answer, or None (cancel)."""
+        self.round += 1
+        question = _Question(f"bridge-elicit-{self.round}", params)
+        self.question = question
+        await self._send.send(("question", question))
+        with anyio.move_on_after(self.timeout):
+            await question.answered.wait()
+            return question.answer
+        # The host never came back: the upstream question gets cancel, a late retry a clear error.
+        self.question = None
+        self.host.expire(self.key)
+        logger.warning("a host left a question unanswered %.0f s; the server was told cancel", self.timeout)
+        return None
+
+    def admit(self) -> bool:
+        """A question arrived for this call: False (and the host told why) past the cap."""
+        if self.host.waiting() >= self.limit:
+            self.refuse(
+                MCPError(
+                    code=INTERNAL_ERROR,
+                    message=f"The bridge already holds {self.limit} calls waiting for your answers, so the "
+                    "server was told cancel; answer those first, then call again.",
+                )
+            )
+            return False
+        self.asking = True
+        return True
+
+    def abandon(self) -> None:
+        """The host gave up on the call: stop it upstream, and cancel its open question."""
+        self.scope.cancel()
+        if self.question is not None:
+            self.question.answered.set()
+
+    def refuse(self, error: MCPError) -> None:
+        """End the host's side of this call with `error` (the upstream question gets cancel)."""
+        self._send.send_nowait(("error", error))
+
+    async def finished(self, outcome: Any) -> None:
+        await self._send.send(("done", outcome))
+
+    async def next_event(self) -> tuple[str, Any]:
+        return await self._events.receive()
+
+
+class Rounds:
+    """The held upstream calls of the bridge's 2026-07-28 hosts, and their sealed state."""
+
+    def __init__(self, *, hold_timeout: float = 600.0, max_held: int = 8, to_host: bool = True) -> None:
+        self.hold_timeout = hold_timeout
+        self.max_held = max_held
+        self.to_host = to_host
+        """False with `--answer browser|terminal`: no question goes to the host, nothing is held."""
+        self._aead = AESGCM(AESGCM.generate_key(bit_length=256))
+        self._tasks: TaskGroup | None = None
+
+    def attach(self, tasks: TaskGroup | None) -> None:
+        """The task group held upstream calls run in (the bridge's own)."""
+        self._tasks = tasks
+
+    def takes(self, host: HostSession, ctx: ServerRequestContext[Any, Any]) -> bool:
+        """Does this host call go round by round (or carry a state only the rounds can judge)?"""
+        if not host.modern:
+            return False
+        carries_state = (ctx.params or {}).get("requestState") is not None
+        return carries_state or (self.to_host and bool(host.modes))
+
+    async def call(
+        self, host: HostSession, ctx: ServerRequestContext[Any, Any], send: Callable[[], Awaitable[Any]]
+    ) -> Any:
+        """The host's call or retry: the upstream result, or the next round for the host."""
+        params: Mapping[str, Any] = ctx.params or {}
+        state = params.get("requestState")
+        if state is None:
+            held = self._start(host, ctx, send)
+        else:
+            held = self._resume(host, ctx, state, params.get("inputResponses"))
+        try:
+            kind, value = await held.next_event()
+        except anyio.get_cancelled_exc_class():
+            held.abandon()  # the host cancelled its call: so is the upstream one
+            host.release(held.key)
+            raise
+        if kind == "question":
+            token = self._seal(host, held)
+            request = ElicitRequest(params=_modern(value.params))
+            return InputRequiredResult(input_requests={value.key: request}, request_state=token)
+        host.release(held.key)
+        if isinstance(value, BaseException):
+            raise value
+        return value
+
+    # -- inside
+
+    def _start(
+        self, host: HostSession, ctx: ServerRequestContext[Any, Any], send: Callable[[], Awaitable[Any]]
+    ) -> HeldCall:
+        if self._tasks is None:
+            message = "The bridge is not running; start it, then call again."
+            raise MCPError(code=INTERNAL_ERROR, message=message)
+        held = HeldCall(secrets.token_urlsafe(12), _binding(ctx), host, self.hold_timeout, self.max_held)
+        call = HostCall(ctx.session, f"held-{held.key}", held=held)
+        host.hold(held)
+        opened = host.open(call)
+
+        async def run() -> None:
+            outcome: Any
+            try:
+                with held.scope, on_behalf_of(call):
+                    outcome = await send()
+            except ElicitationError as error:
+                outcome = MCPError(code=INTERNAL_ERROR, message=str(error))
+            except MCPError as error:
+                outcome = error
+            except Exception as error:  # the host gets an error, never a hung call
+                logger.warning("upstream call failed: %s", error)
+                outcome = MCPError(code=INTERNAL_ERROR, message=f"The upstream call failed: {error}")
+            finally:
+                host.close(opened)
+            if held.scope.cancel_called:
+                return
+            await held.finished(outcome)
+
+        self._tasks.start_soon(run)
+        return held
+
+    def _resume(
+        self, host: HostSession, ctx: ServerRequestContext[Any, Any], state: Any, responses: Any
+    ) -> HeldCall:
+        claims = self._unseal(state)
+        if claims is None or claims.get("s") != host.tag or claims.get("b") != _binding(ctx):
+            raise _bad_state()
+        key = claims.get("k")
+        held = host.held.get(key) if isinstance(key, str) else None
+        if held is None:
+            if isinstance(key, str) and key in host.expired:
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"The bridge stopped holding this call after {self.hold_timeout:.0f} s without "
+                    "an answer, and the server was told cancel; call it again.",
+                )
+            raise _bad_state()
+        question = held.question
+        if question is None or claims.get("r") != held.round or question.answered.is_set():
+            raise _bad_state()  # spent (a replay) or overtaken by a later round
+        raw = responses.get(question.key) if isinstance(responses, Mapping) else None
+        try:
+            answer = ElicitResult.model_validate(raw, by_name=False) if raw is not None else None
+        except ValidationError:
+            answer = None
+        if answer is None:
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"The retry carries no answer to {question.key!r}; send it in inputResponses.",
+            )
+        held.question = None
+        question.answer = answer
+        question.answered.set()
+        return held
+
+    def _seal(self, host: HostSession, held: HeldCall) -> str:
+        claims = {"s": host.tag, "k": held.key, "r": held.round, "b": held.binding}
+        nonce = secrets.token_bytes(12)
+        sealed = self._aead.encrypt(nonce, json.dumps(claims).encode(), _PREFIX.encode())
+        return _PREFIX + base64.urlsafe_b64encode(nonce + sealed).decode().rstrip("=")
+
+    def _unseal(self, token: Any) -> dict[str, Any] | None:
+        if not isinstance(token, str) or not token.startswith(_PREFIX):
+            return None
+        body = token[len(_PREFIX) :]
+        try:
+            raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+            plain = self._aead.decrypt(raw[:12], raw[12:], _PREFIX.encode())
+            claims = json.loads(plain)
+        except (ValueError, InvalidTag):
+            return None
+        return claims if isinstance(claims, dict) else None
+
+
+def _modern(params: ElicitRequestParams) -> ElicitRequestParams:
+    """The question as 2026-07-28 carries it (a URL question has no `elicitationId` there)."""
+    if isinstance(params, ElicitRequestURLParams):
+        return params.model_copy(update={"elicitation_id": None})
+    return params
