@@ -243,10 +243,17 @@ def private_reach(
     def ours(dotted: str) -> bool:
         return dotted.split(".")[0] in dependencies
 
-    imported_classes: set[str] = set()
+    def root(expr: ast.expr) -> str | None:
+        while isinstance(expr, ast.Attribute):
+            expr = expr.value
+        return expr.id if isinstance(expr, ast.Name) else None
+
+    imported_classes: set[str] = set()  # names bound to a dependency's module or class
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
+                if ours(alias.name):
+                    imported_classes.add(alias.asname or alias.name.split(".")[0])
                 if ours(alias.name) and any(is_private(p) for p in alias.name.split(".")):
                     yield node.lineno, f"import {alias.name}"
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level and ours(node.module):
@@ -270,9 +277,7 @@ def private_reach(
             and node.args[1].value in private
         ):
             yield node.lineno, ast.unparse(node)
-        elif isinstance(node, ast.ClassDef) and any(
-            isinstance(base, ast.Name) and base.id in imported_classes for base in node.bases
-        ):
+        elif isinstance(node, ast.ClassDef) and any(root(base) in imported_classes for base in node.bases):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in private:
                     yield item.lineno, f"{node.name}.{item.name} overrides a private method"
