@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from fastmcp import FastMCP
 from mcp.client import Client, ClientSession
 from mcp.client.auth import OAuthClientProvider
 from mcp.server.auth.settings import AuthSettings
@@ -47,6 +48,7 @@ from elicitkit._sdk import (
     http_client,
     token_verifier_of,
 )
+from elicitkit.fastmcp._fastmcp import low_level_server
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -255,11 +257,6 @@ def test_the_oauth_client_chooses_its_authorization_server_in_a_private_method()
 
 
 def test_fastmcp_keeps_the_sdk_server_it_dispatches_through() -> None:
-    pytest.importorskip("fastmcp")
-    from fastmcp import FastMCP
-
-    from elicitkit.fastmcp._fastmcp import low_level_server
-
     server: FastMCP[Any] = FastMCP("pinned", instructions="before")
     low = low_level_server(server)
     assert isinstance(low, Server) and low.name == "pinned"
