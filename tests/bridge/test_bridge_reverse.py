@@ -10,6 +10,7 @@ session and the call, and good once.
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,9 +18,23 @@ from typing import Any
 
 import anyio
 import pytest
-from bridge_harness import HERE, PY, SDK, bridge_http, bridge_stdio, http_process, text_of
+from bridge_harness import (
+    HERE,
+    PY,
+    ROOT,
+    SDK,
+    WEATHER,
+    bridge_args,
+    bridge_http,
+    bridge_stdio,
+    environment,
+    http_process,
+    text_of,
+)
 from mcp import Client
+from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from mcp_types import (
     INVALID_PARAMS,
     CallToolResult,
@@ -29,9 +44,11 @@ from mcp_types import (
     ElicitResult,
     InputRequiredResult,
 )
-from support.url_harness import serve
+from playwright.async_api import Browser
+from support.url_harness import SECRET, fingerprint, serve
 
 from elicitkit.bridge import Bridge
+from elicitkit.client import WatchedTransport
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -274,3 +291,82 @@ async def test_a_call_held_past_its_deadline_is_cancelled_and_the_late_retry_tol
         again = await first_round(client, "ask_name")
     assert "stopped holding this call" in late.value.message
     assert only_question(again)[0]
+
+
+# -- URL mode, completed by the person
+
+
+async def test_url_mode_completes_through_a_round_and_the_secret_never_passes_the_host(
+    tmp_path: Path, chromium: Browser
+) -> None:
+    """An elicitkit server on 2025-11-25 asks for a `Secret` by URL; the 2026-07-28 host
+    consents in its round and opens the page; the person completes it there; the held call
+    finishes and the host's retry gets the result."""
+    upstream = [*WEATHER, "--stdio", "--db", str(tmp_path / "weather.db")]
+    tape = Recorder()
+    transport = WatchedTransport(stdio_client(bridge_stdio(upstream, "host", *LEGACY)), tape)
+    host = Host(ElicitResult(action="accept"))
+
+    async def person() -> None:
+        while not host.asked:
+            await anyio.sleep(0.05)
+        page = await chromium.new_page()
+        await page.goto(host.asked[0].url)  # the host opens what its person agreed to
+        await page.fill("#secret", SECRET)
+        await page.click("button[value=save]")
+
+    async with modern(transport, host) as client, anyio.create_task_group() as tasks:
+        tasks.start_soon(person)
+        result = await client.call_tool("forecast", {"city": "Oslo"})
+    assert not result.is_error, text_of(result)
+    assert fingerprint(SECRET) in text_of(result)
+    [asked] = host.asked  # one consent for the URL
+    assert isinstance(asked, ElicitRequestURLParams) and asked.url.startswith("http://127.0.0.1:")
+    assert tape.text and SECRET not in "".join(tape.text)
+
+
+class Recorder:
+    """What the host's transport received, as JSON text."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+
+    def sent(self, item: SessionMessage) -> None:
+        return None
+
+    def received(self, item: SessionMessage | Exception) -> None:
+        if isinstance(item, SessionMessage):
+            self.text.append(item.message.model_dump_json(by_alias=True))
+
+
+# -- a stock 2026-07-28 host nobody here wrote
+
+
+def ts_modern_host(how: str, target: str, action: str) -> list[dict[str, Any]]:
+    if how == "stdio":
+        target = json.dumps([PY, *bridge_args([*SDK, "stdio"], "host", *LEGACY)])
+    done = subprocess.run(
+        ["node", "bridge_host.mjs", "v2-2026", how, target, "ask_name", "form", action, '{"name": "Ada"}'],
+        cwd=ROOT / "tests" / "peers" / "ts-sdk",
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=environment(),
+        check=False,
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert lines, done.stderr[-3000:]
+    return lines
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("action", ["accept", "decline", "cancel"])
+async def test_the_typescript_v2_client_on_2026_answers_the_rounds(
+    how: str, action: str, reverse_bridge: str
+) -> None:
+    lines = await anyio.to_thread.run_sync(ts_modern_host, how, reverse_bridge, action)
+    assert {"protocol": "2026-07-28"} in lines, lines
+    assert [line["asked"]["message"] for line in lines if "asked" in line] == ["Your name?"]
+    [result] = [line["result"] for line in lines if "result" in line]
+    content = {"name": "Ada"} if action == "accept" else None
+    assert json.loads(result["content"][0]["text"]) == {"action": action, "content": content}

@@ -4,7 +4,9 @@
 // each question it gets as {"asked": {...}}, answers with the action (and content) given, and
 // prints the tool's result as {"result": ...}, or {"error": ...}.
 //
-//   node bridge_host.mjs <v1|v2> <stdio|http> <url | JSON command array> <tool> <none|form|url|form,url> <action> [content JSON]
+// v2-2026 is the v2 client pinned to 2026-07-28 (its questions come as input-required rounds).
+//
+//   node bridge_host.mjs <v1|v2|v2-2026> <stdio|http> <url | JSON command array> <tool> <none|form|url|form,url> <action> [content JSON]
 const [version, how, target, tool, modes, action, content] = process.argv.slice(2);
 const say = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 
@@ -36,7 +38,9 @@ if (version === "v1") {
   }
 } else {
   const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
-  client = new Client({ name: "ts-sdk-v2-host", version: "1.0.0" }, { capabilities });
+  const options = { capabilities };
+  if (version === "v2-2026") options.versionNegotiation = { mode: { pin: "2026-07-28" } };
+  client = new Client({ name: "ts-sdk-v2-host", version: "1.0.0" }, options);
   if (modes !== "none") client.setRequestHandler("elicitation/create", answer);
   if (how === "stdio") {
     const { StdioClientTransport } = await import("@modelcontextprotocol/client/stdio");
@@ -48,6 +52,7 @@ if (version === "v1") {
 }
 try {
   await client.connect(transport);
+  if (version === "v2-2026") say({ protocol: client.getNegotiatedProtocolVersion() });
   const result = await client.callTool({ name: tool, arguments: {} }, undefined, { timeout: 120000 });
   say({ result });
 } catch (error) {
