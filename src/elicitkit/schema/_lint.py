@@ -20,7 +20,7 @@ errors (outside the subset, REQUIREMENTS S-10)
     `exclusive-bound`    `exclusiveMinimum` / `exclusiveMaximum`
     `unique-items`       `uniqueItems` (a multi-select picks each choice once anyway)
     `items-not-enumerated`  an array whose items are not a fixed list of choices
-    `unknown-format`     a `format` other than email, uri, date, date-time
+    `unknown-format`     a `format` with no row in `FORMATS` (email, uri, date, date-time)
     `unknown-keyword`    a keyword that primitive does not have
     `bad-value`          a keyword with a value of the wrong type or range
     `min-above-max`      a lower limit above its upper limit
