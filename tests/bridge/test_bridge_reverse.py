@@ -19,11 +19,13 @@ from typing import Any
 import anyio
 import pytest
 from bridge_harness import (
+    FASTMCP,
     HERE,
     PY,
     ROOT,
     SDK,
     WEATHER,
+    BrowserRecord,
     bridge_args,
     bridge_http,
     bridge_stdio,
@@ -370,3 +372,25 @@ async def test_the_typescript_v2_client_on_2026_answers_the_rounds(
     [result] = [line["result"] for line in lines if "result" in line]
     content = {"name": "Ada"} if action == "accept" else None
     assert json.loads(result["content"][0]["text"]) == {"action": action, "content": content}
+
+
+async def test_with_answer_browser_no_round_reaches_a_2026_host(tmp_path: Path, chromium: Browser) -> None:
+    """`--answer browser`: the bridge answers in its own page; the host, which could answer
+    rounds, is never given one."""
+    record = BrowserRecord(tmp_path)
+    host = Host(ElicitResult(action="decline"))
+
+    async def person() -> None:
+        page = await chromium.new_page()
+        await page.goto(await anyio.to_thread.run_sync(record.next_url, 0))
+        await page.get_by_label("City").fill("Oslo")
+        await page.get_by_label("Nights").fill("2")
+        await page.get_by_role("button", name="Review answers").click()
+        await page.get_by_role("button", name="Submit answers").click()
+
+    target = bridge_stdio([*FASTMCP, "stdio"], "browser", *LEGACY, env=environment(**record.env))
+    async with modern(target, host) as client, anyio.create_task_group() as tasks:
+        tasks.start_soon(person)
+        result = await client.call_tool("book", {})
+    assert text_of(result) == "booked 2 nights in Oslo"
+    assert host.asked == []
