@@ -275,7 +275,7 @@ class OAuthConnection:
         self._refuse_own_server(self._metadata, user)
         return self._metadata
 
-    # -- Flow (elicitkit.server.web.site) --------------------------------------------------
+    # -- Flow (elicitkit.server.web.flows) -------------------------------------------------
 
     async def check(self, record: Record, form: FormData) -> str | None:
         return None  # nothing to type: the POST itself is the consent
