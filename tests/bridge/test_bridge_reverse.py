@@ -394,3 +394,13 @@ async def test_with_answer_browser_no_round_reaches_a_2026_host(tmp_path: Path, 
         result = await client.call_tool("book", {})
     assert text_of(result) == "booked 2 nights in Oslo"
     assert host.asked == []
+
+
+async def test_a_2026_host_in_front_of_a_2026_server_answers_its_rounds_through_the_bridge() -> None:
+    """Both sides on 2026-07-28 with `--answer host`: the bridge's client takes the server's
+    round (its state stays with the bridge), and the host answers the bridge's own round."""
+    host = Host(ElicitResult(action="accept", content={"guest": "Ada", "nights": 2}))
+    async with modern(bridge_stdio(ELICITKIT, "host", "--upstream-protocol", "2026-07-28"), host) as client:
+        result = await client.call_tool("reserve", {})
+    assert text_of(result) == "2026-07-28: reserved 2 nights for Ada"
+    assert [p.message for p in host.asked] == ["Who is staying, and for how long?"]
