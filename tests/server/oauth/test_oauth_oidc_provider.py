@@ -55,7 +55,7 @@ async def test_each_client_auth_method_connects_refreshes_and_revokes(
         )
         fresh = await use(alice, name)
         assert fresh["token"] != first["access_token"]
-        assert not run.connections[name]._fresh.locks  # per-user refresh locks go once unused
+        assert run.connections[name].refreshing == 0  # per-user refresh locks go once unused
         second = await stored(run, name)
         assert second["refresh_token"] != first["refresh_token"]
         assert (await introspect(run.peer, first["refresh_token"]))["active"] is False

@@ -190,6 +190,12 @@ class OAuthConnection:
         url_mode.add(self)
 
     @property
+    def refreshing(self) -> int:
+        """How many users' token refreshes this process holds a lock for now (a health and leak
+        figure: each lock goes once no task holds or waits for it)."""
+        return len(self._fresh.locks)
+
+    @property
     def title(self) -> str:
         """The consent page's heading, in the page's language (the current `speaking` one)."""
         return gettext(_CONNECT) % {"service": self.service}
