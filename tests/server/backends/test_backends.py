@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 from redis.asyncio.connection import SSLConnection
+from support.clock import Clock
 from support.redis_server import RedisServer, TLSFiles
 from support.redis_topology import ClusterNodes, SentinelGroup
 
@@ -222,7 +223,8 @@ async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
         admin = redis_client(server.url)
         await admin.execute_command("ACL", "SETUSER", "elicitkit", *ACL_RULES)  # type: ignore[no-untyped-call]
         url = f"redis://elicitkit:elicitkit-pw@127.0.0.1:{server.port}/0"
-        store, bus = open_store(url), open_bus(url)
+        clock = Clock()
+        store, bus = open_store(url, clock=clock), open_bus(url)
         heard = asyncio.Event()
 
         async def listener(eid: str) -> None:
@@ -237,7 +239,7 @@ async def test_a_least_privilege_acl_user_is_enough(tmp_path: Path) -> None:
             assert await store.increment("rounds", ttl=60) == 1  # the 2026-07-28 rounds' counter
             assert await store.count_active(alice) >= 1  # the per-user cap's count (overdue may be out)
             assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
-            await asyncio.sleep(0.05)
+            clock.advance(0.05)
             assert await store.count_active(alice) == 0
             assert await store.sweep(now=None) == 1
             await store.put_blob("b", b"1")
@@ -396,7 +398,8 @@ async def test_a_least_privilege_acl_user_is_enough_on_a_cluster(redis_cluster: 
         await admin.execute_command("ACL", "SETUSER", "limited", *CLUSTER_ACL_RULES)  # type: ignore[no-untyped-call]
         await admin.aclose()
     url = redis_cluster.url.replace("elicitkit:elicitkit-pw@", "limited:elicitkit-pw@")
-    store, bus = open_store(url), open_bus(url)
+    clock = Clock()
+    store, bus = open_store(url, clock=clock), open_bus(url)
     heard = asyncio.Event()
 
     async def listener(eid: str) -> None:
@@ -415,7 +418,7 @@ async def test_a_least_privilege_acl_user_is_enough_on_a_cluster(redis_cluster: 
         assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
         assert await store.count_active(alice) == 0
         await asyncio.wait_for(heard.wait(), 10)
-        await asyncio.sleep(0.05)
+        clock.advance(0.05)
         assert await store.sweep() == 1
         await store.put_blob("b", b"v")
         assert await store.get_blob("b") == b"v"

@@ -10,6 +10,7 @@ import time
 
 import asyncpg
 import pytest
+from support.clock import Clock
 from support.postgres_server import PostgresServer
 
 from elicitkit.server.backends import open_store
@@ -66,11 +67,12 @@ async def test_the_sweep_skips_a_row_a_completion_holds_instead_of_waiting(
     shared_postgres: PostgresServer,
 ) -> None:
     prefix = fresh_prefix()
-    store = PostgresStore(shared_postgres.url, prefix=prefix)
+    clock = Clock()
+    store = PostgresStore(shared_postgres.url, prefix=prefix, clock=clock)
     held, free = new_record(ttl=0.01), new_record(ttl=0.01)
     await store.create(held)
     await store.create(free)
-    await asyncio.sleep(0.05)
+    clock.advance(0.05)
     other = await asyncpg.connect(shared_postgres.url)
     try:
         async with other.transaction():  # a replica in the middle of changing `held`

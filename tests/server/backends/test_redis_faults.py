@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
+from support.clock import Clock
 from support.redis_server import RedisServer
 from support.redis_topology import PASSWORD, USER, SentinelGroup
 
@@ -33,8 +34,13 @@ def new_record(ttl: float = 600.0) -> Record:
 
 
 @pytest.fixture
-async def store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
-    backend = open_store(redis_server.url)
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def store(redis_server: RedisServer, clock: Clock) -> AsyncIterator[RedisStore]:
+    backend = open_store(redis_server.url, clock=clock)
     assert isinstance(backend, RedisStore)
     yield backend
     await backend.close()
@@ -428,7 +434,7 @@ async def test_a_full_redis_is_a_typed_error_with_what_to_do(
     await store.create(new_record())
 
 
-async def test_a_large_sweep_leaves_redis_responsive(store: RedisStore) -> None:
+async def test_a_large_sweep_leaves_redis_responsive(store: RedisStore, clock: Clock) -> None:
     """10,000 overdue records are swept in bounded batches: reads keep being answered meanwhile,
     and flows being completed at the same time are not disturbed."""
     overdue = [new_record(ttl=0.5) for _ in range(10_000)]
@@ -436,7 +442,7 @@ async def test_a_large_sweep_leaves_redis_responsive(store: RedisStore) -> None:
     for chunk in range(0, len(overdue), 1000):
         await asyncio.gather(*(store.create(r) for r in overdue[chunk : chunk + 1000]))
     await asyncio.gather(*(store.create(r) for r in live))
-    await asyncio.sleep(0.6)
+    clock.advance(0.6)
     sweeping = asyncio.create_task(store.sweep())
     slowest, completed = 0.0, 0
     for record in live:

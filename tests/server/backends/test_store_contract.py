@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.clock import Clock
 from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
 from support.redis_topology import ClusterNodes, SentinelGroup
@@ -28,20 +28,6 @@ ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")
 
 pytestmark = pytest.mark.timeout(60)
-
-
-class Clock:
-    """The stores' wall clock in these tests: the machine's, plus whatever a test advanced it by
-    (so records made on the machine's clock agree with it, and no test waits for time to pass)."""
-
-    def __init__(self) -> None:
-        self.ahead = 0.0
-
-    def __call__(self) -> float:
-        return time.time() + self.ahead
-
-    def advance(self, seconds: float) -> None:
-        self.ahead += seconds
 
 
 @pytest.fixture

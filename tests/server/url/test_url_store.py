@@ -8,11 +8,11 @@ import sqlite3
 import stat
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from support.clock import Clock
 
 from elicitkit.server.errors import RecordExistsError
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
@@ -21,19 +21,6 @@ from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")
-
-
-class Clock:
-    """The stores' wall clock here: the machine's, plus what a test advanced it by."""
-
-    def __init__(self) -> None:
-        self.ahead = 0.0
-
-    def __call__(self) -> float:
-        return time.time() + self.ahead
-
-    def advance(self, seconds: float) -> None:
-        self.ahead += seconds
 
 
 @pytest.fixture
