@@ -12,7 +12,8 @@ from __future__ import annotations
 import inspect
 import os
 import tomllib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from elicitkit._sdk import (
     IssuerAliasingOAuthProvider,
     connection_of,
     http_client,
+    run_in_lifespan,
     token_verifier_of,
 )
 from elicitkit.fastmcp._fastmcp import low_level_server
@@ -199,6 +201,34 @@ def test_an_mcp_server_keeps_the_token_verifier_it_was_given() -> None:
     auth = AuthSettings(issuer_url="https://auth.example", resource_server_url=None, required_scopes=["mcp"])  # type: ignore[arg-type]
     assert token_verifier_of(MCPServer("with auth", auth=auth, token_verifier=verifier)) is verifier
     assert token_verifier_of(MCPServer("without")) is None
+
+
+async def test_a_context_manager_runs_around_the_authors_lifespan() -> None:
+    events: list[str] = []
+
+    @asynccontextmanager
+    async def authors(app: MCPServer[Any]) -> AsyncIterator[dict[str, str]]:
+        events.append("author in")
+        yield {"state": "kept"}
+        events.append("author out")
+
+    @asynccontextmanager
+    async def ours() -> AsyncIterator[None]:
+        events.append("ours in")
+        yield
+        events.append("ours out")
+
+    server = MCPServer("lifespan", lifespan=authors)
+    run_in_lifespan(server, ours)
+
+    @server.tool()
+    async def state(ctx: Context) -> str:  # type: ignore[type-arg]
+        return str(ctx.request_context.lifespan_context["state"])
+
+    async with Client(server, mode="legacy", cache=None) as client:
+        result = await client.call_tool("state", {})
+        assert result.content[0].text == "kept"  # type: ignore[union-attr]
+    assert events == ["ours in", "author in", "author out", "ours out"]
 
 
 async def test_a_session_leads_to_its_connection_whose_teardown_runs_when_the_client_leaves() -> None:

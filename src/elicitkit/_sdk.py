@@ -14,14 +14,15 @@ hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece go
 - `http_client`: an HTTP client with the SDK transports' default timeouts.
 - `token_verifier_of`, `connection_of`: an `MCPServer`'s token verifier and the `Connection`
   behind a `ServerSession`.
+- `run_in_lifespan`: run a context manager of elicitkit's inside an `MCPServer`'s lifespan.
 - `IssuerAliasingOAuthProvider`: the SDK's OAuth client, told which issuer spelling an
   authorization server really uses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -48,6 +49,7 @@ __all__ = [
     "WriteStream",
     "connection_of",
     "http_client",
+    "run_in_lifespan",
     "token_verifier_of",
 ]
 
@@ -120,6 +122,23 @@ def token_verifier_of(server: MCPServer[Any]) -> TokenVerifier | None:
     """The verifier `server` checks its bearer tokens with (given, or made from its provider)."""
     verifier: TokenVerifier | None = server._token_verifier
     return verifier
+
+
+def run_in_lifespan(
+    server: MCPServer[Any], around: Callable[[], AbstractAsyncContextManager[object]]
+) -> None:
+    """Enter `around()` each time `server`'s lifespan is entered (once per process over HTTP,
+    once per connection in memory), outside the author's own lifespan: the lifespan given to
+    `MCPServer` is read into its low-level server, which is private, at construction."""
+    lowlevel = server._lowlevel_server
+    inner = lowlevel.lifespan
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[Any]:
+        async with around(), inner(app) as state:
+            yield state
+
+    lowlevel.lifespan = lifespan
 
 
 def connection_of(session: ServerSession) -> Connection | None:

@@ -43,7 +43,7 @@ import anyio
 from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp_types import ElicitRequest, ElicitRequestURLParams
 
-from elicitkit._sdk import connection_of, token_verifier_of
+from elicitkit._sdk import connection_of, run_in_lifespan, token_verifier_of
 from elicitkit.asgi import EmbeddedServer
 from elicitkit.extras import needs
 from elicitkit.server._ask import ask, request_in_flight
@@ -81,7 +81,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 Wait = Literal["live", "error"]
-_SWEEP_EVERY = 60.0
 
 ContextAdapter = Callable[[Any], "Context[Any, Any] | None"]
 """Turns a framework's own tool context into the SDK `Context`; None when `ctx` is not its kind."""
@@ -128,6 +127,7 @@ class UrlMode:
     2026-07-28 a retry that comes while the person is still on the page is held up to `hold`
     seconds, then answered "still waiting"; past `max_rounds` such retries the call ends.
     The pages speak each browser's `Accept-Language`, or `locale` ("zh_CN") when given.
+    Every `sweep_every` seconds a background task expires overdue records (see `running`).
     """
 
     def __init__(
@@ -146,6 +146,7 @@ class UrlMode:
         max_rounds: int = 64,
         max_pending_per_user: int | None = 20,
         locale: str | None = None,
+        sweep_every: float = 60.0,
     ) -> None:
         self.keys = keys if keys is not None else KeyRing.from_env()
         self.store: Store = store if store is not None else _default_store()
@@ -182,7 +183,10 @@ class UrlMode:
         )
         self.context = FlowContext(self.identity, self.vault, self.store, self.site, browser, self.ask)
         """What the flows of this URL mode receive (see `FlowContext`)."""
+        self.sweep_every = sweep_every
+        """Seconds between two background sweeps (and before one retries after a failure)."""
         self._last_sweep = 0.0
+        self._sweeping = False
         self._installed: list[PageHost] = []
         self._context_adapters: list[ContextAdapter] = []
         self._named = server_name is not None
@@ -239,6 +243,7 @@ class UrlMode:
             self.browser.adopt(token_verifier_of(server), auth)
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
             server.middleware.append(RoundsMiddleware(server))  # the 2026-07-28 rounds, shared with forms
+        run_in_lifespan(server, self.running)  # the sweep starts and stops with the server
 
     @asynccontextmanager
     async def loopback(self, *, port: int = 0) -> AsyncIterator[str]:
@@ -258,10 +263,49 @@ class UrlMode:
 
     async def sweep(self) -> int:
         """Expire overdue records and drop old finished ones, and release what waited for them
-        here (also runs now and then by itself, when a new elicitation starts)."""
+        here (the background task of `running` calls it every `sweep_every` seconds)."""
         self._last_sweep = time.time()
         self._held.release_due(self._last_sweep)
         return await self.store.sweep()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Sweep in the background while the block runs: once at start, then every `sweep_every`
+        seconds, off the path of any live flow. `Elicitation(server, url_mode=...)` enters it in
+        the server's lifespan; enter it yourself in another host's (FastMCP's, your ASGI app's).
+        One task per `UrlMode`: an entry while one runs adds none. Replicas sharing a store may
+        sweep at once (each record changes in one conditional step, and the stores work in
+        short, paced batches). A failed sweep is logged in one line and tried again next time.
+        Without a running task, a new elicitation sweeps when one is due, as it waits."""
+        if self._sweeping:
+            yield
+            return
+        self._sweeping = True
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._sweep_forever)
+                try:
+                    yield
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            self._sweeping = False
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            try:
+                changed = await self.sweep()
+            except Exception as exc:  # a store that is down must not end the server: next time
+                logger.warning(
+                    "URL-mode sweep failed (%s: %s); it runs again in %g s",
+                    type(exc).__name__,
+                    " ".join(str(exc).split()),
+                    self.sweep_every,
+                )
+            else:
+                if changed:
+                    logger.debug("URL-mode sweep changed %d records", changed)
+            await anyio.sleep(self.sweep_every)
 
     @property
     def held(self) -> int:
@@ -332,8 +376,8 @@ class UrlMode:
     async def _new_record(
         self, caller: Caller, flow: Flow, message: str, details: Mapping[str, Any]
     ) -> Record:
-        if time.time() - self._last_sweep > _SWEEP_EVERY:
-            await self.sweep()
+        if not self._sweeping and time.time() - self._last_sweep > self.sweep_every:
+            await self.sweep()  # no background task here (see `running`): this flow pays for it
         limit = self.max_pending_per_user
         record = Record.new(
             caller.user, caller.client_id, flow.name, message, ttl=self.ttl, details=dict(details)
