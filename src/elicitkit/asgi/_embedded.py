@@ -65,15 +65,15 @@ class EmbeddedServer:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             listener.bind(("127.0.0.1", self._port))
-            url = self._url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-            app = self._build(url)  # may read `self.url` already
         except OSError as error:
             listener.close()
-            self._url = None
             raise RuntimeError(
                 f"Cannot listen on 127.0.0.1:{self._port} ({error.strerror}): choose another port, "
                 "or pass port=0 for a free one."
             ) from error
+        url = self._url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        try:
+            app = self._build(url)  # may read `self.url` already
         except BaseException:
             listener.close()
             self._url = None
