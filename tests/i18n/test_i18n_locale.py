@@ -42,6 +42,26 @@ def test_accept_language_is_negotiated(header: str | None, locale: str) -> None:
     assert negotiate(header) == locale
 
 
+@pytest.mark.parametrize(
+    ("header", "locale"),
+    [
+        ("en;Q=0.1, zh;q=0.5", "zh_CN"),  # parameter names are case-insensitive (RFC 9110)
+        ("en;q=1.5, zh", "zh_CN"),  # a q above 1 is not a weight: that tag is not acceptable
+        ("zh;q=inf, en", "en"),
+        ("zh;q=nan, en", "en"),
+        ("zh;q=-1, en", "en"),
+        ("zh-CN;q=0, zh;q=0, *;q=0", "en"),  # everything refused: the default, not an error
+        ("en-US,*;q=0.5", "en"),
+        ("zh-Hant-HK", "zh_CN"),  # a script and another region still read the one Chinese catalog
+        ("ZH-cn", "zh_CN"),
+        ("sr-Latn, de-u-co-phonebk, x-pig-latin, i-klingon", "en"),
+        ("\x00zh, zh;;q=, -, ;q=1, zh--CN", "zh_CN"),  # garbage is skipped; an empty q refuses
+    ],
+)
+def test_a_header_in_any_shape_negotiates_without_raising(header: str, locale: str) -> None:
+    assert negotiate(header) == locale
+
+
 def test_negotiation_is_cached_per_header_value_and_bounded() -> None:
     negotiate.cache_clear()
     for _ in range(3):

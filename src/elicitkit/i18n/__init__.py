@@ -234,25 +234,31 @@ def choose(locale: str) -> str:
 def negotiate(accept_language: str | None) -> str:
     """The locale for a browser's `Accept-Language` header value; the default when none fits.
 
-    Cached per header value (browsers send a handful of distinct ones), so a page pays a dict
-    lookup; the cache is bounded, and so is the work on one header.
+    The tags are ranked by their `q` (RFC 9110 section 12.5.4; `q=0`, `*` and a `q` that is not
+    a number from 0 to 1 are not acceptable), then matched as `choose` does. A malformed header
+    never raises: its unreadable tags are skipped. Cached per header value (browsers send a
+    handful of distinct ones), so a page pays a dict lookup; the cache is bounded, and so is
+    the work on one header.
     """
     if not accept_language:
         return DEFAULT_LOCALE
     weighted: list[tuple[float, int, str]] = []
     for index, item in enumerate(accept_language.split(",")[:_MAX_TAGS]):
-        tag, _, params = item.strip().partition(";")
-        quality = 1.0
-        for param in params.split(";"):
-            name, _, value = param.strip().partition("=")
-            if name.strip() == "q":
-                try:
-                    quality = float(value)
-                except ValueError:
-                    quality = 0.0
+        tag, *params = (part.strip() for part in item.split(";"))
+        q = next((v for n, _, v in (p.partition("=") for p in params) if n.strip().lower() == "q"), "1")
+        quality = _quality(q.strip())
         if tag and tag != "*" and quality > 0:
-            weighted.append((-quality, index, tag.strip()))
+            weighted.append((-quality, index, tag))
     return _best(tag for _, _, tag in sorted(weighted)) or DEFAULT_LOCALE
+
+
+def _quality(text: str) -> float:
+    """A `q` value from 0 to 1; anything else reads as 0 (not acceptable)."""
+    try:
+        quality = float(text)
+    except ValueError:
+        return 0.0
+    return quality if 0.0 <= quality <= 1.0 else 0.0
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> str:
@@ -284,28 +290,33 @@ def environment(loader: Any, **options: Any) -> Any:
     return env
 
 
+_TAGS = {locale.replace("_", "-").lower(): locale for locale in LOCALES}
+"""Each supported locale by its lower-case BCP 47 tag, as Babel's negotiation answers."""
+_ALIASES = {locale.partition("_")[0]: locale for locale in LOCALES if "_" in locale}
+"""A bare language means its one catalog ("zh" -> zh_CN), as Babel's aliases ("ja" -> ja_JP) do."""
+
+
 def _best(tags: Iterable[str]) -> str | None:
-    """The first supported locale among `tags` (most wanted first): the exact locale, else one
-    of the same language ("zh-TW" reads zh_CN better than English)."""
-    babel = _babel("babel")
+    """The first supported locale among `tags` (most wanted first), negotiated by Babel.
+
+    Each tag is followed by its language alone (RFC 4647 lookup), so "zh-TW" and "zh-Hant-HK"
+    get zh_CN, the one Chinese catalog (read far better than English by most), and "en-GB"
+    gets en. Without Babel a tag's language alone picks the catalog, which gives the same
+    answers for the locales elicitkit has.
+    """
+    candidates: list[str] = []
     for raw in tags:
-        tag = raw.split(".")[0].split("@")[0].strip()
-        if not tag:
-            continue
-        if babel is None:
-            language, territory = tag.replace("-", "_").partition("_")[::2]
-        else:
-            try:
-                parsed = babel.Locale.parse(tag, sep="-" if "-" in tag else "_")
-            except (ValueError, TypeError, babel.UnknownLocaleError):
-                continue
-            language, territory = parsed.language, parsed.territory or ""
-        exact = f"{language.lower()}_{territory.upper()}" if territory else language.lower()
-        if exact in LOCALES:
-            return exact
-        for locale in LOCALES:
-            if locale.split("_")[0] == language.lower():
-                return locale
+        tag = raw.split(".")[0].split("@")[0].strip().replace("_", "-")
+        if tag:
+            candidates += (tag, tag.partition("-")[0])
+    babel_core = _babel("babel.core")
+    if babel_core is not None:
+        found = babel_core.negotiate_locale(candidates, _TAGS, sep="-", aliases=_ALIASES)
+        return _TAGS.get(str(found).lower()) if found else None
+    for candidate in candidates:
+        language = candidate.partition("-")[0].lower()
+        if found := _TAGS.get(language) or _ALIASES.get(language):
+            return found
     return None
 
 
