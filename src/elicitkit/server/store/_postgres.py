@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store import TERMINAL, Record, State
+from elicitkit.server.store._pace import Pace
 from elicitkit.server.user import User
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ _PAYLOAD = (
     "ELSE 'sha256:' || encode(sha256(convert_to(moved.id, 'UTF8')), 'hex') END"
 )
 
-_SWEEP_BATCH = 500  # rows locked by one sweep statement: short transactions, no long lock holding
+_SWEEP_BATCH = 200  # rows locked by one sweep statement: short transactions, no long lock holding
 _KEYS_BATCH = 500  # blob keys one `blob_keys` statement reads
 _ACQUIRE_TIMEOUT = 10.0  # seconds a caller waits for a free pooled connection
 _RETRIES = 3  # a dropped connection is retried this many times, with backoff, before the error
@@ -392,6 +393,7 @@ class PostgresStore:
             f"DELETE FROM {p}records AS r USING old WHERE r.id = old.id"
         )
         changed = 0
+        pace = Pace()  # by time as well: a live statement waits on a row lock for one batch at most
         for sql, at in ((expire, now), (forget, now - keep_for)):
             while True:
                 status = await self._run(lambda conn, sql=sql, at=at: conn.execute(sql, at))  # type: ignore[misc]
@@ -399,6 +401,7 @@ class PostgresStore:
                 changed += count
                 if count < _SWEEP_BATCH:
                     break
+                await pace.turn()
         for table in ("once", "claims", "counters"):
             sql = f"DELETE FROM {p}{table} WHERE deadline <= $1"  # noqa: S608
             await self._run(lambda conn, sql=sql: conn.execute(sql, now))  # type: ignore[misc]

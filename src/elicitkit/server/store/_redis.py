@@ -32,6 +32,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
 from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server.store._pace import Pace
 from elicitkit.server.store._redis_errors import Deadlines, Reachable, socket_timeout_of
 from elicitkit.server.store._redis_lua import (
     CREATE,
@@ -388,6 +389,7 @@ class RedisStore:
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = self._clock() if now is None else now
         changed = 0
+        pace = Pace()  # Redis runs one script at a time: rests let the live commands through
         for space in self.spaces:  # one script call per hash tag, each within one slot
             args: list[str | int] = [
                 _num(now),
@@ -402,6 +404,7 @@ class RedisStore:
                 changed += int(reply[0])
                 if reply[1] < SWEEP_BATCH and reply[2] < SWEEP_BATCH:
                     break
+                await pace.turn()
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:

@@ -18,6 +18,7 @@ import platformdirs
 
 from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, TERMINAL, Record, State
+from elicitkit.server.store._pace import Pace
 from elicitkit.server.user import User
 
 __all__ = ["SQLiteStore", "default_store_path"]
@@ -276,11 +277,13 @@ class SQLiteStore:
         """In batches of `_SWEEP_BATCH` rows, each its own statement, so live operations take
         their turn between batches instead of waiting behind one long write (100k overdue records
         in one UPDATE held the file for seconds). Each pass walks its index once, from where the
-        last batch stopped, and gives the event loop a turn after each batch (a statement on the
-        loop's own connection does not); each UPDATE or DELETE checks its row again, so a record that a live
-        transition finished in between is left as that transition left it."""
+        last batch stopped, and takes its turns by time (`Pace`: a statement on the loop's own
+        connection never yields, so the batches would otherwise hold the loop); each UPDATE or
+        DELETE checks its row again, so a record that a live transition finished in between is
+        left as that transition left it."""
         active, terminal = sorted(ACTIVE), sorted(TERMINAL)
         changed = 0
+        pace = Pace()
         after: tuple[float, int] = (float("-inf"), 0)  # (expires_at, rowid) of the last row seen
         while True:
             rows = await self._run(
@@ -299,7 +302,7 @@ class SQLiteStore:
                 (now, *(row[1] for row in rows), *active, now),
             )
             changed += len(done)
-            await anyio.lowlevel.checkpoint()  # a statement on the loop's connection never yields
+            await pace.turn()
         last = 0  # the rowid of the last row seen
         while True:
             rows = await self._run(
@@ -318,7 +321,7 @@ class SQLiteStore:
                 (*(row[0] for row in rows), *terminal, now - keep_for),
             )
             changed += len(done)
-            await anyio.lowlevel.checkpoint()
+            await pace.turn()
         for table in ("once", "claims", "counters"):
             await self._run(f"DELETE FROM {table} WHERE deadline <= ?", (now,))  # noqa: S608
         return changed
