@@ -36,8 +36,9 @@ def new(
 ) -> None:
     """Print a new entry for the vault's key ring.
 
-    The entry is `ID:base64key`, 32 random bytes. Add it to the ring (the ELICITKIT_VAULT_KEYS variable, comma-separated): first, so every
-    replica can read what it will seal; then last, so it seals.
+    The entry is `ID:base64key`, 32 random bytes. Add it to the ring (the ELICITKIT_VAULT_KEYS
+    variable, comma-separated): first, so every replica can read what it will seal; then last,
+    so it seals.
     """
     try:
         KeyRing.from_string(entry := KeyRing.generate(key_id))
@@ -67,7 +68,8 @@ def rotate_command(
 ) -> None:
     """Re-seal the store's vault values under the ring's last key.
 
-    Then it says which older keys no stored value needs, so they can leave the ring. Run it once every replica seals with the new key. Replicas may keep serving: a value written
+    Then it says which older keys no stored value needs, so they can leave the ring. Run it
+    once every replica seals with the new key. Replicas may keep serving: a value written
     meanwhile is never overwritten. Stopped midway, it loses nothing; run it again to finish.
 
     Exit status: 0 every value is sealed under the last key, 1 an error, 3 some values still need
