@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import math
 import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -114,32 +115,45 @@ class _Issuer:
         return None
 
 
-class _Audience:
-    """The checks both verifiers share: audience, expiry, subject, scopes."""
+_REFUSALS = {
+    "iss": "from another issuer",
+    "aud": "issued for another resource",
+    "exp": "expired or without an expiry",
+    "nbf": "not valid yet",
+    "iat": "issued in the future",
+    "sub": "no subject, so no user (S-31)",
+}
+"""Why a token was refused, by the claim joserfc's registry found wrong: for the log."""
 
-    def __init__(self, resource: str, required_scopes: Sequence[str], leeway: float) -> None:
+
+class _Audience:
+    """The checks both verifiers share: the registered claims (joserfc's claims registry: `iss`,
+    `aud`, `exp`, `nbf`, `iat` within the leeway, and a subject), then the scopes."""
+
+    def __init__(self, issuer: str, resource: str, required_scopes: Sequence[str], leeway: float) -> None:
+        from joserfc.jwt import JWTClaimsRegistry
+
         self.resource = _canonical(resource)
         self.required_scopes = list(required_scopes)
-        self.leeway = leeway
+        self._claims = JWTClaimsRegistry(
+            leeway=math.ceil(leeway),  # whole seconds, as NumericDate counts them
+            iss={"essential": True, "value": issuer},
+            aud={"essential": True, "values": [self.resource]},
+            exp={"essential": True},
+            sub={"essential": True},
+        )
 
     def accepts(self, claims: dict[str, Any], scopes: list[str]) -> bool:
-        audiences = claims.get("aud")
-        listed = [audiences] if isinstance(audiences, str) else audiences
-        if not isinstance(listed, list) or self.resource not in {
-            _canonical(a) for a in listed if isinstance(a, str)
-        }:
-            logger.info("token refused: issued for another resource than %s", self.resource)
-            return False
-        now = time.time()
-        exp, nbf = claims.get("exp"), claims.get("nbf")
-        if not isinstance(exp, int | float) or exp <= now - self.leeway:
-            logger.info("token refused: expired or without an expiry")
-            return False
-        if isinstance(nbf, int | float) and nbf > now + self.leeway:
-            logger.info("token refused: not valid yet")
-            return False
-        if not isinstance(claims.get("sub"), str) or not claims["sub"]:
-            logger.info("token refused: no subject, so no user (S-31)")
+        from joserfc.errors import ClaimError
+
+        aud = claims.get("aud")  # compared in canonical form: "HTTPS://Host/mcp/" names us too
+        canonical = [
+            _canonical(a) if isinstance(a, str) else a for a in (aud if isinstance(aud, list) else [aud])
+        ]
+        try:
+            self._claims.validate(claims | ({"aud": canonical} if isinstance(aud, str | list) else {}))
+        except ClaimError as error:
+            logger.info("token refused: %s", _REFUSALS.get(error.claim, error.description))
             return False
         missing = set(self.required_scopes) - set(scopes)
         if missing:
@@ -201,7 +215,7 @@ class JWTVerifier(TokenVerifier):
         self.refetch_interval = refetch_interval
         self.require_typ = require_typ
         self._issuer = _Issuer(issuer, timeout=timeout)
-        self._audience = _Audience(resource, required_scopes, leeway)
+        self._audience = _Audience(issuer, resource, required_scopes, leeway)
         self._keys: KeySet | None = None
         self._fetched_at = 0.0
         self._fetches = 0
@@ -240,9 +254,6 @@ class JWTVerifier(TokenVerifier):
             logger.info("JWT refused: its typ is not at+jwt (RFC 9068), so it is not an access token")
             return None
         claims = dict(decoded.claims)
-        if claims.get("iss") != self.issuer:
-            logger.info("JWT access token refused: from another issuer")
-            return None
         scopes = str(claims.get("scope", "")).split()
         if not self._audience.accepts(claims, scopes):
             return None
@@ -342,7 +353,7 @@ class IntrospectionVerifier(TokenVerifier):
         self._secret = client_secret
         self._endpoint = introspection_endpoint
         self._issuer = _Issuer(issuer, timeout=timeout)
-        self._audience = _Audience(resource, required_scopes, leeway)
+        self._audience = _Audience(issuer, resource, required_scopes, leeway)
 
     @property
     def resource(self) -> str:
@@ -378,9 +389,7 @@ class IntrospectionVerifier(TokenVerifier):
             return None
         if answer.get("active") is not True:
             return None
-        if answer.setdefault("iss", self.issuer) != self.issuer:  # RFC 7662: iss is optional
-            logger.info("introspected token refused: from another issuer")
-            return None
+        answer.setdefault("iss", self.issuer)  # RFC 7662: iss is optional
         scopes = str(answer.get("scope", "")).split()
         if not self._audience.accepts(answer, scopes):
             return None
