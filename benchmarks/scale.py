@@ -492,10 +492,12 @@ def run(
     warmup: int = 10,
     big: bool = False,
     parts: Iterable[str] = PARTS,
+    backends: Iterable[str] = BACKENDS,
 ) -> dict[str, float]:
     """Every curve's points and the five headline figures (see the module docstring), of the
     `parts` asked for (all four by default)."""
     parts = set(parts)
+    backends = [backend for backend in BACKENDS if backend in set(backends)]
     store_sizes = list(store_sizes or STORE_SIZES)
     sessions = list(sessions or SESSIONS)
     replicas = list(replicas or REPLICAS)
@@ -507,7 +509,7 @@ def run(
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="elicitkit-scale-")))
         servers = stack.enter_context(_servers(folder))
-        for backend in BACKENDS if "store" in parts else ():
+        for backend in backends if "store" in parts else ():
             figures.update(asyncio.run(_store_curve(backend, servers[backend], measured_sizes, samples)))
             figures[f"scale_record_bytes_growth_{backend}"] = _growth(
                 figures, "scale_bytes_per_record", backend, store_sizes
@@ -532,13 +534,13 @@ def run(
                 / figures[f"scale_replica_p99_ms_redis_{two}"]
             )
         if "sweep" in parts:
-            for backend in BACKENDS:
+            for backend in backends:
                 figures.update(
                     asyncio.run(_sweep_at(backend, servers[backend], sweep, max(50, samples // 3)))
                 )
                 shown = _progress(f"sweep on {backend}", started, figures, shown)
             figures["scale_sweep_serving_p99_ratio"] = max(
-                figures[f"scale_sweep_serving_p99_ratio_{backend}"] for backend in BACKENDS
+                figures[f"scale_sweep_serving_p99_ratio_{backend}"] for backend in backends
             )
     return figures
 
@@ -615,8 +617,11 @@ def main() -> None:
     parser.add_argument("--plots", type=Path, help="draw the curves as PNG files in this folder")
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=PARTS, help="measure only these parts")
     parser.add_argument("--samples", type=int, default=300, help="operations timed at each store size")
+    parser.add_argument(
+        "--backends", nargs="+", choices=BACKENDS, default=BACKENDS, help="store and sweep parts: only these"
+    )
     args = parser.parse_args()
-    figures = run(big=args.big, parts=args.parts, samples=args.samples)
+    figures = run(big=args.big, parts=args.parts, samples=args.samples, backends=args.backends)
     for name, value in figures.items():
         print(f"{name:52} {value:12.3f}" if math.isfinite(value) else f"{name:52} {value}")
     if args.plots:
