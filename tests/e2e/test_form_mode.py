@@ -21,7 +21,6 @@ import httpx2
 import pytest
 import uvicorn
 from mcp import Client
-from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.request_state import RequestStateSecurity
@@ -29,14 +28,13 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
-    ClientCapabilities,
-    ElicitationCapability,
     ElicitRequestParams,
     ElicitResult,
     InputRequiredResult,
     TextContent,
 )
 from pydantic import AnyUrl, BaseModel, EmailStr, Field
+from support.declaring import declaring
 
 from elicitkit.schema import Titled
 from elicitkit.server import Accepted, Elicitation
@@ -167,20 +165,6 @@ def site() -> Iterator[tuple[str, Spy]]:
         yield url, spy
 
 
-@contextmanager
-def declaring(elicitation: dict[str, Any] | None) -> Iterator[None]:
-    """Clients built inside declare exactly `elicitation` (mcp.Client otherwise declares form and url)."""
-    original = ClientSession._build_capabilities
-
-    def build(self: ClientSession, version: str) -> ClientCapabilities:
-        declared = None if elicitation is None else ElicitationCapability.model_validate(elicitation)
-        return original(self, version).model_copy(update={"elicitation": declared})
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ClientSession, "_build_capabilities", build)
-        yield
-
-
 class Script:
     def __init__(self, *answers: ElicitResult) -> None:
         self.answers = list(answers)
@@ -225,9 +209,8 @@ async def test_same_tool_file_same_result_on_both_revisions(site: tuple[str, Spy
 async def test_a_form_only_client_is_asked(site: tuple[str, Spy], mode: str) -> None:
     url, _ = site
     script = Script(ElicitResult(action="decline"))
-    with declaring({"form": {}}):
-        async with Client(url, mode=mode, elicitation_callback=script) as client:
-            result = await client.call_tool("book_trip", {})
+    async with declaring({"form": {}}, url, mode=mode, elicitation_callback=script) as client:
+        result = await client.call_tool("book_trip", {})
     assert text(result) == "no trip (decline)"
     (asked,) = script.asked
     assert asked.mode == "form" and asked.requested_schema["properties"]["city"] == {"type": "string"}
@@ -241,10 +224,9 @@ async def test_a_client_that_cannot_take_forms_is_refused_before_anything_is_sen
     url, spy = site
     before = len(spy.exchanges)
     script = Script(accept(city="Oslo"))
-    with declaring(elicitation):
-        async with Client(url, mode=mode, elicitation_callback=script) as client:
-            with pytest.raises(MCPError) as raised:
-                await client.call_tool("book_trip", {})
+    async with declaring(elicitation, url, mode=mode, elicitation_callback=script) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("book_trip", {})
     assert raised.value.code == MISSING_REQUIRED_CLIENT_CAPABILITY
     assert raised.value.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
     assert script.asked == []

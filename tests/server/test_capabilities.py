@@ -6,12 +6,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from form_clients import MODES, Script, accept, declaring
-from mcp import Client
+from form_clients import MODES, Script, accept
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import MISSING_REQUIRED_CLIENT_CAPABILITY, ClientCapabilities, TextContent
 from pydantic import BaseModel
+from support.declaring import declaring
 
 from elicitkit.server import Elicitation, ModeNotDeclaredError
 from elicitkit.server._capabilities import declared_modes
@@ -77,9 +77,9 @@ def test_declared_modes(elicitation: dict[str, Any] | None, modes: frozenset[str
 async def test_modes_are_read_on_both_revisions(
     mode: str, elicitation: dict[str, Any] | None, expected: str
 ) -> None:
-    with declaring(elicitation):
-        async with Client(make_server(), mode=mode, elicitation_callback=Script(accept(word="x"))) as client:
-            result = await client.call_tool("modes", {})
+    script = Script(accept(word="x"))
+    async with declaring(elicitation, make_server(), mode=mode, elicitation_callback=script) as client:
+        result = await client.call_tool("modes", {})
     block = result.content[0]
     assert isinstance(block, TextContent) and block.text == expected
 
@@ -90,11 +90,10 @@ async def test_a_client_without_form_mode_is_never_asked(
     mode: str, elicitation: dict[str, Any] | None
 ) -> None:
     script = Script(accept(word="x"))
-    with declaring(elicitation):
-        async with Client(make_server(), mode=mode, elicitation_callback=script) as client:
-            with pytest.raises(MCPError) as raised:
-                await client.call_tool("ask", {})
-            polite = await client.call_tool("ask_politely", {})
+    async with declaring(elicitation, make_server(), mode=mode, elicitation_callback=script) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("ask", {})
+        polite = await client.call_tool("ask_politely", {})
     assert raised.value.code == MISSING_REQUIRED_CLIENT_CAPABILITY
     assert raised.value.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
     assert "did not declare form-mode elicitation" in raised.value.message
@@ -106,9 +105,8 @@ async def test_a_client_without_form_mode_is_never_asked(
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_bare_elicitation_capability_means_form(mode: str) -> None:
     script = Script(accept(word="yes"))
-    with declaring({}):
-        async with Client(make_server(), mode=mode, elicitation_callback=script) as client:
-            result = await client.call_tool("ask", {})
+    async with declaring({}, make_server(), mode=mode, elicitation_callback=script) as client:
+        result = await client.call_tool("ask", {})
     block = result.content[0]
     assert isinstance(block, TextContent) and block.text == "accept"
     assert len(script.asked) == 1
