@@ -102,14 +102,16 @@ def replica_limit(figures: dict[str, float]) -> float:
 
 TARGETS: dict[str, Target] = {
     "form_roundtrip_ratio": Target("<= 0.90", lambda v, f: v <= 0.90),
-    "validate_ratio": Target(">= 20", lambda v, f: v >= 20),
+    # issue 34: >= 17 (>= 20 in issue 21, before problems were built eagerly: docs/performance.md)
+    "validate_ratio": Target(">= 17", lambda v, f: v >= 17),
     "validate_fresh_ratio": Target(">= 10", lambda v, f: v >= 10),
     "sqlite_flow_ratio": Target(">= 0.9", lambda v, f: v >= 0.9),
     "redis_flow_ratio": Target(">= 0.9", lambda v, f: v >= 0.9),
     "completion_p99_ms_replicas": Target("<= 3 x pubsub + 5", lambda v, f: v <= replica_limit(f)),
     "pending_10k_bytes_each": Target("<= 1024", lambda v, f: v <= 1024),
     "pending_with_waiter_bytes_each": Target("<= 2048", lambda v, f: v <= 2048),
-    "landing_rps_ratio": Target(">= 0.8", lambda v, f: v >= 0.8),
+    # issue 34: >= 0.7 (>= 0.8 in issue 21, before pages were plain Jinja renders: docs/performance.md)
+    "landing_rps_ratio": Target(">= 0.7", lambda v, f: v >= 0.7),
     "hostile_loop_lag_ms": Target("<= 50", lambda v, f: v <= 50),
     "hostile_prompts_shown": Target("<= rate limit", lambda v, f: v <= f["hostile_prompts_allowed"]),
     "import_ratio": Target("<= 1.15", lambda v, f: v <= 1.15),
