@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from types import SimpleNamespace
 from typing import Any, Literal
 
 import anyio
+import httpx
 import pytest
 from form_clients import MODES, Script, accept
 from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitResult, TextContent
 from pydantic import BaseModel, Field, field_validator
+from support.url_harness import serve
 from typing_extensions import TypedDict
 
 from elicitkit.server import (
@@ -328,28 +331,45 @@ async def test_one_key_names_one_question(mode: str) -> None:
     assert text(result).startswith("Two questions in one call share the key 'same'")
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")
-async def test_an_answer_the_sdk_cannot_even_read_is_still_an_invalid_answer(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # mcp.Client refuses to send such an answer, so this one skips that check (other clients may not).
-    import mcp.client.session as client_session
-
-    methods = client_session._methods
-
-    class Lax:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(methods, name)
-
-        def validate_client_result(self, *args: Any) -> None:
-            return None
-
-    monkeypatch.setattr(client_session, "_methods", Lax())
+async def test_an_answer_the_sdk_cannot_even_read_is_still_an_invalid_answer() -> None:
+    """mcp.Client refuses to send an answer whose content is not flat, but another client may:
+    a client that speaks the protocol over plain HTTP sends one."""
     server, _, _ = make_server()
-    nested = ElicitResult.model_construct(action="accept", content={"city": {"name": "Oslo"}})
-    async with Client(server, mode="legacy", elicitation_callback=Script(nested)) as client:
-        result = await client.call_tool("careful", {})
-    assert text(result) == "invalid: city"
+    async with serve(lambda base: server.streamable_http_app()) as base:
+        result = await lax_tool_call(base + "/mcp", "careful", answer={"city": {"name": "Oslo"}})
+    assert result["content"][0]["text"] == "invalid: city"
+
+
+async def lax_tool_call(url: str, tool: str, *, answer: dict[str, Any]) -> dict[str, Any]:
+    """Call `tool` as a 2025-11-25 client with no checks of its own, accepting every question
+    with `answer`; the tool call's result."""
+    headers = {"accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(timeout=30) as http:
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}}}
+        hello["clientInfo"] = {"name": "lax", "version": "1"}
+        opened = await http.post(url, json=rpc("initialize", hello, 0), headers=headers)
+        headers |= {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        call = rpc("tools/call", {"name": tool, "arguments": {}}, 1)
+        async with http.stream("POST", url, json=call, headers=headers) as stream:
+            async for line in stream.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                message = json.loads(line[5:])
+                if message.get("method") == "elicitation/create":
+                    reply = {
+                        "jsonrpc": "2.0",
+                        "id": message["id"],
+                        "result": {"action": "accept", "content": answer},
+                    }
+                    await http.post(url, json=reply, headers=headers)
+                elif message.get("id") == 1:
+                    return dict(message["result"])
+    raise AssertionError("the tool call ended without a result")
+
+
+def rpc(method: str, params: dict[str, Any], request_id: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
 
 
 def test_an_integral_float_is_read_as_the_integer_json_schema_says_it_is() -> None:
