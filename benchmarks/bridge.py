@@ -1,6 +1,7 @@
 """What `elicitkit bridge` costs on a plain tool call, against calling the server directly.
 
     .venv/bin/python benchmarks/bridge.py [--rounds 6] [--calls 200] [--concurrency 4]
+    .venv/bin/python benchmarks/bridge.py --profile bridge.prof [--calls 400]   # where the bridge spends
 
 One stock FastMCP server (its own process, streamable HTTP on 127.0.0.1) and one bridge in
 front of it (`elicitkit bridge --listen`, its own process, 2025-11-25 both sides). One SDK
@@ -136,15 +137,70 @@ def run(rounds: int = 6, calls: int = 200, concurrency: int = 4, warmup: int = 2
             return anyio.run(measure, direct, bridged, rounds, calls, concurrency, warmup)
 
 
+def profile(out: str, calls: int = 400, concurrency: int = 4) -> dict[str, float]:
+    """The bridge in this process under cProfile (CPU time), the host client in another process:
+    the bridge's CPU per call, and its profile written to `out` (read it with `pstats`)."""
+    import cProfile
+
+    from elicitkit.bridge import Bridge
+
+    up, br = free_port(), free_port()
+    host = (
+        "import anyio, sys; from mcp import Client; sys.path.insert(0, sys.argv[1])\n"
+        "from bridge import one_round\n"
+        "async def go():\n"
+        "    async with Client(sys.argv[2], mode='legacy') as c:\n"
+        f"        await one_round(c, 20, {concurrency}, [])\n"
+        "        print('ready', flush=True)\n"
+        f"        await one_round(c, {calls}, {concurrency}, [])\n"
+        "anyio.run(go)\n"
+    )
+    profiler = cProfile.Profile(time.process_time)
+
+    async def serve_and_measure(upstream: str) -> float:
+        import uvicorn
+
+        app = Bridge(upstream).asgi_app()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=br, log_level="warning"))
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(server.serve)
+            while not server.started:  # noqa: ASYNC110 (uvicorn offers a flag, no event)
+                await anyio.sleep(0.05)
+            url = f"http://127.0.0.1:{br}/mcp"
+            client = await anyio.open_process([sys.executable, "-c", host, str(HERE), url])
+            assert client.stdout is not None
+            said = b""
+            while b"ready" not in said:
+                said += await client.stdout.receive()
+            cpu = time.process_time()
+            profiler.enable()
+            await client.wait()
+            profiler.disable()
+            spent = time.process_time() - cpu
+            server.should_exit = True
+        return spent
+
+    with tempfile.TemporaryDirectory() as folder:
+        argv = [sys.executable, str(Path(__file__).resolve()), "--serve", str(up)]
+        with process(argv, f"http://127.0.0.1:{up}/mcp", Path(folder) / "upstream.log") as direct:
+            spent = anyio.run(serve_and_measure, direct)
+    profiler.dump_stats(out)
+    return {"bridge_cpu_ms_per_call_profiled": spent * 1000 / calls}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--profile", metavar="FILE", help="profile the bridge per call into FILE instead")
     args = parser.parse_args()
     if args.serve:
         serve_upstream(args.serve)
+        return
+    if args.profile:
+        print(json.dumps(profile(args.profile, args.calls * 2, args.concurrency), indent=2))
         return
     figures = run(args.rounds, args.calls, args.concurrency)
     print(json.dumps(figures, indent=2))

@@ -149,8 +149,11 @@ class Forwarder:
         async def progress(progress: float, total: float | None, message: str | None) -> None:
             await ctx.session.report_progress(progress, total, message)
 
+        # Progress is asked of the server only for a host that asked for it: no token, no
+        # per-call progress handler upstream, and nothing to relay.
+        relay = progress if _wants_progress(params) else None
         return await self.forward(
-            ctx, lambda c: c.call_tool(params.name, params.arguments, progress_callback=progress), call=True
+            ctx, lambda c: c.call_tool(params.name, params.arguments, progress_callback=relay), call=True
         )
 
     async def list_resources(
@@ -225,6 +228,11 @@ class Forwarder:
             if info is not None:
                 self.server.name, self.server.version = info.name, info.version
                 self.server.title, self.server.description = info.title, info.description
+
+
+def _wants_progress(params: CallToolRequestParams) -> bool:
+    meta: Any = params.meta or {}
+    return meta.get("progress_token", meta.get("progressToken")) is not None
 
 
 def _dump(model: Any) -> Any:

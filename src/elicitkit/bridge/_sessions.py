@@ -78,7 +78,8 @@ class Links:
                     link = self._start(key, host())
         self._links.move_to_end(key)
         link.used = time.monotonic()
-        await link.ready.wait()
+        if not link.ready.is_set():  # an open link costs no trip through the event loop
+            await link.ready.wait()
         if link.client is None:
             self._links.pop(key, None)
             reason = link.failure
