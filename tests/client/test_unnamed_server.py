@@ -12,8 +12,17 @@ import re
 import httpx
 from client_http import serve
 from client_servers import NAME_SCHEMA, send
-from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import ElicitRequestFormParams
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ElicitRequestFormParams,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+)
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
@@ -26,17 +35,18 @@ from elicitkit.client.web import WebUI
 from elicitkit.i18n import translator
 
 
-def unnamed_server() -> MCPServer:
-    mcp = MCPServer("unnamed")
-    # serverInfo.name empty and no title, as a server of another SDK may send it (MCPServer
-    # itself fills in "mcp-server" for an empty name, so its low-level server is told directly).
-    mcp._lowlevel_server.name = ""
+def unnamed_server() -> Server:
+    """serverInfo.name empty and no title, as a server of another SDK may send it (MCPServer
+    itself fills in "mcp-server" for an empty name; the SDK's low-level server sends it as given)."""
 
-    @mcp.tool()
-    async def ask_form(ctx: Context) -> str:  # type: ignore[type-arg]
-        return await send(ctx, ElicitRequestFormParams(message="Who are you?", requested_schema=NAME_SCHEMA))
+    async def list_tools(ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListToolsResult:
+        return ListToolsResult(tools=[Tool(name="ask_form", input_schema={"type": "object"})])
 
-    return mcp
+    async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
+        said = await send(ctx, ElicitRequestFormParams(message="Who are you?", requested_schema=NAME_SCHEMA))  # type: ignore[arg-type]
+        return CallToolResult(content=[TextContent(type="text", text=said)])
+
+    return Server("", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
 async def ask(handler: ElicitationHandler) -> dict[str, object]:
