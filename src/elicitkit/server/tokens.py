@@ -32,7 +32,8 @@ from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.shared.auth_utils import resource_url_from_server_url
 
 from elicitkit.server.errors import TokenVerifierError
-from elicitkit.server.oauth.metadata import discovery_urls, is_secure
+from elicitkit.server.oauth.errors import OAuthConnectionError
+from elicitkit.server.oauth.metadata import discovery_document, is_secure
 
 if TYPE_CHECKING:
     from joserfc.jwk import KeySet
@@ -91,28 +92,10 @@ class _Issuer:
 
     async def _fetch(self) -> dict[str, Any] | None:
         try:
-            with anyio.fail_after(self.timeout):  # httpx's timeout is per read: this bounds it all
-                return await self._discover()
-        except TimeoutError:
-            logger.warning("discovery of %s took longer than %s s; gave up", self.issuer, self.timeout)
+            return await discovery_document(self.issuer, deadline=self.timeout)
+        except OAuthConnectionError as error:  # not cached for long: a later token tries again
+            logger.warning("discovery of %s failed: %s", self.issuer, error)
             return None
-
-    async def _discover(self) -> dict[str, Any] | None:
-        async with httpx.AsyncClient(timeout=self.timeout) as http:
-            for url in discovery_urls(self.issuer):
-                try:
-                    response = await http.get(url, headers={"Accept": "application/json"})
-                    document = response.json() if response.status_code == 200 else None
-                except (httpx.HTTPError, ValueError) as error:
-                    logger.warning("discovery of %s failed: %s", self.issuer, type(error).__name__)
-                    return None  # not cached for long: a later token tries again
-                if isinstance(document, dict):
-                    if document.get("issuer") != self.issuer:
-                        logger.warning("discovery document of %s names another issuer; refused", self.issuer)
-                        return None
-                    return document
-        logger.warning("%s publishes no discovery document", self.issuer)
-        return None
 
 
 _REFUSALS = {

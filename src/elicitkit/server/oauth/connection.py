@@ -380,8 +380,7 @@ class OAuthConnection:
         except OAuthConnectionError as unavailable:
             logger.warning("OAuth connection %r unavailable: %s", self.name, unavailable)
             return self._page_error(request, noop("%(service)s did not connect"), _UNAVAILABLE, 502)
-        iss_expected = metadata.issuer is not None and (metadata.iss_in_response or "iss" in query)
-        if iss_expected and query.get("iss") != metadata.issuer:  # RFC 9207: from this provider only
+        if not metadata.answered_by_issuer(query.get("iss")):  # RFC 9207: from this provider only
             logger.warning("OAuth callback refused: iss does not name the expected provider")
             return self._page_error(
                 request,

@@ -1,9 +1,11 @@
 """Where a third-party OAuth provider's endpoints are: given outright, or discovered.
 
 Discovery follows RFC 8414 (`/.well-known/oauth-authorization-server`, path inserted after
-the host) and falls back to OpenID Connect discovery (`/.well-known/openid-configuration`).
-The document's `issuer` must equal the configured issuer exactly (RFC 8414 section 3.3), or a
-document served elsewhere could point the flow at someone else's endpoints.
+the host) and falls back to OpenID Connect discovery (`/.well-known/openid-configuration`),
+at the URLs the SDK's client builds. The document's `issuer` must equal the configured issuer
+exactly (RFC 8414 section 3.3, compared as the SDK does), or a document served elsewhere could
+point the flow at someone else's endpoints. `discovery_document` is the one fetch that every
+part of elicitkit uses (third-party connections, browser sign-in, token verifiers).
 """
 
 from __future__ import annotations
@@ -15,10 +17,26 @@ from urllib.parse import urlsplit
 
 import anyio
 import httpx
+from mcp.client.auth import OAuthFlowError
+from mcp.client.auth.utils import (
+    build_oauth_authorization_server_metadata_discovery_urls,
+    issuers_match,
+    validate_authorization_response_iss,
+)
+from mcp.shared.auth import OAuthMetadata
+from pydantic import ValidationError
 
 from elicitkit.server.oauth.errors import OAuthConfigError, OAuthProviderError
 
-__all__ = ["ProviderMetadata", "discover", "discovery_urls", "is_secure", "refuse_own_server", "same_server"]
+__all__ = [
+    "ProviderMetadata",
+    "discover",
+    "discovery_document",
+    "discovery_urls",
+    "is_secure",
+    "refuse_own_server",
+    "same_server",
+]
 
 _DEADLINE = 10.0
 """Seconds a discovery may take in all."""
@@ -35,33 +53,56 @@ class ProviderMetadata:
     token_endpoint_auth_methods: tuple[str, ...] = ()
     iss_in_response: bool = False
     """The provider adds `iss` to its authorization responses (RFC 9207): then we require it."""
+    registration_endpoint: str | None = None
+    """Where a client registers itself (RFC 7591), when the provider offers it."""
 
     @classmethod
     def from_document(cls, document: dict[str, Any], *, issuer: str) -> ProviderMetadata:
-        if document.get("issuer") != issuer:
+        """The endpoints of a discovery document (read by the SDK's `OAuthMetadata`), whose
+        `issuer` must be `issuer` and which must offer PKCE with S256."""
+        _check_issuer(document, issuer)
+        try:
+            read = OAuthMetadata.model_validate(document)
+        except ValidationError as error:
+            field = ".".join(str(part) for part in error.errors()[0]["loc"])
             raise OAuthConfigError(
-                f"The discovery document of {issuer} names the issuer {document.get('issuer')!r}; "
-                "they must match exactly (RFC 8414). Check the issuer URL you configured."
-            )
-        for key in ("authorization_endpoint", "token_endpoint"):
-            if not isinstance(document.get(key), str):
-                raise OAuthConfigError(f"The discovery document of {issuer} has no {key}.")
-        methods = document.get("code_challenge_methods_supported")
-        if isinstance(methods, list) and "S256" not in methods:
+                f"The discovery document of {issuer} has no usable {field}; "
+                "check the issuer URL you configured."
+            ) from None
+        if (
+            read.code_challenge_methods_supported is not None
+            and "S256" not in read.code_challenge_methods_supported
+        ):
             raise OAuthConfigError(
                 f"{issuer} does not support PKCE with S256, which this library requires; "
                 "use a provider that does."
             )
-        auth_methods = document.get("token_endpoint_auth_methods_supported")
-        revocation = document.get("revocation_endpoint")
-        return cls(
+        return cls(  # the document's own spelling of each URL: RFC 9207 compares strings as they are
             authorization_endpoint=document["authorization_endpoint"],
             token_endpoint=document["token_endpoint"],
-            issuer=issuer,
-            revocation_endpoint=revocation if isinstance(revocation, str) else None,
-            token_endpoint_auth_methods=tuple(auth_methods) if isinstance(auth_methods, list) else (),
-            iss_in_response=document.get("authorization_response_iss_parameter_supported") is True,
+            issuer=document["issuer"],
+            revocation_endpoint=document["revocation_endpoint"] if read.revocation_endpoint else None,
+            token_endpoint_auth_methods=tuple(read.token_endpoint_auth_methods_supported or ()),
+            iss_in_response=read.authorization_response_iss_parameter_supported is True,
+            registration_endpoint=document["registration_endpoint"] if read.registration_endpoint else None,
         ).checked()
+
+    def answered_by_issuer(self, iss: str | None) -> bool:
+        """Whether an authorization response's `iss` parameter says it came from this provider
+        (RFC 9207, checked by the SDK): it must name the issuer when given, and be given when
+        the provider promised it. Without a known issuer there is nothing to compare."""
+        if self.issuer is None:
+            return True
+        promised: dict[str, Any] = {  # unvalidated: keeps the issuer's exact spelling
+            "issuer": self.issuer,
+            "authorization_response_iss_parameter_supported": self.iss_in_response,
+        }
+        issuer = OAuthMetadata.model_construct(**promised)
+        try:
+            validate_authorization_response_iss(iss, issuer)
+        except OAuthFlowError:
+            return False
+        return True
 
     def checked(self) -> ProviderMetadata:
         """Refuse endpoints that would send codes or secrets in the clear."""
@@ -75,26 +116,31 @@ class ProviderMetadata:
 
 def discovery_urls(issuer: str) -> list[str]:
     """Where RFC 8414 and OpenID Connect discovery look for `issuer`'s document, in order."""
-    parts = urlsplit(issuer)
-    origin, path = f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/")
-    urls = [
-        f"{origin}/.well-known/oauth-authorization-server{path}",
-        f"{origin}/.well-known/openid-configuration{path}",
-        f"{origin}{path}/.well-known/openid-configuration",
-    ]
-    return list(dict.fromkeys(urls))
+    return build_oauth_authorization_server_metadata_discovery_urls(issuer, issuer)
 
 
 async def discover(issuer: str) -> ProviderMetadata:
     """Fetch and check `issuer`'s metadata (RFC 8414, then OpenID Connect discovery)."""
+    return ProviderMetadata.from_document(await discovery_document(issuer), issuer=issuer)
+
+
+async def discovery_document(issuer: str, *, deadline: float = _DEADLINE) -> dict[str, Any]:
+    """`issuer`'s discovery document as published (RFC 8414, then OpenID Connect), its `issuer`
+    checked; within `deadline` seconds in all, however slowly the issuer answers.
+
+    Raises:
+        OAuthConfigError: `issuer` is not https, publishes no document, or its document names
+            another issuer.
+        OAuthProviderError: `issuer` could not be reached in time.
+    """
     if not is_secure(issuer):
         raise OAuthConfigError(f"The issuer {issuer} is not https; only loopback addresses may use http.")
     try:
-        with anyio.fail_after(_DEADLINE):  # httpx's timeout is per read: this bounds the whole look-up
-            document = await _discovery_document(issuer)
+        with anyio.fail_after(deadline):  # httpx's timeout is per read: this bounds the whole look-up
+            document = await _fetch(issuer, deadline)
     except TimeoutError:
         raise OAuthProviderError(
-            f"{issuer} did not send its discovery document within {_DEADLINE:g} seconds; "
+            f"{issuer} did not send its discovery document within {deadline:g} seconds; "
             "check the issuer URL and the network, or try again later."
         ) from None
     if document is None:
@@ -102,11 +148,21 @@ async def discover(issuer: str) -> ProviderMetadata:
             f"{issuer} publishes no OAuth discovery document (RFC 8414 or OpenID Connect); "
             "configure its endpoints explicitly instead."
         )
-    return ProviderMetadata.from_document(document, issuer=issuer)
+    _check_issuer(document, issuer)
+    return document
 
 
-async def _discovery_document(issuer: str) -> dict[str, Any] | None:
-    async with httpx.AsyncClient(timeout=_DEADLINE) as http:
+def _check_issuer(document: dict[str, Any], issuer: str) -> None:
+    named = document.get("issuer")
+    if not isinstance(named, str) or not issuers_match(named, issuer):
+        raise OAuthConfigError(
+            f"The discovery document of {issuer} names the issuer {named!r}; "
+            "they must match exactly (RFC 8414). Check the issuer URL you configured."
+        )
+
+
+async def _fetch(issuer: str, deadline: float) -> dict[str, Any] | None:
+    async with httpx.AsyncClient(timeout=deadline) as http:
         for url in discovery_urls(issuer):
             try:
                 response = await http.get(url, headers={"Accept": "application/json"})

@@ -29,6 +29,8 @@ from starlette.routing import BaseRoute, Route
 
 from elicitkit.extras import needs
 from elicitkit.server.errors import UrlModeError, VaultDecryptError
+from elicitkit.server.oauth.errors import OAuthConnectionError
+from elicitkit.server.oauth.metadata import ProviderMetadata, discover
 from elicitkit.server.user import User, user_from_token
 
 if TYPE_CHECKING:
@@ -86,7 +88,7 @@ class OAuthLogin:
         self.token_verifier = token_verifier
         self._auth: AuthSettings | None = None
         self._given = (list(scopes), resource)
-        self._metadata: dict[str, Any] | None = None
+        self._metadata: ProviderMetadata | None = None
         self._site: Site | None = None
 
     # -- BrowserIdentity -------------------------------------------------------------------
@@ -145,7 +147,7 @@ class OAuthLogin:
         try:
             metadata = await self._discover()
             await self._ensure_client(metadata)
-        except (httpx.HTTPError, TimeoutError, ValueError, KeyError) as error:  # a page, not a traceback
+        except (OAuthConnectionError, httpx.HTTPError, TimeoutError, ValueError, KeyError) as error:  # a page
             logger.warning(
                 "browser sign-in: %s could not be reached (%s)", self.issuer_url, type(error).__name__
             )
@@ -166,7 +168,7 @@ class OAuthLogin:
             extra["resource"] = self.resource
         async with self._oauth() as oauth:
             url, _ = oauth.create_authorization_url(
-                metadata["authorization_endpoint"], state=state, code_verifier=verifier, **extra
+                metadata.authorization_endpoint, state=state, code_verifier=verifier, **extra
             )
         session.dirty = True  # make sure the browser keeps the session the state is bound to
         return RedirectResponse(url, status_code=303)
@@ -197,7 +199,7 @@ class OAuthLogin:
                 ),
                 status_code=400,
             )
-        user = await self._exchange(code, data["verifier"])
+        user = await self._exchange(code, data["verifier"], request.query_params.get("iss"))
         if user is None:
             _ = site.translator(request).gettext
             return site.refusal(
@@ -211,8 +213,11 @@ class OAuthLogin:
             return_to = "/elicit/"
         return with_session(site, RedirectResponse(return_to, status_code=303), fresh)
 
-    async def _exchange(self, code: str, verifier: str) -> User | None:
+    async def _exchange(self, code: str, verifier: str, iss: str | None) -> User | None:
         metadata = await self._discover()
+        if not metadata.answered_by_issuer(iss):  # RFC 9207: a code from another server is not sent on
+            logger.warning("browser sign-in: the answer's iss does not name %s (RFC 9207)", self.issuer_url)
+            return None
         try:
             with anyio.fail_after(_DEADLINE):
                 async with self._oauth() as oauth:
@@ -220,7 +225,7 @@ class OAuthLogin:
                     if self.resource:
                         extra["resource"] = self.resource
                     token = await oauth.fetch_token(
-                        metadata["token_endpoint"], code=code, code_verifier=verifier, **extra
+                        metadata.token_endpoint, code=code, code_verifier=verifier, **extra
                     )
         except Exception as exc:  # authlib raises several types; all mean "no sign-in"
             logger.warning("browser sign-in: token exchange failed (%s)", type(exc).__name__)
@@ -233,7 +238,7 @@ class OAuthLogin:
         if access is None:
             logger.warning("browser sign-in: the issued token did not verify")
             return None
-        return user_from_token(access, default_issuer=metadata.get("issuer", self.issuer_url))
+        return user_from_token(access, default_issuer=metadata.issuer or self.issuer_url)
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -268,21 +273,15 @@ class OAuthLogin:
     def _state_store(self) -> Store:
         return self._require_site().store
 
-    async def _discover(self) -> dict[str, Any]:
+    async def _discover(self) -> ProviderMetadata:
         if self._metadata is None:
-            import httpx
-
-            with anyio.fail_after(_DEADLINE):
-                async with httpx.AsyncClient(timeout=_DEADLINE) as http:
-                    response = await http.get(f"{self.issuer_url}/.well-known/oauth-authorization-server")
-                    response.raise_for_status()
-                    self._metadata = dict(response.json())
+            self._metadata = await discover(self.issuer_url)
         return self._metadata
 
-    async def _ensure_client(self, metadata: dict[str, Any]) -> None:
+    async def _ensure_client(self, metadata: ProviderMetadata) -> None:
         if self.client_id is not None:
             return
-        endpoint = metadata.get("registration_endpoint")
+        endpoint = metadata.registration_endpoint
         if not endpoint:
             raise RuntimeError(
                 "The authorization server offers no dynamic registration: register a client for "
