@@ -45,6 +45,7 @@ from elicitkit._sdk import (
     ExtendedClient,
     InMemoryTransport,
     IssuerAliasingOAuthProvider,
+    PrimitiveSchemaDefinition,
     connection_of,
     http_client,
     run_in_lifespan,
@@ -187,6 +188,16 @@ async def test_the_http_client_is_the_one_the_sdk_transport_makes_when_given_non
         assert ours.timeout == sdk.timeout
         assert ours.follow_redirects == sdk.follow_redirects is False
         assert ours.headers["x-probe"] == "1"
+
+
+def test_the_sdk_types_one_form_field_of_2025_11_25() -> None:
+    from pydantic import TypeAdapter, ValidationError
+
+    field = TypeAdapter[Any](PrimitiveSchemaDefinition)
+    field.validate_python({"type": "string", "format": "email"})
+    field.validate_python({"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}})
+    with pytest.raises(ValidationError):
+        field.validate_python({"type": "object", "properties": {}})
 
 
 # -- mcp: the server

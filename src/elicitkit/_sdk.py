@@ -17,6 +17,8 @@ hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece go
 - `run_in_lifespan`: run a context manager of elicitkit's inside an `MCPServer`'s lifespan.
 - `IssuerAliasingOAuthProvider`: the SDK's OAuth client, told which issuer spelling an
   authorization server really uses.
+- `PrimitiveSchemaDefinition`: the SDK's type of one form field (2025-11-25), which `mcp_types`
+  does not export; the tests check the schemas elicitkit builds against it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from mcp.server.connection import Connection
 from mcp.server.mcpserver import MCPServer
 from mcp.server.session import ServerSession
 from mcp_types import ClientCapabilities, ElicitationCapability, InputRequiredResult, InputResponses
+from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition
 
 __all__ = [
     "SDK_READ_TIMEOUT",
@@ -44,6 +47,7 @@ __all__ = [
     "InMemoryTransport",
     "InputRequiredDriver",
     "IssuerAliasingOAuthProvider",
+    "PrimitiveSchemaDefinition",
     "ReadStream",
     "TransportStreams",
     "WriteStream",

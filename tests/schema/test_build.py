@@ -9,10 +9,10 @@ import enum
 from typing import Annotated, Any, Literal, NotRequired
 
 import pytest
-from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition
 from pydantic import AnyUrl, BaseModel, EmailStr, Field, HttpUrl, StringConstraints, TypeAdapter
 from typing_extensions import TypedDict
 
+from elicitkit._sdk import PrimitiveSchemaDefinition
 from elicitkit.schema import SchemaBuildError, Titled, TitledEnum, build, defaults, lint, validate
 
 PRIMITIVE = TypeAdapter[Any](PrimitiveSchemaDefinition)

@@ -10,9 +10,9 @@ from typing import Annotated, Any, Literal
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition
 from pydantic import AnyUrl, EmailStr, Field, HttpUrl, TypeAdapter, create_model
 
+from elicitkit._sdk import PrimitiveSchemaDefinition
 from elicitkit.schema import Titled, TitledEnum, ValidationProblem, build, defaults, lint, validate
 
 PRIMITIVE = TypeAdapter[Any](PrimitiveSchemaDefinition)
