@@ -5,43 +5,86 @@ from __future__ import annotations
 
 import asyncio
 import time
+import tracemalloc
+from collections.abc import AsyncIterator
+from typing import Any
 
 import anyio
 import pytest
 
 from elicitkit.server._finished import Finished
 
+Timers = list[asyncio.TimerHandle]
 
-async def test_set_wakes_the_waiter_and_a_late_wait_returns_at_once() -> None:
+
+@pytest.fixture
+async def timers(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Timers]:
+    """Every timer the running event loop is asked for during the test."""
+    loop = asyncio.get_running_loop()
+    made: list[asyncio.TimerHandle] = []
+    call_later = loop.call_later
+
+    def recording(delay: float, callback: Any, *args: Any, **options: Any) -> asyncio.TimerHandle:
+        handle = call_later(delay, callback, *args, **options)
+        made.append(handle)
+        return handle
+
+    monkeypatch.setattr(loop, "call_later", recording)
+    yield made
+
+
+def released(timers: Timers) -> bool:
+    """No timer of the test is left in the loop: each was cancelled or has run."""
+    now = asyncio.get_running_loop().time()
+    return all(t.cancelled() or t.when() <= now for t in timers)
+
+
+async def test_nothing_is_allocated_for_waiting_until_someone_waits() -> None:
+    """A server holds one per pending elicitation, most never waited on: each costs its own
+    slots only (a future made up front would triple it, an event ten times more)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        pending = [Finished() for _ in range(1000)]
+        each = (tracemalloc.get_traced_memory()[0] - before) / len(pending)
+    finally:
+        tracemalloc.stop()
+    assert each < 100, each
+
+
+async def test_set_wakes_the_waiter_and_a_late_wait_returns_at_once(
+    timers: Timers,
+) -> None:
     finished = Finished()
-    assert finished._waiter is None  # nothing for waiting until someone waits
     waiter = asyncio.create_task(_wait(finished, 30))
     await asyncio.sleep(0.01)
     assert not waiter.done()
     finished.set()
     assert await asyncio.wait_for(waiter, 5) < 5
-    assert finished.is_set() and finished._timer is None  # its timer released
+    assert finished.is_set() and timers and released(timers)  # its timer released
     started = time.monotonic()
     await finished.wait(30)  # already set: no wait at all
     assert time.monotonic() - started < 1
 
 
-async def test_the_wait_ends_when_its_time_is_up() -> None:
+async def test_the_wait_ends_when_its_time_is_up(timers: Timers) -> None:
     finished = Finished()
     took = await _wait(finished, 0.05)
     assert 0.04 <= took < 5 and not finished.is_set()
     finished.close()
-    assert finished._timer is None
+    assert timers and released(timers)
 
 
-async def test_a_cancelled_waiter_leaves_no_timer_and_a_new_wait_works() -> None:
+async def test_a_cancelled_waiter_leaves_no_timer_and_a_new_wait_works(
+    timers: Timers,
+) -> None:
     finished = Finished()
     with anyio.move_on_after(0.05):  # the session ends: the SDK cancels the tool call
         try:
             await finished.wait(3600)
         finally:
             finished.close()
-    assert finished._timer is None and not finished.is_set()
+    assert timers and released(timers) and not finished.is_set()
     later = asyncio.create_task(_wait(finished, 30))
     await asyncio.sleep(0.01)
     finished.set()
