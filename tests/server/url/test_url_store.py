@@ -213,21 +213,27 @@ async def test_sqlite_waits_for_another_writer_off_the_event_loop(tmp_path: Path
 
 
 async def test_sqlite_operation_waits_for_the_turn_another_holds(tmp_path: Path) -> None:
-    """A statement runs at once on the event loop only when no operation holds the store's turn
-    (a sweep's several statements on the worker): otherwise it waits until that one is done."""
-    store = SQLiteStore(tmp_path / "turn.sqlite3")
+    """A statement runs at once on the event loop only when no operation holds the store's turn:
+    while a write waits on the worker for another process's lock, a read that could run on the
+    loop (WAL) waits behind it, so it does not run ahead of the write and sees what it wrote."""
+    path = tmp_path / "turn.sqlite3"
+    store = SQLiteStore(path)
     record = _record()
     await store.create(record)
-    async with store._turn:  # what an operation of several statements holds
-        reading = asyncio.create_task(store.get(record.id))
-        writing = asyncio.create_task(
-            store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
-        )
-        await asyncio.sleep(0.05)
-        assert not reading.done() and not writing.done()
-    assert await asyncio.wait_for(reading, 10) == record
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another replica mid-write: the write goes to the worker
+    writing = asyncio.create_task(
+        store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+    )
+    await asyncio.sleep(0.05)
+    reading = asyncio.create_task(store.get(record.id))
+    await asyncio.sleep(0.05)
+    assert not reading.done() and not writing.done()
+    other.execute("COMMIT")
+    other.close()
     opened = await asyncio.wait_for(writing, 10)
     assert opened is not None and opened.state == "opened"
+    assert await asyncio.wait_for(reading, 10) == opened
     await store.close()
 
 
