@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import copy
 import enum
+import gc
 import math
+import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,7 +17,6 @@ from pydantic_core import PydanticCustomError
 
 from elicitkit.schema import ValidationProblem, validate
 from elicitkit.schema import _checks as checks
-from elicitkit.schema import _validate as validate_module
 
 FORM: dict[str, Any] = {
     "type": "object",
@@ -339,17 +341,30 @@ def test_unknown_keys_are_named_beside_every_other_problem() -> None:
 
 
 def test_compiled_validators_are_cached_and_edits_are_noticed() -> None:
-    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}}
-    first = validate_module._compiled(schema)
-    assert validate_module._compiled(schema) is first
-    assert validate_module._compiled(copy.deepcopy(schema)) is first  # equal schema, same validator
+    """An equal schema reuses the validator already built (checking it again costs a fraction
+    of building it, in memory allocated); an edit, even of a list in place, is noticed."""
+    others = {f"f{i}": {"type": "integer", "minimum": 0, "maximum": i} for i in range(19)}
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}, **others}}
+    first = allocated(lambda: validate(schema, {"n": 4}))
+    twin = copy.deepcopy(schema)
+    assert allocated(lambda: validate(twin, {"n": 4})) < first / 2  # equal schema: about a quarter
     schema["properties"]["n"]["maximum"] = 3
-    assert validate_module._compiled(schema) is not first
     assert [p.code for p in validate(schema, {"n": 4})] == ["too-large"]
     schema["required"] = []
     assert validate(schema, {}) == []
     schema["required"].append("n")  # a list edited in place is noticed too
     assert [p.code for p in validate(schema, {})] == ["missing"]
+
+
+def allocated(run: Callable[[], object]) -> int:
+    """The most memory `run` held at once, in bytes (deterministic, unlike its time)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        run()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
 
 
 def test_an_edit_right_after_the_first_check_is_noticed() -> None:
@@ -364,10 +379,27 @@ def test_an_edit_right_after_the_first_check_is_noticed() -> None:
 
 
 def test_cache_is_bounded() -> None:
-    for i in range(validate_module._CACHE_SIZE + 10):
-        validate({"type": "object", "properties": {"n": {"type": "integer", "maximum": i}}}, {"n": 0})
-    assert len(validate_module._by_json) <= validate_module._CACHE_SIZE
-    assert len(validate_module._by_id) <= validate_module._CACHE_SIZE
+    """A server that checks answers against ever new schemas keeps only so many validators:
+    a thousand more large schemas, once checked, leave the memory in use where it was."""
+    large = "x" * 20_000
+
+    def check(count: int, start: int) -> int:
+        for i in range(start, start + count):
+            schema = {
+                "type": "object",
+                "properties": {"n": {"type": "integer", "maximum": i, "description": large}},
+            }
+            validate(schema, {"n": 0})
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0]
+
+    tracemalloc.start()
+    try:
+        settled = check(600, 0)  # past any cache's size
+        after = check(1000, 10_000)
+    finally:
+        tracemalloc.stop()
+    assert after - settled < 2_000_000, after - settled  # unbounded: 1000 x 20 kB more
 
 
 def test_spec_structured_example_response_is_valid() -> None:
