@@ -3,6 +3,7 @@ URL is one sentence that says what to write instead (and never shows the passwor
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -96,7 +97,7 @@ async def test_sentinel_and_cluster_urls_build_their_clients() -> None:
     node_kwargs = nodes.connection_kwargs
     assert (node_kwargs["username"], node_kwargs["password"]) == ("app", "pw")
     assert node_kwargs["connection_class"].__name__ == "SSLConnection"
-    assert bus._store_announces  # the store's scripts SPUBLISH: the bus sends nothing more
+    await asyncio.wait_for(bus.publish("any"), 1)  # the store's scripts SPUBLISH: the bus sends nothing
     await bus.close()
     await cluster_store.close()
 
@@ -288,7 +289,7 @@ async def test_a_least_privilege_acl_user_with_wait_is_enough_for_replicas_ack(t
                 assert opened is not None and opened.state == "opened"
                 assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=alice)
                 copy = redis_client(replica.url)  # WAIT said the replica has it: it does
-                assert await copy.hget(store._record_key(record.id), "state") == b"completed"
+                assert await copy.hget(f"{store.prefix}record:{record.id}", "state") == b"completed"
                 await copy.aclose()
             finally:
                 await store.close()

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from support.clock import Clock
@@ -245,6 +248,36 @@ async def test_bus_catches_up_on_what_finished_while_it_was_away(redis_server: R
             await closing.close()
 
 
+def record_key(store: RedisStore, elicitation_id: str) -> str:
+    """A record's hash, as docs/deployment-redis.md lays the keys out (one Redis, no Cluster)."""
+    return f"{store.prefix}record:{elicitation_id}"
+
+
+def active_index(store: RedisStore) -> str:
+    return f"{store.prefix}records:active"
+
+
+def user_index(store: RedisStore, user: User) -> str:
+    """The user's index of active records: named by a digest, no personal data in key names."""
+    who = hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+    return f"{store.prefix}user-active:{who}"
+
+
+@contextmanager
+def commands_sent(store: RedisStore) -> Iterator[list[tuple[Any, ...]]]:
+    """The commands the store sends to Redis inside the block, as redis-py would resend one."""
+    sent: list[tuple[Any, ...]] = []
+    execute = store.client.execute_command
+
+    async def noting(*args: Any, **options: Any) -> Any:
+        sent.append(args)
+        return await execute(*args, **options)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store.client, "execute_command", noting)
+        yield sent
+
+
 def open_redis(server: RedisServer):  # type: ignore[no-untyped-def]
     from elicitkit.server.backends import redis_client
 
@@ -257,18 +290,14 @@ async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: Red
     different call still cannot complete it twice."""
     record = new_record()
     await store.create(record)
-    record_key, _, finished = store._keys(record.id)
-    keys = [record_key, finished]  # the transition script's KEYS
-    # id, op token, to, now, check expiry, check user, issuer, subject, to is active,
-    # completions channel, publish command, from
-    values = [record.id, "op-1", "completed", repr(time.time()), "1", "0", "", ""]
-    values += ["0", "elicitkit:completed", "PUBLISH", "pending"]
-    args = [json.dumps(values)]  # the script takes its values as one JSON array
     pubsub = store.client.pubsub()
     await pubsub.subscribe("elicitkit:completed")
-    first = await store._eval(store._transition, keys, args)
-    resent = await store._eval(store._transition, keys, args)
-    assert first and first == resent  # the same record, not None
+    with commands_sent(store) as sent:
+        first = await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
+    transition = [command for command in sent if command[0] == "EVALSHA"][-1]
+    resent = await store.client.execute_command(*transition)  # the same command again
+    assert first is not None and first.state == "completed"
+    assert resent  # the same record, not None
     assert await store.transition(record.id, from_states=ACTIVE, to="completed") is None
     heard = []
     while (message := await pubsub.get_message(timeout=0.3)) is not None:
@@ -278,22 +307,12 @@ async def test_a_retried_transition_whose_reply_was_lost_reports_done(store: Red
     assert heard == [record.id]
 
 
-async def test_a_retried_create_whose_reply_was_lost_is_not_a_duplicate(
-    store: RedisStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_retried_create_whose_reply_was_lost_is_not_a_duplicate(store: RedisStore) -> None:
     """redis-py resends a command whose reply was lost: the create script sees its own op mark
     and answers as it did, not "record id already exists"; another create of the id is refused."""
-    sent: list[tuple[object, ...]] = []
-    execute = store.client.execute_command
-
-    async def noting(*args: object, **options: object) -> object:
-        sent.append(args)
-        return await execute(*args, **options)
-
-    monkeypatch.setattr(store.client, "execute_command", noting)
     record = new_record()
-    await store.create(record)
-    monkeypatch.undo()
+    with commands_sent(store) as sent:
+        await store.create(record)
     create = [command for command in sent if command[0] == "EVALSHA"][-1]  # after any NOSCRIPT
     assert await store.client.execute_command(*create) == 1  # the same command again
     with pytest.raises(ValueError, match="already exists"):
@@ -329,7 +348,7 @@ async def test_awkward_text_is_stored_byte_for_byte(store: RedisStore) -> None:
     record = Record.new(user, awkward, "weather-key", awkward, ttl=600, details={"t": awkward})
     await store.create(record)
     assert await store.get(record.id) == record
-    raw = await store.client.hgetall(store._record_key(record.id))
+    raw = await store.client.hgetall(record_key(store, record.id))
     assert raw[b"message"] == raw[b"subject"] == raw[b"client_id"] == awkward.encode()
     assert raw[b"created_at"] == repr(record.created_at).encode()  # numbers as written, exactly
     moved = await store.transition(record.id, from_states={"pending"}, to="opened", user=user)
@@ -342,7 +361,7 @@ async def test_a_record_as_earlier_versions_wrote_it_still_reads_and_moves(store
     """The hash layout is the contract across versions (docs/deployment-redis.md): a record
     written field by field, as an earlier release wrote it, reads and moves like a new one."""
     record = new_record()
-    key = store._record_key(record.id)
+    key = record_key(store, record.id)
     await store.client.hset(  # field order of an earlier release, op mark included
         key,
         mapping={
@@ -370,7 +389,7 @@ async def test_a_record_in_any_field_order_or_encoding_moves_alike(store: RedisS
     answered exactly as the create script's own layout."""
     long = layout == "a hashtable"
     record = Record.new(ALICE, "client-1", "weather-key", "m" * 100 if long else "short", ttl=600)
-    key = store._record_key(record.id)
+    key = record_key(store, record.id)
     if long:
         await store.create(record)
     else:  # the create script's fields, last first
@@ -411,7 +430,7 @@ def test_a_record_read_back_sets_every_field_of_record() -> None:
 async def test_keys_carry_ttls_so_an_unswept_store_still_forgets(store: RedisStore) -> None:
     record = new_record(ttl=600)
     await store.create(record)
-    key = store._record_key(record.id)
+    key = record_key(store, record.id)
     assert 600_000 + 86_300_000 < await store.client.pttl(key) <= 600_000 + 86_400_000
     await store.transition(record.id, from_states=ACTIVE, to="completed")
     # the TTL it was created with stands: it ends keep_for past the expiry, so at least keep_for
@@ -454,7 +473,7 @@ async def test_a_large_sweep_leaves_redis_responsive(store: RedisStore, clock: C
     assert await sweeping == 10_000
     assert completed == 100
     assert slowest < 0.5, slowest  # one batch at a time (about 40 ms), never the whole sweep at once
-    assert await store.client.zcount(store._keys("any")[1], "-inf", time.time()) == 0
+    assert await store.client.zcount(active_index(store), "-inf", time.time()) == 0
 
 
 async def test_a_record_finished_early_leaves_the_active_index_at_the_sweep_unchanged(
@@ -466,7 +485,7 @@ async def test_a_record_finished_early_leaves_the_active_index_at_the_sweep_unch
     await store.create(record)
     done = await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
     assert done is not None
-    active = store._keys(record.id)[1]
+    active = active_index(store)
     assert await store.client.zscore(active, record.id) == record.expires_at
     assert await store.sweep(now=record.expires_at + 1) == 0  # nothing changed, only dropped
     assert await store.client.zscore(active, record.id) is None
@@ -497,7 +516,7 @@ async def test_a_record_ending_sooner_never_shortens_the_users_index(redis_serve
         long, short = new_record(ttl=1000), new_record(ttl=10)
         await store.create(long)
         await store.create(short)
-        index = store._user_key(ALICE)
+        index = user_index(store, ALICE)
         assert await store.client.pttl(index) > 900_000
         await store.create(new_record(ttl=2000))  # a later end does extend it
         assert await store.client.pttl(index) > 1_900_000
