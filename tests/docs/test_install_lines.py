@@ -2,7 +2,8 @@
 names (`pip install ...` in the section), and the install lines of the README and the docs
 name extras that exist and bring what their modules import.
 
-The wheel is built once per session and each set of extras gets one venv (see `docvenvs`).
+The wheel is built once per session and each set of extras gets one venv, shared with the
+guides' examples (`venvs` in conftest.py, see `docvenvs`).
 The server example binds port 8000 as printed; here it gets a free port instead, the one
 change made to the copied text.
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 import pexpect
 import pytest
 from docblocks import extras_named, installs_named
-from docvenvs import ROOT, Venvs, build_wheel
+from docvenvs import ROOT, Venvs
 from packaging.requirements import Requirement
 from support.server_process import free_port, stop, wait_until_serving
 
@@ -38,11 +39,6 @@ def _python_blocks() -> list[tuple[str, frozenset[str] | None]]:
         (m.group(1), extras_named(README, m.start()))
         for m in re.finditer(r"^```python\n(.*?)^```", README, re.MULTILINE | re.DOTALL)
     ]
-
-
-@pytest.fixture(scope="module")
-def venvs(tmp_path_factory: pytest.TempPathFactory) -> Venvs:
-    return Venvs(build_wheel(tmp_path_factory.mktemp("dist")), tmp_path_factory.mktemp("venvs"))
 
 
 @pytest.fixture(scope="module")
