@@ -236,7 +236,12 @@ async def test_a_state_is_bound_to_its_call(reverse_bridge: str) -> None:
             await client.session.call_tool(
                 "ask_as", {"label": "two"}, input_responses=answer, request_state=round_.request_state
             )
+        # its own call still takes it (and the shared session is left with nothing held)
+        done = await client.session.call_tool(
+            "ask_as", {"label": "one"}, input_responses=answer, request_state=round_.request_state
+        )
     assert refused_as_bad_state(moved.value)
+    assert json.loads(text_of(done))["content"] == {"name": "Ada"}
 
 
 async def test_a_state_from_another_host_session_is_refused() -> None:
