@@ -83,7 +83,7 @@ async def test_no_verified_user_is_refused_clearly() -> None:
         result = await client.call_tool("forecast", {"city": "Paris"})
     assert result.is_error
     assert "URL mode needs a verified user" in result.content[0].text  # type: ignore[union-attr]
-    assert asked == [] and weather.url_mode.store._records == {}
+    assert asked == [] and weather.url_mode.store.records == {}
 
 
 async def test_client_without_url_mode_is_refused_before_anything_is_sent() -> None:
@@ -92,7 +92,7 @@ async def test_client_without_url_mode_is_refused_before_anything_is_sent() -> N
         with pytest.raises(MCPError) as raised:
             await client.call_tool("forecast", {"city": "Paris"})
     assert raised.value.code == -32021
-    assert weather.url_mode.store._records == {}
+    assert weather.url_mode.store.records == {}
 
 
 def test_url_mode_without_a_browser_identity_is_a_clear_error() -> None:
@@ -120,4 +120,4 @@ async def test_no_public_url_is_a_clear_error(caplog: pytest.LogCaptureFixture) 
         result = await client.call_tool("forecast", {"city": "Paris"})
     assert result.is_error  # a server configuration error: the author reads it in the server log
     assert "pass UrlMode(public_url=...)" in caplog.text
-    assert weather.url_mode.store._records == {}
+    assert weather.url_mode.store.records == {}

@@ -114,7 +114,7 @@ async def test_url_decline_is_a_decline(adapter: str, mode: str) -> None:
     handler = ElicitationHandler(ui, modes=("form", "url"), open_url=person.open)
     async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, handler, mode) as call:
         error, text = await call.tool("forecast", {"city": "Oslo"})
-        states = {r.state for r in served.store._records.values()}
+        states = {r.state for r in served.store.records.values()}
     assert error and "declined" in text
     assert person.opened == [] and states == {"declined"}
 
@@ -130,7 +130,7 @@ async def test_an_undeclared_mode_is_refused_as_an_error_never_an_accept(adapter
             error, text = await call.tool("forecast", {"city": "Oslo"})
         except MCPError as exc:  # the SDK's 2026-07-28 driver fails the call on a refused input request
             error, text = True, str(exc)
-        states = {r.state for r in served.store._records.values()}
+        states = {r.state for r in served.store.records.values()}
     assert error and "did not declare elicitation mode 'url'" in text, text
     assert ui.shown == [] and person.opened == []  # the person never saw it; nothing was opened
     assert "completed" not in states

@@ -73,7 +73,7 @@ async def test_pydantic_ai_undeclared_mode_reaches_the_server_as_an_error() -> N
     handler = ElicitationHandler(ui, modes=("form",), open_url=person.open)
     async with fastmcp_example() as served:
         result = await build_agent(served.mcp, handler).run("Book a table, then the weather in Oslo.")
-        states = {r.state for r in served.store._records.values()}
+        states = {r.state for r in served.store.records.values()}
     booked, forecast = result.output.split(" / ")
     assert booked == "Booked a table for 4 on 2026-12-24."
     assert forecast == "This client did not declare elicitation mode 'url'."

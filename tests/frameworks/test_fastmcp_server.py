@@ -135,7 +135,7 @@ async def test_a_form_only_client_never_gets_url_mode(mode: str) -> None:
             booked = await client.call_tool("book", {})
             with pytest.raises(MCPError) as refused:
                 await client.call_tool("forecast", {"city": "Oslo"})
-        assert served.store._records == {}  # nothing was created, nothing was sent
+        assert served.store.records == {}  # nothing was created, nothing was sent
     assert text(booked) == BOOKED
     assert refused.value.code == -32021  # missing required client capability, as on an MCPServer
     assert len(ui.shown) == 1 and isinstance(ui.shown[0], FormQuestion)

@@ -55,7 +55,7 @@ async def run_agent(served: Served, person: Person) -> dict[str, dict[str, Any]]
                     _, scenario, payload = line.split(" ", 2)
                     await person.finished()
                     opened = list(person.opened)
-                    records = {k: r for k, r in served.store._records.items() if k not in seen}
+                    records = {k: r for k, r in served.store.records.items() if k not in seen}
                     seen |= set(records)
                     results[scenario] = {
                         **json.loads(payload),

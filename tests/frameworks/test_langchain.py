@@ -76,7 +76,7 @@ async def test_langchain_undeclared_mode_reaches_the_server_as_an_error(mode: st
                 forecast: Any = await (await tools(adapter))["forecast"].ainvoke({"city": "Oslo"})
             except Exception as exc:  # the tool raises the server's error, or returns it
                 forecast = exc
-        states = {r.state for r in served.store._records.values()}
+        states = {r.state for r in served.store.records.values()}
     assert "did not declare elicitation mode 'url'" in str(forecast), forecast
     assert "Sunny" not in str(forecast) and ui.shown == [] and person.opened == []
     assert "completed" not in states

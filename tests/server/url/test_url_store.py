@@ -405,3 +405,16 @@ async def test_stores_opening_one_new_file_at_once_all_start(tmp_path: Path) -> 
         finally:
             for store in stores:
                 await store.close()
+
+
+async def test_a_memory_store_shows_its_records_read_only() -> None:
+    """What a test of a server's tools looks at: every record by id, as it stands, and no way to
+    change one but through the store."""
+    store = MemoryStore()
+    assert store.records == {}
+    record = _record()
+    await store.create(record)
+    opened = await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
+    assert store.records == {record.id: opened}
+    with pytest.raises(TypeError):
+        store.records[record.id] = record  # type: ignore[index]

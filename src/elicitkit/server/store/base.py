@@ -16,9 +16,10 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
@@ -266,6 +267,12 @@ class MemoryStore:
         self._once: dict[str, tuple[bytes, float]] = {}
         self._claims: dict[str, tuple[str, float]] = {}
         self._counters: dict[str, tuple[int, float]] = {}
+
+    @property
+    def records(self) -> Mapping[str, Record]:
+        """Every record held, by id, as written (a read-only view): what a test of a server's
+        tools looks at to see which flows were created and where each one stands."""
+        return MappingProxyType(self._records)
 
     async def create(self, record: Record, *, max_active: int | None = None) -> bool:
         # No await between the check and the write: atomic within the event loop.
