@@ -8,6 +8,7 @@ Rooms are split by concept, not by size: there is no cap on a module's lines or 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -281,6 +282,55 @@ def private_reach(
             for item in node.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in private:
                     yield item.lineno, f"{node.name}.{item.name} overrides a private method"
+
+
+TEST_PRIVATE_READS = {
+    ("tests/support/redis_topology.py", "_wait"): "SentinelGroup's own method, not the SDK's",
+    ("tests/i18n/catalogs.py", "_catalog"): "the standard library's gettext catalog, no public view",
+    ("tests/client/test_terminal.py", "_screens"): "whether a screen is up: to do, a public figure",
+    ("tests/client/test_flood.py", "_watch"): "the flood watch's verdicts: to do, a public figure",
+    ("tests/client/test_flood.py", "_verdicts"): "the flood watch's verdicts: to do, a public figure",
+    ("tests/i18n/test_i18n_client_notices.py", "_board"): "the notices shown: to do, a public figure",
+    ("tests/server/oauth/test_oauth_replicas.py", "_tokens"): "the refresh lock's key: to do",
+    ("tests/server/oauth/test_oauth_replicas.py", "_REFRESH_WAIT"): "the refresh wait: to do",
+}
+"""(test file, private name) reads allowed, each with its reason."""
+
+
+def test_no_test_reaches_a_private_attribute_of_elicitkit_or_the_sdk() -> None:
+    """A test asserts behaviour through the public API: it neither reads, sets nor patches a
+    private attribute that elicitkit, the SDK or FastMCP defines, on an object not its own, nor
+    imports a private SDK module (tests/test_sdk_adapter.py pins those; a private module of
+    elicitkit may still be imported to test its functions' results)."""
+    dependencies = ("mcp", "mcp_types", "fastmcp")
+    private = set().union(*(private_names_of(d) for d in (*dependencies, "elicitkit")))
+    constant = re.compile(r"^(_[A-Z][A-Z0-9_]*)\s*[:=]", re.MULTILINE)  # elicitkit's _CACHE_SIZE and kin
+    for path in PACKAGE.rglob("*.py"):
+        private.update(constant.findall(path.read_text(encoding="utf-8")))
+    wrong = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        if "node_modules" in path.parts or name == "tests/test_sdk_adapter.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found = [
+            (line, re.findall(r"_\w+", what)[-1], what)
+            for line, what in private_reach(tree, dependencies, private)
+        ]
+        for node in ast.walk(tree):  # monkeypatch.setattr(x, "_name", ...) and the like
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("setattr", "getattr", "delattr")
+                and len(node.args) > 1
+                and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
+                and node.args[1].value.startswith("_")
+                and not node.args[1].value.startswith("__")
+            ):
+                found.append((node.lineno, str(node.args[1].value), ast.unparse(node)))
+        wrong += [f"{name}:{n} {what}" for n, attr, what in found if (name, attr) not in TEST_PRIVATE_READS]
+    assert not wrong, "a test reaches a private attribute:\n" + "\n".join(wrong)
 
 
 def test_private_sdk_and_fastmcp_surface_is_used_only_in_their_adapters() -> None:
