@@ -47,3 +47,21 @@ def pytest_make_collect_report(collector: pytest.Collector) -> pytest.CollectRep
     if report.skipped and _in_ci():
         _skip_fails(report)
     return report
+
+
+# Folders whose session fixtures build something costly (a wheel, fresh venvs) run in one xdist
+# worker each, so they build it once; every other file stays whole in one worker (its module
+# fixtures and servers are started once, and its tests keep their order).
+_ONE_WORKER_FOLDERS = ("docs", "packaging")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups tests for `pytest -n N --dist loadgroup` (scripts/test); without xdist it changes nothing."""
+    tests = Path(__file__).parent
+    for item in items:
+        if any(m.name == "xdist_group" for m in item.iter_markers()):
+            continue
+        where = item.path.relative_to(tests)
+        group = where.parts[0] if where.parts[0] in _ONE_WORKER_FOLDERS else where.as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))
