@@ -555,6 +555,7 @@ CURVES: dict[str, tuple[str, str]] = {
     "store_complete_p99": ("scale_complete_p99_ms", "complete p99 (ms)"),
     "store_count_p99": ("scale_count_p99_ms", "per-user count p99 (ms)"),
     "store_flow_p99": ("scale_flow_p99_ms", "create+open+complete p99 (ms)"),
+    "store_flow_p50": ("scale_flow_p50_ms", "create+open+complete p50 (ms)"),
     "sessions_kib": ("scale_session_kib", "server KiB per session (live URL elicitation)"),
     "sessions_sdk_floor_kib": ("scale_session_sdk_floor_kib", "server KiB per session (an SDK call alone)"),
     "sessions_completion_p99": ("scale_session_completion_p99_ms", "completion p99 (ms)"),
