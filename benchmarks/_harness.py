@@ -57,7 +57,7 @@ from elicitkit.server.bus import Bus, Listener, Unsubscribe
 from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.store import ACTIVE, Record
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity
+from elicitkit.server.user import McpUsers
 from elicitkit.server.vault import KEYS_ENV, KeyRing
 from elicitkit.server.web.login import OAuthLogin
 from elicitkit.server.web.site import COOKIE, BrowserSession
@@ -94,8 +94,8 @@ class TimedBus:
 def build_app(public_url: str, store_url: str) -> Any:
     """The benchmark server's ASGI app (an `MCPServer` with URL mode and the `/bench/` routes)."""
     store = open_store(store_url)
-    identity = McpIdentity.single_user_local()
-    user = identity.local_user
+    users = McpUsers.single_user_local()
+    user = users.local_user
     assert user is not None
     server: MCPServer[Any] = MCPServer("bench", log_level="WARNING")
     bus = TimedBus(open_bus(store_url, store=store))
@@ -105,7 +105,7 @@ def build_app(public_url: str, store_url: str) -> Any:
         keys=KeyRing.from_env(),
         store=store,
         bus=bus,
-        identity=identity,
+        users=users,
         wait="live",
         max_pending_per_user=None,  # every benchmark session is the one local user (scale.py opens thousands)
     )

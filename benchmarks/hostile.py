@@ -35,9 +35,9 @@ from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitRequestURLPa
 
 from elicitkit import urls
 from elicitkit.client import (
-    Accept,
+    AcceptedElicitation,
+    ElicitationConfig,
     ElicitationError,
-    ElicitationHandler,
     FormQuestion,
     RateLimit,
     Reply,
@@ -106,19 +106,19 @@ def _free_port() -> int:
 def _answer(question: FormQuestion | UrlQuestion) -> Reply:
     """A person who types the pathological text into every form and accepts every URL."""
     if isinstance(question, FormQuestion):
-        return Accept({name: EVIL_TEXT for name in question.schema.get("properties", {})})
-    return Accept()
+        return AcceptedElicitation({name: EVIL_TEXT for name in question.schema.get("properties", {})})
+    return AcceptedElicitation()
 
 
 async def _measure(url: str, seconds: float) -> dict[str, float]:
     # Once per process, not per server: the public-suffix list `urls.inspect` reads (~70 ms).
-    urls.inspect("https://example.com/")
+    urls.examine("https://example.com/")
     # What a latency-minded host does after start-up: a full collection would otherwise walk
     # every object imported so far (measured: one ~100 ms pause in 5 s, whatever the server).
     gc.collect()
     gc.freeze()
     ui = ScriptedUI(otherwise=_answer, waits=["retry"] * 10_000)
-    handler = ElicitationHandler(ui, modes=("form", "url"), wait_timeout=0.05, open_url=lambda u: True)
+    handler = ElicitationConfig(ui, modes=("form", "url"), wait_timeout=0.05, open_url=lambda u: True)
     lags: list[float] = []
     storms = 0
     async with handler.connect(url, mode="legacy") as client:

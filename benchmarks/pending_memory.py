@@ -50,20 +50,20 @@ async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str,
     from elicitkit.server.secret import Secret
     from elicitkit.server.store._sqlite import SQLiteStore
     from elicitkit.server.url_mode import UrlMode
-    from elicitkit.server.user import McpIdentity
+    from elicitkit.server.user import McpUsers
     from elicitkit.server.vault import KeyRing
 
-    identity = McpIdentity.single_user_local()
+    users = McpUsers.single_user_local()
     url_mode = UrlMode(
         public_url="http://127.0.0.1:8000",
         keys=KeyRing.from_string(KeyRing.generate("bench")),
         store=SQLiteStore(folder / "pending.sqlite3"),
         bus=LocalBus(),
-        identity=identity,
+        users=users,
         max_pending_per_user=None,  # one benchmark user holds all N; the limit keeps no memory
     )
     flow = Secret(url_mode, "bench-api-key", title="Benchmark API key", message="The tool needs a key.")
-    caller = identity.caller()
+    caller = users.caller()
     session: Any = object()  # the MCP session a notice would go to; never used before the finish
     details = {"description": "Any value will do."}
     parked: list[asyncio.Task[None]] = []

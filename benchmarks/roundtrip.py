@@ -29,7 +29,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitResult, TextContent
 from pydantic import BaseModel
 
-from elicitkit.server import Accepted, Elicitation
+from elicitkit.server import AcceptedElicitation, Elicitation
 
 
 class Booking(BaseModel):
@@ -50,7 +50,7 @@ def make_server() -> MCPServer:
         start = time.perf_counter()
         outcome = await elicit.form(ctx, "Book a room?", Booking)
         elapsed = time.perf_counter() - start
-        assert isinstance(outcome, Accepted) and outcome.value.nights == 2
+        assert isinstance(outcome, AcceptedElicitation) and outcome.data.nights == 2
         return repr(elapsed)
 
     @server.tool()

@@ -175,6 +175,7 @@ def test_no_sys_path_insert_in_tests() -> None:
 LAYERS = {
     "elicitkit._sdk": 0,  # the SDK adapter: imports nothing of elicitkit
     "elicitkit.errors": 0,
+    "elicitkit.results": 0,
     "elicitkit.extras": 0,
     "elicitkit.i18n": 1,
     "elicitkit.schema": 2,

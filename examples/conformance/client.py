@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 import anyio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from elicitkit.client import ElicitationHandler, ElicitingClient, ScriptedUI, accept_prefilled
+from elicitkit.client import ElicitationConfig, ElicitingClient, ScriptedUI, accept_prefilled
 
 Scenario = Callable[[ElicitingClient], Awaitable[None]]
 
@@ -49,7 +49,7 @@ async def main(url: str, scenario: str, version: str) -> None:
     # The harness's mock server asks from inside its tool with no `relatedRequestId`, so its
     # question arrives on the standalone GET stream while the call is open: the handler's
     # defaults take it as that call's, the only one open (C-03).
-    handler = ElicitationHandler(ScriptedUI(otherwise=accept_prefilled), modes=("form",))
+    handler = ElicitationConfig(ScriptedUI(otherwise=accept_prefilled), modes=("form",))
     mode = "legacy" if version in HANDSHAKE_PROTOCOL_VERSIONS else (version or "auto")
     async with handler.connect(url, mode=mode) as client:
         await SCENARIOS[scenario](client)

@@ -25,7 +25,7 @@ from mcp_types import (
 )
 from pydantic import BaseModel, EmailStr, Field
 
-from elicitkit.server import Accepted, Elicitation, ModeNotDeclaredError
+from elicitkit.server import AcceptedElicitation, Elicitation, ModeNotDeclaredError
 
 server = MCPServer("elicitkit-conformance", version="0.1.0")
 elicit = Elicitation(server)
@@ -43,8 +43,8 @@ class Contact(BaseModel):
 async def test_elicitation(message: str, ctx: Context) -> str:
     """Asks for a user name and an email address (tools-call-elicitation)."""
     answer = await elicit.form(ctx, message, Contact)
-    if isinstance(answer, Accepted):
-        return f"User provided: {answer.value.username} <{answer.value.email}>"
+    if isinstance(answer, AcceptedElicitation):
+        return f"User provided: {answer.data.username} <{answer.data.email}>"
     return f"User {answer.action}ed the request"
 
 
@@ -60,7 +60,8 @@ class Profile(BaseModel):
 async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
     """Asks with a default for every primitive type (elicitation-sep1034-defaults)."""
     answer = await elicit.form(ctx, "Please review your profile", Profile)
-    return f"Elicitation completed: {answer.action} {answer.value if isinstance(answer, Accepted) else ''}"
+    shown = answer.data if isinstance(answer, AcceptedElicitation) else ""
+    return f"Elicitation completed: {answer.action} {shown}"
 
 
 # Every enum shape of SEP-1330; `enumNames` (legacy, never produced by `build`) needs a dict.
@@ -103,7 +104,8 @@ ENUMS: dict[str, Any] = {
 async def test_elicitation_sep1330_enums(ctx: Context) -> str:
     """Asks with all five enum shapes (elicitation-sep1330-enums)."""
     answer = await elicit.form(ctx, "Please pick your options", ENUMS)
-    return f"Elicitation completed: {answer.action} {answer.value if isinstance(answer, Accepted) else ''}"
+    shown = answer.data if isinstance(answer, AcceptedElicitation) else ""
+    return f"Elicitation completed: {answer.action} {shown}"
 
 
 # --- 2026-07-28 ------------------------------------------------------------------------------
@@ -129,7 +131,11 @@ class PromptContext(BaseModel):
 async def test_input_required_result_elicitation(ctx: Context) -> str:
     """One question (basic-elicitation, missing-input-response, result-type, ...)."""
     answer = await elicit.form(ctx, "What is your name?", Name, key="user_name")
-    return f"Hello, {answer.value.name}!" if isinstance(answer, Accepted) else f"No name: {answer.action}"
+    return (
+        f"Hello, {answer.data.name}!"
+        if isinstance(answer, AcceptedElicitation)
+        else f"No name: {answer.action}"
+    )
 
 
 @server.tool()
@@ -153,8 +159,8 @@ async def test_input_required_result_multi_round(ctx: Context) -> str:
     """Two questions in a row, one per round."""
     name = await elicit.form(ctx, "Step 1: What is your name?", Name, key="step1")
     color = await elicit.form(ctx, "Step 2: What is your favorite color?", Color, key="step2")
-    if isinstance(name, Accepted) and isinstance(color, Accepted):
-        return f"{name.value.name} likes {color.value.color}"
+    if isinstance(name, AcceptedElicitation) and isinstance(color, AcceptedElicitation):
+        return f"{name.data.name} likes {color.data.color}"
     return "Not answered"
 
 
@@ -174,14 +180,14 @@ async def test_input_required_result_capabilities(ctx: Context) -> str | InputRe
             max_tokens=50,
         )
         return InputRequiredResult(input_requests={"greeting": CreateMessageRequest(params=question)})
-    return f"Hello, {answer.value.name}!" if isinstance(answer, Accepted) else answer.action
+    return f"Hello, {answer.data.name}!" if isinstance(answer, AcceptedElicitation) else answer.action
 
 
 @server.prompt()
 async def test_input_required_result_prompt(ctx: Context) -> str:
     """A prompt that asks before it renders (non-tool-request)."""
     answer = await elicit.form(ctx, "What context should the prompt use?", PromptContext, key="user_context")
-    context = answer.value.context if isinstance(answer, Accepted) else "none"
+    context = answer.data.context if isinstance(answer, AcceptedElicitation) else "none"
     return f"Write a summary using this context: {context}"
 
 

@@ -23,7 +23,7 @@ from google.adk.runners import InMemoryRunner
 from google.adk.tools.mcp_tool import McpToolset, StreamableHTTPConnectionParams
 from google.genai import types
 
-from elicitkit.client import ElicitationHandler, TerminalUI
+from elicitkit.client import ElicitationConfig, TerminalUI
 from elicitkit.client.frameworks import for_sdk_session
 
 PLAN = [("book", {}), ("forecast", {"city": "Oslo"})]
@@ -57,7 +57,7 @@ def _text(response: Any) -> str:
     return str(content[0].get("text", response))
 
 
-def build_agent(url: str, handler: ElicitationHandler) -> LlmAgent:
+def build_agent(url: str, handler: ElicitationConfig) -> LlmAgent:
     """An agent whose MCP toolset answers elicitation with `handler`."""
     toolset = McpToolset(
         connection_params=StreamableHTTPConnectionParams(url=url),
@@ -66,7 +66,7 @@ def build_agent(url: str, handler: ElicitationHandler) -> LlmAgent:
     return LlmAgent(name="tables", model=ScriptedModel(), tools=[toolset])
 
 
-async def run(url: str, handler: ElicitationHandler) -> str:
+async def run(url: str, handler: ElicitationConfig) -> str:
     runner = InMemoryRunner(agent=build_agent(url, handler), app_name="tables")
     session = await runner.session_service.create_session(app_name="tables", user_id="person")
     message = types.Content(role="user", parts=[types.Part(text="Book a table, then the weather in Oslo.")])
@@ -80,4 +80,4 @@ async def run(url: str, handler: ElicitationHandler) -> str:
 
 if __name__ == "__main__":
     url = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000/mcp"
-    print(asyncio.run(run(url, ElicitationHandler(TerminalUI(), modes=("form", "url")))))
+    print(asyncio.run(run(url, ElicitationConfig(TerminalUI(), modes=("form", "url")))))

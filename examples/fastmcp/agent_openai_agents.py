@@ -19,10 +19,10 @@ from typing import Any
 from agents import Agent, FunctionTool, Model, ModelResponse, Runner, Usage, function_tool
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
 
-from elicitkit.client import ElicitationHandler, TerminalUI
+from elicitkit.client import ElicitationConfig, TerminalUI
 
 
-def booking_tool(url: str, handler: ElicitationHandler) -> FunctionTool:
+def booking_tool(url: str, handler: ElicitationConfig) -> FunctionTool:
     @function_tool
     async def book() -> str:
         """Book a table; the server asks the person which day and for how many."""
@@ -57,7 +57,7 @@ class ScriptedModel(Model):
         raise NotImplementedError("this scripted model does not stream")
 
 
-async def run(url: str, handler: ElicitationHandler) -> str:
+async def run(url: str, handler: ElicitationConfig) -> str:
     agent = Agent(name="tables", model=ScriptedModel(), tools=[booking_tool(url, handler)])
     result = await Runner.run(agent, "Book a table.")
     return str(result.final_output)
@@ -65,4 +65,4 @@ async def run(url: str, handler: ElicitationHandler) -> str:
 
 if __name__ == "__main__":
     url = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000/mcp"
-    print(asyncio.run(run(url, ElicitationHandler(TerminalUI(), modes=("form", "url")))))
+    print(asyncio.run(run(url, ElicitationConfig(TerminalUI(), modes=("form", "url")))))

@@ -18,7 +18,7 @@ from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from elicitkit.client import ElicitationHandler, TerminalUI
+from elicitkit.client import ElicitationConfig, TerminalUI
 from elicitkit.client.frameworks import for_fastmcp
 
 PLAN = [("book", {}), ("forecast", {"city": "Oslo"})]
@@ -33,7 +33,7 @@ def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelRespon
     return ModelResponse(parts=[TextPart(" / ".join(str(p.content) for p in returned))])
 
 
-def build_agent(url: str, handler: ElicitationHandler) -> Agent[None, str]:
+def build_agent(url: str, handler: ElicitationConfig) -> Agent[None, str]:
     """An agent whose MCP toolset answers elicitation with `handler`."""
     answers = for_fastmcp(handler)
     toolset: MCPToolset[Any] = MCPToolset(answers.client(url), process_tool_call=answers.process_tool_call)
@@ -41,7 +41,7 @@ def build_agent(url: str, handler: ElicitationHandler) -> Agent[None, str]:
 
 
 async def main(url: str) -> None:
-    handler = ElicitationHandler(TerminalUI(), modes=("form", "url"))
+    handler = ElicitationConfig(TerminalUI(), modes=("form", "url"))
     result = await build_agent(url, handler).run("Book a table, then tell me the weather in Oslo.")
     print(result.output)
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from elicitkit.client import ElicitationHandler, TerminalUI
+from elicitkit.client import ElicitationConfig, TerminalUI
 from elicitkit.client.frameworks import for_fastmcp
 
 
-async def run(url: str, handler: ElicitationHandler, mode: str = "auto") -> list[str]:
+async def run(url: str, handler: ElicitationConfig, mode: str = "auto") -> list[str]:
     """Book a table and get the forecast; returns what the two tools said."""
     answers = for_fastmcp(handler)
     async with answers.client(url, mode=mode) as client:
@@ -27,5 +27,5 @@ async def run(url: str, handler: ElicitationHandler, mode: str = "auto") -> list
 
 if __name__ == "__main__":
     url = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000/mcp"
-    for line in asyncio.run(run(url, ElicitationHandler(TerminalUI(), modes=("form", "url")))):
+    for line in asyncio.run(run(url, ElicitationConfig(TerminalUI(), modes=("form", "url")))):
         print(line)

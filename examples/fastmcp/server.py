@@ -22,7 +22,7 @@ from fastmcp import Context, FastMCP
 from pydantic import BaseModel, Field
 
 from elicitkit.fastmcp import Elicitation, OAuthConnection
-from elicitkit.server import Accepted, KeyRing, McpIdentity, MemoryStore, UrlMode, Wait
+from elicitkit.server import AcceptedElicitation, KeyRing, McpUsers, MemoryStore, UrlMode, Wait
 
 
 class Booking(BaseModel):
@@ -54,7 +54,7 @@ def build(
     server: FastMCP[Any] = FastMCP("tables")
     url_mode = UrlMode(
         public_url=public_url,
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
         store=store if store is not None else MemoryStore(),
         keys=keys,
         wait=wait,  # "error": the 2025-11-25 call fails with -32042 and the client retries
@@ -71,7 +71,7 @@ def build(
     async def book(ctx: Context) -> str:
         """Book a table; asks which day and for how many."""
         match await elicit.form(ctx, "Which day, and for how many?", Booking):
-            case Accepted(value=booking):
+            case AcceptedElicitation(data=booking):
                 return f"Booked a table for {booking.party} on {booking.day}."
             case outcome:
                 return f"Nothing booked: the person chose {outcome.action}."
@@ -86,7 +86,7 @@ def build(
     async def plan(ctx: Context) -> str:
         """A planning prompt for the day the person picks."""
         match await elicit.form(ctx, "Which day should we plan?", Booking):
-            case Accepted(value=booking):
+            case AcceptedElicitation(data=booking):
                 return f"Plan a dinner for {booking.party} on {booking.day}."
             case _:
                 return "Plan a dinner."
@@ -97,7 +97,7 @@ def build(
         match await elicit.form(
             ctx, "For how many?", {"type": "object", "properties": {"party": {"type": "integer"}}}
         ):
-            case Accepted(value=answer):
+            case AcceptedElicitation(data=answer):
                 return f"A table for {answer.get('party')} tonight."
             case _:
                 return "No table tonight."

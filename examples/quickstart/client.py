@@ -4,11 +4,11 @@ import sys
 
 import anyio
 
-from elicitkit.client import ElicitationHandler, TerminalUI, WebUI
+from elicitkit.client import ElicitationConfig, TerminalUI, WebUI
 
 
 async def main(url: str, web: bool) -> None:
-    handler = ElicitationHandler(WebUI() if web else TerminalUI(), modes=("form", "url"))
+    handler = ElicitationConfig(WebUI() if web else TerminalUI(), modes=("form", "url"))
     async with handler.connect(url) as client:
         result = await client.call_tool("book", {})
         print(result.content[0].text)  # type: ignore[union-attr]

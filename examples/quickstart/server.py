@@ -6,7 +6,7 @@ import sys
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
-from elicitkit.server import Accepted, Elicitation
+from elicitkit.server import AcceptedElicitation, Elicitation
 
 server = MCPServer("tables")
 elicit = Elicitation(server)
@@ -20,7 +20,7 @@ class Booking(BaseModel):
 @server.tool()
 async def book(ctx: Context) -> str:
     match await elicit.form(ctx, "Which day, and for how many?", Booking):
-        case Accepted(value=booking):
+        case AcceptedElicitation(data=booking):
             return f"Booked a table for {booking.party} on {booking.day}."
         case outcome:
             return f"Nothing booked: the person chose {outcome.action}."

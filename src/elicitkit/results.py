@@ -1,38 +1,52 @@
-"""What a form question can come back as: accepted with a typed value, declined, or cancelled (R-01).
+"""What an elicitation comes back as, on both sides: accepted with its data, declined, or cancelled.
 
-A small tagged union, so a tool can `match` on it and a type checker knows the cases are all
-covered. Errors (no capability, a bad answer, a timeout) are exceptions, never outcomes.
+One set of names for one concept, the SDK's (`mcp.server.elicitation`): a client's UI returns
+one of these for the person's answer, and a server's tool gets one back (R-01). On the server
+`data` is the answer after strict validation, typed as the tool asked; on the client it is the
+form's content as the person gave it, or None when a URL-mode consent carries none. A small
+tagged union, so a tool can `match` on it and a type checker knows the cases are all covered.
+Errors (no capability, a bad answer, a timeout) are exceptions, never results.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Generic, Literal, TypeAlias, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeAlias, TypeVar, overload
+
+__all__ = ["AcceptedElicitation", "CancelledElicitation", "DeclinedElicitation", "ElicitationResult"]
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
-@dataclass(frozen=True, slots=True)
-class Accepted(Generic[T]):
-    """The person submitted the form; `value` passed strict validation."""
+@dataclass(frozen=True, slots=True, init=False)
+class AcceptedElicitation(Generic[T_co]):
+    """The person accepted; `data` is what they gave (nothing, for a URL-mode consent)."""
 
-    value: T
+    data: T_co
     action: ClassVar[Literal["accept"]] = "accept"
 
+    @overload
+    def __init__(self: AcceptedElicitation[None]) -> None: ...
+    @overload
+    def __init__(self, data: T_co) -> None: ...
+    def __init__(self, data: Any = None) -> None:
+        object.__setattr__(self, "data", data)
+
 
 @dataclass(frozen=True, slots=True)
-class Declined:
+class DeclinedElicitation:
     """The person explicitly said no."""
 
     action: ClassVar[Literal["decline"]] = "decline"
 
 
 @dataclass(frozen=True, slots=True)
-class Cancelled:
+class CancelledElicitation:
     """The person dismissed the question without choosing."""
 
     action: ClassVar[Literal["cancel"]] = "cancel"
 
 
-FormOutcome: TypeAlias = Accepted[T] | Declined | Cancelled
-"""`FormOutcome[Model]`: exactly one of the three."""
+ElicitationResult: TypeAlias = AcceptedElicitation[T] | DeclinedElicitation | CancelledElicitation
+"""`ElicitationResult[Model]`: exactly one of the three."""

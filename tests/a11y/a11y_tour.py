@@ -34,7 +34,7 @@ from elicitkit.demo.provider import DemoProvider
 from elicitkit.schema import defaults
 from elicitkit.server.store import ACTIVE, MemoryStore
 from elicitkit.server.vault import KeyRing
-from elicitkit.urls import inspect as inspect_url
+from elicitkit.urls import examine as inspect_url
 
 Visit = Callable[[str, Page], Awaitable[None]]
 

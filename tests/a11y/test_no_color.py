@@ -20,9 +20,9 @@ from rich.console import Console
 from support.tmux_pane import Pane
 
 from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import Cancel, FormQuestion, UrlQuestion
+from elicitkit.client.ui import CancelledElicitation, FormQuestion, UrlQuestion
 from elicitkit.schema import ValidationProblem
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 DRIVER = Path(__file__).resolve().parents[1] / "client" / "terminal_app" / "driver.py"
 _SGR = re.compile(r"\x1b\[([0-9;:]*)m")
@@ -103,7 +103,7 @@ async def test_a_console_without_colour_keeps_the_screens_without_colour_too(
             console=Console(file=drawn, width=100, force_terminal=True, color_system="256", no_color=True),
         )
         pipe.send_text("\x03")  # Ctrl-C: cancel
-        report = inspect("https://good.com@evil.example.co.uk/pay")
+        report = examine("https://good.com@evil.example.co.uk/pay")
         reply = await asyncio.wait_for(ui.ask_url_consent(UrlQuestion("Demo", "Connect.", report)), 10)
         problems = [ValidationProblem("name", "pattern", "Letters only, please.")]
         form = {
@@ -115,7 +115,7 @@ async def test_a_console_without_colour_keeps_the_screens_without_colour_too(
         await asyncio.wait_for(
             ui.ask_form(FormQuestion("Demo", "Again.", form, {"name": "R2"}, problems)), 10
         )
-    assert reply == Cancel()
+    assert reply == CancelledElicitation()
     assert "This URL is blocked: it will not be opened." in drawn.getvalue()
     assert "Letters only, please." in screens.getvalue()
     for output in (drawn.getvalue(), screens.getvalue()):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
-from elicitkit.server import Accepted, Elicitation
+from elicitkit.server import AcceptedElicitation, Elicitation
 
 mcp = MCPServer("Rounds Server")
 elicit = Elicitation(mcp)
@@ -22,8 +22,8 @@ async def reserve(ctx: Context) -> str:  # type: ignore[type-arg]
     """Ask for the guest and nights, then say what was reserved and on which revision."""
     outcome = await elicit.form(ctx, "Who is staying, and for how long?", Room)
     era = ctx.request_context.session.protocol_version
-    if isinstance(outcome, Accepted):
-        return f"{era}: reserved {outcome.value.nights} nights for {outcome.value.guest}"
+    if isinstance(outcome, AcceptedElicitation):
+        return f"{era}: reserved {outcome.data.nights} nights for {outcome.data.guest}"
     return f"{era}: {type(outcome).__name__}"
 
 

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
-from elicitkit.server import Accepted, Elicitation
+from elicitkit.server import AcceptedElicitation, Elicitation
 
 server = MCPServer("tiny-stdio")
 elicit = Elicitation(server)
@@ -26,8 +26,8 @@ class Order(BaseModel):
 async def order_coffee(name: str, ctx: Context) -> str:
     """Order coffee; asks how you like it."""
     answer = await elicit.form(ctx, f"How does {name} like the coffee?", Order)
-    if isinstance(answer, Accepted):
-        order = answer.value
+    if isinstance(answer, AcceptedElicitation):
+        order = answer.data
         return f"{order.cups} {order.size} coffee(s) for {name}, {'with' if order.milk else 'no'} milk."
     return f"No coffee for {name} ({answer.action})."
 

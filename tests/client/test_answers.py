@@ -10,10 +10,10 @@ from client_http import record, serve
 from client_servers import State, elicit_server
 
 from elicitkit.client import (
-    Accept,
-    Cancel,
-    Decline,
-    ElicitationHandler,
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    ElicitationConfig,
     FormQuestion,
     ScriptedUI,
     UrlQuestion,
@@ -32,7 +32,7 @@ AGE_SCHEMA = {
 }
 
 
-async def ask(handler: ElicitationHandler, tool: str, **arguments: Any) -> dict[str, Any]:
+async def ask(handler: ElicitationConfig, tool: str, **arguments: Any) -> dict[str, Any]:
     with serve(elicit_server(State()).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             result = await client.call_tool(tool, arguments)
@@ -41,7 +41,7 @@ async def ask(handler: ElicitationHandler, tool: str, **arguments: Any) -> dict[
 
 async def test_form_starts_from_defaults_and_names_the_server() -> None:
     ui = ScriptedUI(accept_prefilled)
-    answer = await ask(ElicitationHandler(ui), "ask_form", schema=json.dumps(AGE_SCHEMA))
+    answer = await ask(ElicitationConfig(ui), "ask_form", schema=json.dumps(AGE_SCHEMA))
     assert answer == {"action": "accept", "content": {"name": "Ada", "age": 30, "verified": True}}
     [question] = ui.shown
     assert isinstance(question, FormQuestion)
@@ -53,11 +53,11 @@ async def test_form_starts_from_defaults_and_names_the_server() -> None:
 
 async def test_an_invalid_answer_is_never_sent_the_person_is_asked_again() -> None:
     ui = ScriptedUI(
-        Accept({"name": "Bob", "age": -4}),
-        Accept({"name": "Bob", "age": "x"}),
-        Accept({"name": "Bob", "age": 4}),
+        AcceptedElicitation({"name": "Bob", "age": -4}),
+        AcceptedElicitation({"name": "Bob", "age": "x"}),
+        AcceptedElicitation({"name": "Bob", "age": 4}),
     )
-    answer = await ask(ElicitationHandler(ui), "ask_form", schema=json.dumps(AGE_SCHEMA))
+    answer = await ask(ElicitationConfig(ui), "ask_form", schema=json.dumps(AGE_SCHEMA))
     assert answer == {"action": "accept", "content": {"name": "Bob", "age": 4}}
     _, second, third = ui.shown
     assert isinstance(second, FormQuestion) and isinstance(third, FormQuestion)
@@ -67,11 +67,11 @@ async def test_an_invalid_answer_is_never_sent_the_person_is_asked_again() -> No
 
 
 async def test_decline_and_cancel_go_back_without_content() -> None:
-    assert await ask(ElicitationHandler(ScriptedUI(Decline())), "ask_form") == {
+    assert await ask(ElicitationConfig(ScriptedUI(DeclinedElicitation())), "ask_form") == {
         "action": "decline",
         "content": None,
     }
-    assert await ask(ElicitationHandler(ScriptedUI(Cancel())), "ask_form") == {
+    assert await ask(ElicitationConfig(ScriptedUI(CancelledElicitation())), "ask_form") == {
         "action": "cancel",
         "content": None,
     }
@@ -81,7 +81,7 @@ async def test_a_failing_ui_counts_as_cancel() -> None:
     def broken(question: Any) -> Any:
         raise RuntimeError("terminal went away")
 
-    assert await ask(ElicitationHandler(ScriptedUI(broken)), "ask_form") == {
+    assert await ask(ElicitationConfig(ScriptedUI(broken)), "ask_form") == {
         "action": "cancel",
         "content": None,
     }
@@ -89,8 +89,8 @@ async def test_a_failing_ui_counts_as_cancel() -> None:
 
 async def test_url_is_opened_only_after_accept_and_exactly_as_given() -> None:
     opened: list[str] = []
-    ui = ScriptedUI(Accept())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=record(opened))
+    ui = ScriptedUI(AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
     answer = await ask(handler, "ask_url", url="https://accounts.example.com/connect?x=1")
     assert answer == {"action": "accept", "content": None}
     assert opened == ["https://accounts.example.com/connect?x=1"]
@@ -102,7 +102,9 @@ async def test_url_is_opened_only_after_accept_and_exactly_as_given() -> None:
 
 async def test_declined_or_cancelled_url_is_never_opened() -> None:
     opened: list[str] = []
-    handler = ElicitationHandler(ScriptedUI(Decline(), Cancel()), modes=("url",), open_url=record(opened))
+    handler = ElicitationConfig(
+        ScriptedUI(DeclinedElicitation(), CancelledElicitation()), modes=("url",), open_url=record(opened)
+    )
     assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "decline"
     assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "cancel"
     assert opened == []
@@ -110,8 +112,8 @@ async def test_declined_or_cancelled_url_is_never_opened() -> None:
 
 async def test_blocked_url_is_shown_as_blocked_never_opened_and_the_person_is_told() -> None:
     opened: list[str] = []
-    ui = ScriptedUI(otherwise=Accept())  # even a UI that says "open" cannot open a blocked URL
-    handler = ElicitationHandler(ui, modes=("url",), open_url=record(opened))
+    ui = ScriptedUI(otherwise=AcceptedElicitation())  # even a UI that says "open" cannot open a blocked URL
+    handler = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
     assert (await ask(handler, "ask_url", url="javascript:alert(1)"))["action"] == "decline"
     assert opened == []
     [question] = ui.shown
@@ -120,17 +122,17 @@ async def test_blocked_url_is_shown_as_blocked_never_opened_and_the_person_is_to
 
 
 async def test_a_ui_that_keeps_sending_a_bad_answer_ends_in_cancel_not_a_spin() -> None:
-    ui = ScriptedUI(otherwise=Accept({}))  # the form has a required field, so {} never fits
+    ui = ScriptedUI(otherwise=AcceptedElicitation({}))  # the form has a required field, so {} never fits
     with anyio.fail_after(10):
-        answer = await ask(ElicitationHandler(ui), "ask_form")
+        answer = await ask(ElicitationConfig(ui), "ask_form")
     assert answer == {"action": "cancel", "content": None}
     assert len(ui.shown) == MAX_REFUSED_ANSWERS + 1
     assert any("did not fit" in n for n in ui.notices)
 
 
 async def test_no_browser_tells_the_person_where_to_go() -> None:
-    ui = ScriptedUI(Accept())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=lambda u: False)
+    ui = ScriptedUI(AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda u: False)
     assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "accept"
     assert any("https://example.com/a" in n for n in ui.notices)
 
@@ -139,8 +141,8 @@ async def test_a_failing_browser_is_told_not_crashed() -> None:
     def browser(url: str) -> bool:
         raise OSError("no display")
 
-    ui = ScriptedUI(Accept())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=browser)
+    ui = ScriptedUI(AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=browser)
     assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "accept"
     assert any("https://example.com/a" in n for n in ui.notices)
 

@@ -15,7 +15,7 @@ from test_rounds import rounds_server
 
 from elicitkit.client import (
     ElicitationCancelledError,
-    ElicitationHandler,
+    ElicitationConfig,
     FormQuestion,
     ScriptedUI,
     UrlQuestion,
@@ -49,7 +49,7 @@ class CancelledOnce(ScriptedUI):
 async def test_on_2025_11_25_it_is_a_cancel_and_the_connection_goes_on() -> None:
     ui = CancelledOnce(otherwise=accept_prefilled)
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        async with ElicitationHandler(ui).connect(url, mode="legacy") as client:
+        async with ElicitationConfig(ui).connect(url, mode="legacy") as client:
             first = await client.call_tool("ask_form")
             second = await client.call_tool("ask_form")
     assert json.loads(first.content[0].text) == {"action": "cancel", "content": None}  # type: ignore[union-attr]
@@ -60,7 +60,7 @@ async def test_on_2025_11_25_it_is_a_cancel_and_the_connection_goes_on() -> None
 async def test_on_2026_07_28_it_is_a_cancel_sent_once() -> None:
     ui = CancelledOnce(otherwise=accept_prefilled)
     with serve(rounds_server([]).streamable_http_app()) as url:
-        async with ElicitationHandler(ui).connect(url) as client:
+        async with ElicitationConfig(ui).connect(url) as client:
             assert client.protocol_version == "2026-07-28"
             result = await client.call_tool("ask_name")
     assert json.loads(result.content[0].text) == {"who": {"action": "cancel"}}  # type: ignore[union-attr]
@@ -70,7 +70,7 @@ async def test_on_2026_07_28_it_is_a_cancel_sent_once() -> None:
 async def test_a_waiting_screen_cancelled_inside_ends_the_wait_as_cancel() -> None:
     state = State()
     ui = CancelledOnce(otherwise=accept_prefilled)
-    handler = ElicitationHandler(ui, modes=("url",), open_url=lambda url: True, wait_timeout=30)
+    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, wait_timeout=30)
     with serve(held_server(state).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             try:

@@ -10,13 +10,13 @@ import anyio
 from client_http import serve
 from client_servers import State, elicit_server
 
-from elicitkit.client import ElicitationHandler, RateLimit, ScriptedUI, accept_prefilled
+from elicitkit.client import ElicitationConfig, RateLimit, ScriptedUI, accept_prefilled
 
 
 async def test_a_flood_reaches_the_ui_only_up_to_the_limit_and_the_rest_get_cancel() -> None:
     limit = RateLimit(per_second=2, burst=5, max_waiting=3)
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationHandler(ui, rate_limit=limit)
+    handler = ElicitationConfig(ui, rate_limit=limit)
     with serve(elicit_server(State()).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             started = time.monotonic()

@@ -7,11 +7,11 @@ from client_http import record, serve
 from client_servers import State, finish, held_server
 
 from elicitkit.client import (
-    Accept,
-    Decline,
+    AcceptedElicitation,
+    DeclinedElicitation,
     ElicitationCancelledError,
+    ElicitationConfig,
     ElicitationDeclinedError,
-    ElicitationHandler,
     ElicitationLoopError,
     ScriptedUI,
     UrlQuestion,
@@ -24,7 +24,7 @@ def text(result: object) -> str:
 
 async def test_call_consent_notice_retry_success() -> None:
     state = State()
-    ui = ScriptedUI(Accept())
+    ui = ScriptedUI(AcceptedElicitation())
     opened: list[str] = []
 
     def browser(url: str) -> bool:
@@ -32,7 +32,7 @@ async def test_call_consent_notice_retry_success() -> None:
         finish(state, "conn-1")
         return True
 
-    handler = ElicitationHandler(ui, modes=("url",), open_url=browser, wait_timeout=30)
+    handler = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
     with serve(held_server(state).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             result = await client.call_tool("connect_service")
@@ -50,8 +50,8 @@ async def test_call_consent_notice_retry_success() -> None:
 
 async def test_several_urls_each_get_consent_and_all_must_complete() -> None:
     state = State()
-    ui = ScriptedUI(Accept(), Accept())
-    handler_ref: list[ElicitationHandler] = []
+    ui = ScriptedUI(AcceptedElicitation(), AcceptedElicitation())
+    handler_ref: list[ElicitationConfig] = []
 
     def browser(url: str) -> bool:
         if url.endswith("/b"):
@@ -59,7 +59,7 @@ async def test_several_urls_each_get_consent_and_all_must_complete() -> None:
             finish(state, "b")
         return True
 
-    handler = ElicitationHandler(ui, modes=("url",), open_url=browser, wait_timeout=30)
+    handler = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
     handler_ref.append(handler)
     with serve(held_server(state, ids=("a", "b")).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
@@ -70,13 +70,13 @@ async def test_several_urls_each_get_consent_and_all_must_complete() -> None:
 
 async def test_no_notice_then_the_person_retries_and_the_call_succeeds() -> None:
     state = State()
-    ui = ScriptedUI(Accept(), waits=["retry"])
+    ui = ScriptedUI(AcceptedElicitation(), waits=["retry"])
 
     def browser(url: str) -> bool:
         finish(state, "conn-1", notify=False)  # the flow finishes, but no notice ever comes
         return True
 
-    handler = ElicitationHandler(ui, modes=("url",), open_url=browser, wait_timeout=0.3)
+    handler = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=0.3)
     with serve(held_server(state).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             result = await client.call_tool("connect_service")
@@ -86,8 +86,8 @@ async def test_no_notice_then_the_person_retries_and_the_call_succeeds() -> None
 
 async def test_no_notice_then_the_person_cancels() -> None:
     state = State()
-    ui = ScriptedUI(Accept(), waits=["retry", "cancel"])
-    handler = ElicitationHandler(ui, modes=("url",), open_url=lambda url: True, wait_timeout=0.2)
+    ui = ScriptedUI(AcceptedElicitation(), waits=["retry", "cancel"])
+    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, wait_timeout=0.2)
     with serve(held_server(state).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             with pytest.raises(ElicitationCancelledError, match="Stopped waiting for Held Server"):
@@ -104,8 +104,8 @@ async def test_a_server_repeating_completed_ids_is_stopped() -> None:
         finish(state, "conn-1")
         return True
 
-    ui = ScriptedUI(otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=browser, wait_timeout=30)
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
     with serve(held_server(state, repeat=True).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             with pytest.raises(ElicitationLoopError, match="'conn-1', which already completed"):
@@ -116,8 +116,8 @@ async def test_a_server_repeating_completed_ids_is_stopped() -> None:
 async def test_declined_consent_stops_the_call_and_opens_nothing() -> None:
     state = State()
     opened: list[str] = []
-    ui = ScriptedUI(Decline())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=record(opened))
+    ui = ScriptedUI(DeclinedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
     with serve(held_server(state).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             with pytest.raises(ElicitationDeclinedError, match="was not opened"):

@@ -18,8 +18,8 @@ from client_servers import NAME_SCHEMA
 from hostile_servers import BROKEN_32042, EVIL_PATTERN, EVIL_TEXT, hostile_server, old_server
 
 from elicitkit.client import (
-    Accept,
-    ElicitationHandler,
+    AcceptedElicitation,
+    ElicitationConfig,
     ElicitationProtocolError,
     ElicitationRateLimitedError,
     FormQuestion,
@@ -64,8 +64,8 @@ def hostile_url() -> Any:
 async def test_a_catastrophic_pattern_never_stalls_the_event_loop(hostile_url: str) -> None:
     schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": EVIL_PATTERN}}}
     schema["properties"]["code"]["default"] = EVIL_TEXT
-    ui = ScriptedUI(Accept({"code": EVIL_TEXT}), Accept({"code": "aaa"}))
-    handler = ElicitationHandler(ui)
+    ui = ScriptedUI(AcceptedElicitation({"code": EVIL_TEXT}), AcceptedElicitation({"code": "aaa"}))
+    handler = ElicitationConfig(ui)
     async with handler.connect(hostile_url, mode="legacy") as client, heartbeat() as lags:
         started = time.monotonic()
         result = await client.call_tool("ask", {"schema": json.dumps(schema)})
@@ -81,7 +81,7 @@ async def test_a_catastrophic_pattern_never_stalls_the_event_loop(hostile_url: s
 async def test_a_lookaround_pattern_is_refused_with_32602_naming_the_field(hostile_url: str) -> None:
     schema = {"type": "object", "properties": {"pin": {"type": "string", "pattern": "^(?=.*\\d).+$"}}}
     ui = ScriptedUI(otherwise=accept_prefilled)
-    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+    async with ElicitationConfig(ui).connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask", {"schema": json.dumps(schema)}))
     assert answer["error"] == -32602
     assert "'pin'" in answer["message"] and "lookaround" in answer["message"]
@@ -100,7 +100,7 @@ async def test_a_request_on_the_get_stream_while_one_call_is_open_is_that_calls(
     """What stock servers send from inside a tool (the TypeScript SDK's
     `server.server.elicitInput`): with one call open, the question can only be that call's."""
     ui = ScriptedUI(otherwise=accept_prefilled)
-    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+    async with ElicitationConfig(ui).connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask_aside"))
     assert answer == {"action": "accept", "content": {"name": "Ada"}}
     assert len(ui.shown) == 1
@@ -109,7 +109,7 @@ async def test_a_request_on_the_get_stream_while_one_call_is_open_is_that_calls(
 async def test_a_request_on_the_get_stream_while_two_calls_are_open_gets_32602(hostile_url: str) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
     answers: dict[str, Any] = {}
-    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+    async with ElicitationConfig(ui).connect(hostile_url, mode="legacy") as client:
 
         async def aside() -> None:
             answers["aside"] = answer_of(await client.call_tool("ask_aside", {"delay": 0.5}))
@@ -126,7 +126,7 @@ async def test_a_request_on_the_get_stream_while_two_calls_are_open_gets_32602(h
 
 async def test_the_strict_setting_refuses_the_get_stream_even_during_a_call(hostile_url: str) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationHandler(ui, standalone_stream="refuse")
+    handler = ElicitationConfig(ui, standalone_stream="refuse")
     async with handler.connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask_aside"))
         tied = answer_of(await client.call_tool("ask", {"schema": json.dumps(NAME_SCHEMA)}))
@@ -138,7 +138,7 @@ async def test_the_strict_setting_refuses_the_get_stream_even_during_a_call(host
 @pytest.mark.parametrize("setting", ["always", "during-call"])  # "during-call": a name 0.1.0 never shipped
 def test_an_unknown_standalone_setting_is_refused_at_once(setting: str) -> None:
     with pytest.raises(ValueError, match="'one-call' or 'refuse'"):
-        ElicitationHandler(ScriptedUI(), standalone_stream=setting)  # type: ignore[arg-type]
+        ElicitationConfig(ScriptedUI(), standalone_stream=setting)  # type: ignore[arg-type]
 
 
 # -- schemas the client could only half check ----------------------------------------------------
@@ -162,8 +162,8 @@ async def test_a_keyword_outside_the_subset_is_refused_not_ignored(
         "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
         **extra,
     }
-    ui = ScriptedUI(otherwise=lambda q: Accept({}))
-    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+    ui = ScriptedUI(otherwise=lambda q: AcceptedElicitation({}))
+    async with ElicitationConfig(ui).connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask", {"schema": json.dumps(schema)}))
     assert answer["error"] == -32602
     assert f"(at {where})" in answer["message"]
@@ -173,8 +173,8 @@ async def test_a_keyword_outside_the_subset_is_refused_not_ignored(
 async def test_a_constraint_hidden_in_a_choice_list_is_refused(hostile_url: str) -> None:
     hidden = {"type": "array", "items": {"enum": ["a", "b"], "not": {"const": "a"}}}
     schema = {"type": "object", "properties": {"pick": hidden}}
-    ui = ScriptedUI(otherwise=lambda q: Accept({"pick": ["a"]}))
-    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+    ui = ScriptedUI(otherwise=lambda q: AcceptedElicitation({"pick": ["a"]}))
+    async with ElicitationConfig(ui).connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask", {"schema": json.dumps(schema)}))
     assert answer["error"] == -32602 and "/properties/pick/items/not" in answer["message"]
     assert ui.shown == []
@@ -187,9 +187,7 @@ async def test_a_32042_storm_shows_no_more_than_the_rate_limit_and_ends_typed(ho
     limit = RateLimit(per_second=1, burst=4, max_waiting=3)
     ui = ScriptedUI(otherwise=accept_prefilled, waits=["retry"] * 1000)
     opened: list[str] = []
-    handler = ElicitationHandler(
-        ui, modes="url", rate_limit=limit, wait_timeout=0.01, open_url=record(opened)
-    )
+    handler = ElicitationConfig(ui, modes="url", rate_limit=limit, wait_timeout=0.01, open_url=record(opened))
     async with handler.connect(hostile_url, mode="legacy") as client:
         started = time.monotonic()
         with pytest.raises(ElicitationRateLimitedError, match="Hostile Server asked for more than"):
@@ -209,7 +207,7 @@ async def test_held_call_retries_have_a_bound_even_within_the_rate(hostile_url: 
     generous = RateLimit(per_second=10_000, burst=10_000, max_waiting=3)
     ui = ScriptedUI(otherwise=accept_prefilled, waits=["retry"] * 1000)
     sizes = Sizes(held_rounds=5)
-    handler = ElicitationHandler(
+    handler = ElicitationConfig(
         ui, modes="url", rate_limit=generous, sizes=sizes, wait_timeout=0.01, open_url=record([])
     )
     async with handler.connect(hostile_url, mode="legacy") as client:
@@ -224,7 +222,7 @@ async def test_held_call_retries_have_a_bound_even_within_the_rate(hostile_url: 
 @pytest.mark.parametrize("kind", sorted(BROKEN_32042))
 async def test_malformed_32042_data_ends_with_a_typed_error(hostile_url: str, kind: str) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    async with ElicitationHandler(ui, modes="url").connect(hostile_url, mode="legacy") as client:
+    async with ElicitationConfig(ui, modes="url").connect(hostile_url, mode="legacy") as client:
         with pytest.raises(
             ElicitationProtocolError, match=r"^Hostile Server answered -32042 but .+; the call"
         ):
@@ -234,7 +232,7 @@ async def test_malformed_32042_data_ends_with_a_typed_error(hostile_url: str, ki
 
 async def test_a_result_of_the_wrong_shape_ends_with_a_typed_error_not_pydantics() -> None:
     with serve(old_server()) as url:
-        async with ElicitationHandler(ScriptedUI()).connect(url, mode="legacy") as client:
+        async with ElicitationConfig(ScriptedUI()).connect(url, mode="legacy") as client:
             with pytest.raises(ElicitationProtocolError) as caught:
                 await client.call_tool("malformed")
     assert str(caught.value) == (
@@ -248,7 +246,7 @@ async def test_completion_notices_of_the_wrong_type_are_dropped_and_the_client_g
     hostile_url: str,
 ) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+    async with ElicitationConfig(ui).connect(hostile_url, mode="legacy") as client:
         sent = await client.call_tool("bad_notices")
         schema = {"type": "object", "properties": {"name": {"type": "string", "default": "Ada"}}}
         after = answer_of(await client.call_tool("ask", {"schema": json.dumps(schema)}))
@@ -268,8 +266,8 @@ async def test_oversized_text_is_cut_on_every_screen(hostile_url: str) -> None:
         "title": huge,
         "properties": {"name": {"type": "string", "title": huge, "description": huge}},
     }
-    ui = ScriptedUI(Accept({"name": 5}), otherwise=lambda q: Accept({}))
-    async with ElicitationHandler(ui, modes=("form", "url")).connect(hostile_url, mode="legacy") as client:
+    ui = ScriptedUI(AcceptedElicitation({"name": 5}), otherwise=lambda q: AcceptedElicitation({}))
+    async with ElicitationConfig(ui, modes=("form", "url")).connect(hostile_url, mode="legacy") as client:
         form = answer_of(await client.call_tool("ask", {"schema": json.dumps(schema), "message": huge}))
         url = answer_of(
             await client.call_tool("ask_url", {"url": "https://example.com/" + "p" * 100, "message": huge})
@@ -302,7 +300,7 @@ async def test_oversized_text_is_cut_on_every_screen(hostile_url: str) -> None:
 )
 async def test_an_oversized_schema_is_refused_with_32602(hostile_url: str, schema: Any, words: str) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    async with ElicitationHandler(ui).connect(hostile_url, mode="legacy") as client:
+    async with ElicitationConfig(ui).connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask", {"schema": json.dumps(schema)}))
     assert answer["error"] == -32602 and words in answer["message"]
     assert ui.shown == []
@@ -311,7 +309,7 @@ async def test_an_oversized_schema_is_refused_with_32602(hostile_url: str, schem
 async def test_an_oversized_url_is_refused_with_32602(hostile_url: str) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
     opened: list[str] = []
-    handler = ElicitationHandler(ui, modes="url", open_url=record(opened))
+    handler = ElicitationConfig(ui, modes="url", open_url=record(opened))
     async with handler.connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask_url", {"url": "https://example.com/" + "p" * 100_000}))
     assert answer["error"] == -32602 and "this client opens at most 4096" in answer["message"]

@@ -8,14 +8,14 @@ import anyio
 import pytest
 
 from elicitkit.client import (
-    Accept,
-    Cancel,
-    Completions,
-    ElicitationHandler,
+    AcceptedElicitation,
+    CancelledElicitation,
+    ElicitationConfig,
     ElicitingClient,
     FormQuestion,
     RateLimit,
     ScriptedUI,
+    UrlCompletions,
     Waiting,
     accept_prefilled,
 )
@@ -38,7 +38,7 @@ def test_rate_limit_rejects_nonsense() -> None:
 
 
 async def test_completions_count_only_pending_ids_once() -> None:
-    completions = Completions()
+    completions = UrlCompletions()
     completions.expect("a", "Connect")
     assert not completions.complete("unknown")
     assert completions.complete("a")
@@ -49,7 +49,7 @@ async def test_completions_count_only_pending_ids_once() -> None:
 
 
 async def test_completions_wake_waiters_and_stay_bounded() -> None:
-    completions = Completions(max_ids=3)
+    completions = UrlCompletions(max_ids=3)
     for i in range(10):
         completions.expect(str(i))
     assert [completions.is_pending(str(i)) for i in (0, 6, 7, 8, 9)] == [False, False, True, True, True]
@@ -71,11 +71,11 @@ async def test_completions_wake_waiters_and_stay_bounded() -> None:
 
 async def test_scripted_ui_replies_in_order_then_otherwise_and_records() -> None:
     question = FormQuestion("S", "Name?", {"type": "object", "properties": {}}, {"name": "Ada"})
-    ui = ScriptedUI(Cancel(), accept_prefilled, otherwise=Accept({"name": "Z"}))
+    ui = ScriptedUI(CancelledElicitation(), accept_prefilled, otherwise=AcceptedElicitation({"name": "Z"}))
     assert [await ui.ask_form(question) for _ in range(3)] == [
-        Cancel(),
-        Accept({"name": "Ada"}),
-        Accept({"name": "Z"}),
+        CancelledElicitation(),
+        AcceptedElicitation({"name": "Ada"}),
+        AcceptedElicitation({"name": "Z"}),
     ]
     assert ui.shown == [question] * 3
     ui.notice("hello")
@@ -100,12 +100,12 @@ def test_eliciting_client_needs_a_handler_and_owns_the_callback() -> None:
 
     with pytest.raises(ValueError, match="elicitation_callback"):
         ElicitingClient(
-            "http://127.0.0.1:1/mcp", handler=ElicitationHandler(ScriptedUI()), elicitation_callback=mine
+            "http://127.0.0.1:1/mcp", handler=ElicitationConfig(ScriptedUI()), elicitation_callback=mine
         )
 
 
 def test_rounds_are_patient_by_default() -> None:
-    client = ElicitationHandler(ScriptedUI()).connect("http://127.0.0.1:1/mcp")
+    client = ElicitationConfig(ScriptedUI()).connect("http://127.0.0.1:1/mcp")
     assert client.input_required_max_rounds == 10_000
-    custom = ElicitationHandler(ScriptedUI()).connect("http://127.0.0.1:1/mcp", input_required_max_rounds=50)
+    custom = ElicitationConfig(ScriptedUI()).connect("http://127.0.0.1:1/mcp", input_required_max_rounds=50)
     assert custom.input_required_max_rounds == 50

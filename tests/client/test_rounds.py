@@ -19,7 +19,7 @@ from mcp_types import (
     InputRequiredResult,
 )
 
-from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI, UrlQuestion
 
 SCHEMA = {
     "type": "object",
@@ -56,9 +56,9 @@ def rounds_server(browser_done: list[float]) -> MCPServer:
 
 
 async def test_a_round_form_goes_through_the_handler() -> None:
-    ui = ScriptedUI(Accept({"name": 7}), Accept({"name": "Bea"}))
+    ui = ScriptedUI(AcceptedElicitation({"name": 7}), AcceptedElicitation({"name": "Bea"}))
     with serve(rounds_server([]).streamable_http_app()) as url:
-        async with ElicitationHandler(ui).connect(url) as client:
+        async with ElicitationConfig(ui).connect(url) as client:
             assert client.protocol_version == "2026-07-28"
             result = await client.call_tool("ask_name")
     assert json.loads(result.content[0].text) == {"who": {"action": "accept", "content": {"name": "Bea"}}}  # type: ignore[union-attr]
@@ -73,8 +73,8 @@ async def test_rounds_wait_for_a_browser_flow_longer_than_the_sdk_default() -> N
         browser_done.append(time.monotonic() + 3.0)  # the person takes 3 s: > 10 SDK rounds
         return True
 
-    ui = ScriptedUI(Accept())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=browser)
+    ui = ScriptedUI(AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=browser)
     with serve(rounds_server(browser_done).streamable_http_app()) as url:
         async with handler.connect(url) as client:
             result = await client.call_tool("connect")

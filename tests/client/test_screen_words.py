@@ -11,10 +11,10 @@ from client_http import record, serve
 from hostile_servers import hostile_server
 from rich.console import Console
 
-from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI, UrlQuestion
 from elicitkit.demo.browser import ScriptedBrowser, read_page
 from elicitkit.demo.transcript import NarratedUI, Transcript, describe_field
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 SPOOF = "ex\u0430mple"  # a Cyrillic "a": two blocking warnings
 LOOKALIKE = f"https://{SPOOF}.com/login"
@@ -27,17 +27,17 @@ def transcript() -> tuple[Transcript, io.StringIO]:
 
 async def test_a_blocked_url_is_never_narrated_as_opening() -> None:
     t, out = transcript()
-    ui = NarratedUI(ScriptedUI(Accept()), t, "alice")
-    await ui.ask_url_consent(UrlQuestion("Evil", "Sign in", inspect(LOOKALIKE)))
+    ui = NarratedUI(ScriptedUI(AcceptedElicitation()), t, "alice")
+    await ui.ask_url_consent(UrlQuestion("Evil", "Sign in", examine(LOOKALIKE)))
     text = out.getvalue()
     assert "alice  agrees, but the URL is blocked: the page is not opened." in text
     assert "opens" not in text
 
 
 async def test_the_blocked_notice_is_one_sentence_without_stray_stops() -> None:
-    ui = ScriptedUI(Accept())
+    ui = ScriptedUI(AcceptedElicitation())
     opened: list[str] = []
-    handler = ElicitationHandler(ui, modes="url", open_url=record(opened))
+    handler = ElicitationConfig(ui, modes="url", open_url=record(opened))
     with serve(hostile_server().streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             result = await client.call_tool("ask_url", {"url": LOOKALIKE})
@@ -62,7 +62,7 @@ async def test_legacy_enum_names_title_the_answer_too() -> None:
         "type": "object",
         "properties": {"size": {"type": "string", "enum": ["s", "m"], "enumNames": ["Small", "Medium"]}},
     }
-    ui = NarratedUI(ScriptedUI(Accept({"size": "m"})), t, "alice")
+    ui = NarratedUI(ScriptedUI(AcceptedElicitation({"size": "m"})), t, "alice")
     await ui.ask_form(FormQuestion("Shop", "Which size?", schema, {}, ()))
     assert "size  Medium" in out.getvalue()
 

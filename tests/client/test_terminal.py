@@ -19,16 +19,16 @@ from rich.console import Console
 import elicitkit.schema
 from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import (
-    Accept,
-    Cancel,
-    Decline,
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
     ElicitationUI,
     FormQuestion,
     UrlQuestion,
     Waiting,
 )
 from elicitkit.schema import ValidationProblem
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 ENTER, CTRL_C, CTRL_D = "\r", "\x03", "\x04"
 NAME = {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}}, "required": ["name"]}
@@ -76,22 +76,22 @@ def test_refuses_to_start_when_stdin_is_not_a_terminal(monkeypatch: pytest.Monke
 
 async def test_an_answer_is_typed_reviewed_and_submitted(term: Term) -> None:
     reply = await term.ask(NAME, "Ada" + ENTER + ENTER)
-    assert reply == Accept({"name": "Ada"})
+    assert reply == AcceptedElicitation({"name": "Ada"})
     assert "✓ Answers submitted:" in term.transcript.getvalue()
 
 
 async def test_initial_values_prefill_the_fields(term: Term) -> None:
     reply = await term.ask(NAME, ENTER + ENTER, initial={"name": "Bob"})
-    assert reply == Accept({"name": "Bob"})
+    assert reply == AcceptedElicitation({"name": "Bob"})
 
 
 async def test_ctrl_d_declines_from_a_choice(term: Term) -> None:
     schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
-    assert await term.ask(schema, CTRL_D) == Decline()
+    assert await term.ask(schema, CTRL_D) == DeclinedElicitation()
 
 
 async def test_ctrl_c_cancels_from_the_review_screen(term: Term) -> None:
-    assert await term.ask(NAME, "Ada" + ENTER + CTRL_C) == Cancel()
+    assert await term.ask(NAME, "Ada" + ENTER + CTRL_C) == CancelledElicitation()
 
 
 async def test_an_optional_multi_choice_left_empty_is_left_out(term: Term) -> None:
@@ -99,11 +99,11 @@ async def test_an_optional_multi_choice_left_empty_is_left_out(term: Term) -> No
         "type": "object",
         "properties": {"days": {"type": "array", "minItems": 1, "items": {"enum": ["mon", "tue"]}}},
     }
-    assert await term.ask(schema, ENTER + "s") == Accept({})
+    assert await term.ask(schema, ENTER + "s") == AcceptedElicitation({})
 
 
 async def test_a_form_without_fields_goes_straight_to_review(term: Term) -> None:
-    assert await term.ask({"type": "object", "properties": {}}, ENTER) == Accept({})
+    assert await term.ask({"type": "object", "properties": {}}, ENTER) == AcceptedElicitation({})
 
 
 async def test_the_shared_validator_holds_back_a_submit(term: Term, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,7 +118,7 @@ async def test_the_shared_validator_holds_back_a_submit(term: Term, monkeypatch:
 
     monkeypatch.setattr(elicitkit.schema, "validate", validate)
     reply = await term.ask(NAME, "Ada" + ENTER + "s" + "s")
-    assert reply == Accept({"name": "Ada"})
+    assert reply == AcceptedElicitation({"name": "Ada"})
     assert calls == [{"name": "Ada"}, {"name": "Ada"}]
 
 
@@ -130,7 +130,7 @@ async def test_notices_print_with_or_without_a_screen_up(term: Term) -> None:
     await asyncio.sleep(0.2)
     assert not task.done()
     term.pipe.send_text(CTRL_C)
-    assert await asyncio.wait_for(task, 10) == Cancel()
+    assert await asyncio.wait_for(task, 10) == CancelledElicitation()
     transcript = term.transcript.getvalue()
     assert "◆ first \\u001b[2J" in transcript
     assert "◆ elicitation el-1 completed" in transcript
@@ -156,7 +156,7 @@ async def test_wait_can_be_stopped_by_the_handler(term: Term) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert term.ui._screens.current is None
-    assert await term.ask(NAME, "Ada" + ENTER + ENTER) == Accept({"name": "Ada"})
+    assert await term.ask(NAME, "Ada" + ENTER + ENTER) == AcceptedElicitation({"name": "Ada"})
 
 
 async def test_no_url_is_ever_a_hyperlink_and_the_domain_is_reverse_video() -> None:
@@ -177,9 +177,11 @@ async def test_no_url_is_ever_a_hyperlink_and_the_domain_is_reverse_video() -> N
         pipe.send_text("https://example.org/me" + ENTER + ENTER)
         form = await asyncio.wait_for(ui.ask_form(FormQuestion("Demo", "Why", schema, {})), 10)
         pipe.send_text("d")
-        question = UrlQuestion("Demo", "Connect.", inspect("https://login.example.com/elicit/abc"))
+        question = UrlQuestion("Demo", "Connect.", examine("https://login.example.com/elicit/abc"))
         consent = await asyncio.wait_for(ui.ask_url_consent(question), 10)
-    assert form == Accept({"site": "https://example.org/me"}) and consent == Decline()
+    assert (
+        form == AcceptedElicitation({"site": "https://example.org/me"}) and consent == DeclinedElicitation()
+    )
     assert "https://login.\x1b[1;7mexample.com\x1b[0m/elicit/abc" in drawn.getvalue()
     assert "https://example.org/help" in screens.getvalue()  # the description, drawn as plain text
     for output in (drawn.getvalue(), screens.getvalue()):

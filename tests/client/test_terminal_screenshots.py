@@ -70,13 +70,13 @@ CONSENT_URL = "https://accounts.example.com/elicit/7Hq2xVb9"
 async def _ask(scenario: str) -> Any:
     from elicitkit.client import FormQuestion, TerminalUI, UrlQuestion
     from elicitkit.schema import defaults
-    from elicitkit.urls import inspect
+    from elicitkit.urls import examine
 
     ui = TerminalUI()
     if scenario == "form":
         message = "Book a table: which day, how many of you, and where would you like to sit?"
         return await ui.ask_form(FormQuestion("Bistro Tables", message, BOOKING, defaults(BOOKING)))
-    report = inspect(CONSENT_URL)  # the real inspection, as the handler does it
+    report = examine(CONSENT_URL)  # the real inspection, as the handler does it
     message = "Sign in to your calendar account so I can find a free evening."
     return await ui.ask_url_consent(UrlQuestion("Calendar Assistant", message, report))
 

@@ -28,7 +28,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
-from elicitkit.client import Decline, ElicitationHandler, FormQuestion, ScriptedUI
+from elicitkit.client import DeclinedElicitation, ElicitationConfig, FormQuestion, ScriptedUI
 from elicitkit.client.terminal import TerminalUI
 from elicitkit.client.ui import said
 from elicitkit.client.web import WebUI
@@ -49,7 +49,7 @@ def unnamed_server() -> Server:
     return Server("", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def ask(handler: ElicitationHandler) -> dict[str, object]:
+async def ask(handler: ElicitationConfig) -> dict[str, object]:
     with serve(unnamed_server().streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             result = await client.call_tool("ask_form", {})
@@ -57,8 +57,8 @@ async def ask(handler: ElicitationHandler) -> dict[str, object]:
 
 
 async def test_the_question_names_an_unnamed_server_in_english_and_says_it_in_chinese() -> None:
-    ui = ScriptedUI(Decline())
-    assert await ask(ElicitationHandler(ui)) == {"action": "decline", "content": None}
+    ui = ScriptedUI(DeclinedElicitation())
+    assert await ask(ElicitationConfig(ui)) == {"action": "decline", "content": None}
     [question] = ui.shown
     assert isinstance(question, FormQuestion)
     assert question.server == "An MCP server"
@@ -76,7 +76,7 @@ async def test_the_chinese_terminal_introduces_an_unnamed_server_in_chinese() ->
             locale="zh_CN",
         )
         pipe.send_text("\x04")  # Ctrl-D: decline
-        assert await asyncio.wait_for(ask(ElicitationHandler(ui)), 30) == {
+        assert await asyncio.wait_for(ask(ElicitationConfig(ui)), 30) == {
             "action": "decline",
             "content": None,
         }
@@ -88,7 +88,7 @@ async def test_the_chinese_terminal_introduces_an_unnamed_server_in_chinese() ->
 async def test_the_chinese_web_ui_introduces_an_unnamed_server_in_chinese() -> None:
     async with WebUI(opener=lambda url: None, locale="zh_CN") as ui, httpx.AsyncClient(timeout=10) as http:
         await ui.start()
-        asking = asyncio.create_task(ask(ElicitationHandler(ui)))
+        asking = asyncio.create_task(ask(ElicitationConfig(ui)))
         html = ""
         for _ in range(500):
             if 'name="csrf"' in (html := (await http.get(ui.url)).text):

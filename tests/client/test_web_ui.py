@@ -17,10 +17,17 @@ import httpx
 import pytest
 
 from elicitkit.client import ElicitationUI
-from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client.ui import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    FormQuestion,
+    UrlQuestion,
+    Waiting,
+)
 from elicitkit.client.web import WebUI
 from elicitkit.schema import ValidationProblem
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -183,7 +190,7 @@ async def test_a_post_without_the_csrf_token_is_refused(ui: WebUI, visitor: Visi
     assert not task.done()
     response = await visitor.post({"action": "decline"})
     assert response.status_code == 303
-    assert await asyncio.wait_for(task, 5) == Decline()
+    assert await asyncio.wait_for(task, 5) == DeclinedElicitation()
 
 
 # -- forms ---------------------------------------------------------------------------------------
@@ -223,7 +230,7 @@ async def test_server_side_validation_returns_the_page_with_problems_never_an_an
     assert "Review your answers" in review and "Nothing has been sent yet" in review
     assert not task.done()
     await visitor.post({"action": "submit"})
-    assert await asyncio.wait_for(task, 5) == Accept({"name": "Ann", "size": 4, "seat": "out"})
+    assert await asyncio.wait_for(task, 5) == AcceptedElicitation({"name": "Ann", "size": 4, "seat": "out"})
 
 
 async def test_problems_from_the_handler_are_shown_next_to_their_fields(ui: WebUI, visitor: Visitor) -> None:
@@ -251,7 +258,7 @@ async def test_review_then_change_then_submit(ui: WebUI, visitor: Visitor) -> No
     assert 'value="Ann"' in html
     await visitor.post({"action": "review", "f:name": "Bo", "f:size": "2", "f:seat": ""})
     await visitor.post({"action": "submit"})
-    assert await asyncio.wait_for(task, 5) == Accept({"name": "Bo", "size": 2})
+    assert await asyncio.wait_for(task, 5) == AcceptedElicitation({"name": "Bo", "size": 2})
 
 
 async def test_cancel_from_the_review_step(ui: WebUI, visitor: Visitor) -> None:
@@ -260,7 +267,7 @@ async def test_cancel_from_the_review_step(ui: WebUI, visitor: Visitor) -> None:
     html = await visitor.page()
     assert 'value="decline"' in html and 'value="cancel"' in html
     await visitor.post({"action": "cancel"})
-    assert await asyncio.wait_for(task, 5) == Cancel()
+    assert await asyncio.wait_for(task, 5) == CancelledElicitation()
     assert "is told it was cancelled" in text_of(await visitor.page())
 
 
@@ -289,7 +296,7 @@ def schema_defaults(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_consent_shows_the_url_unlinked_with_domain_and_warnings(ui: WebUI, visitor: Visitor) -> None:
-    report = inspect("https://login.example.com:8443/elicit/abc?x=1")
+    report = examine("https://login.example.com:8443/elicit/abc?x=1")
     assert report.warnings
     task = await asking(ui, UrlQuestion("Bistro", "Sign in to continue.", report))
     html = await visitor.page()
@@ -300,11 +307,11 @@ async def test_consent_shows_the_url_unlinked_with_domain_and_warnings(ui: WebUI
         assert warning.code in page
     assert "Open in my browser" in page
     await visitor.post({"action": "open"})
-    assert await asyncio.wait_for(task, 5) == Accept()
+    assert await asyncio.wait_for(task, 5) == AcceptedElicitation()
 
 
 async def test_a_blocked_url_offers_no_open_and_refuses_one(ui: WebUI, visitor: Visitor) -> None:
-    report = inspect("https://good.example.com@evil.example.net/")
+    report = examine("https://good.example.com@evil.example.net/")
     assert report.verdict == "block"
     task = await asking(ui, UrlQuestion("Bistro", "Sign in.", report))
     html = await visitor.page()
@@ -315,7 +322,7 @@ async def test_a_blocked_url_offers_no_open_and_refuses_one(ui: WebUI, visitor: 
     assert not task.done()
     assert "cannot be opened" in text_of(await visitor.page())
     await visitor.post({"action": "decline"})
-    assert await asyncio.wait_for(task, 5) == Decline()
+    assert await asyncio.wait_for(task, 5) == DeclinedElicitation()
 
 
 # -- waiting, notices, lifecycle -----------------------------------------------------------------
@@ -360,10 +367,10 @@ async def test_questions_wait_their_turn_and_the_browser_opens_once(
     page = text_of(await visitor.page())
     assert "First?" in page and "1 more waiting after this one." in page
     await visitor.post({"action": "decline"})
-    assert await asyncio.wait_for(first, 5) == Decline()
+    assert await asyncio.wait_for(first, 5) == DeclinedElicitation()
     assert "Second?" in text_of(await visitor.page())
     await visitor.post({"action": "cancel"})
-    assert await asyncio.wait_for(second, 5) == Cancel()
+    assert await asyncio.wait_for(second, 5) == CancelledElicitation()
     assert len(opened) == 1
 
 
@@ -408,7 +415,7 @@ async def test_closing_dismisses_open_questions_and_stops_the_server() -> None:
     await asyncio.sleep(0.2)
     url = ui.url
     await ui.aclose()
-    assert await asyncio.wait_for(form, 5) == Cancel()
+    assert await asyncio.wait_for(form, 5) == CancelledElicitation()
     assert await asyncio.wait_for(waiting, 5) == "cancel"
     async with httpx.AsyncClient() as client:
         with pytest.raises(httpx.ConnectError):

@@ -22,11 +22,11 @@ from client_servers import State, elicit_server
 from playwright.async_api import Browser, Page, async_playwright, expect
 from support.chromium import CHROMIUM_ARGS
 
-from elicitkit.client import ElicitationHandler
-from elicitkit.client.ui import Accept, Decline, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client import ElicitationConfig
+from elicitkit.client.ui import AcceptedElicitation, DeclinedElicitation, FormQuestion, UrlQuestion, Waiting
 from elicitkit.client.web import WebUI
 from elicitkit.schema import defaults
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -200,7 +200,7 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
 
         reply = await settled(asked)
         arrival = datetime(2026, 3, 14, 19, 30).astimezone().isoformat(timespec="seconds")
-        assert reply == Accept(
+        assert reply == AcceptedElicitation(
             {
                 "name": "Ada Lovelace",
                 "code": "SUN",
@@ -229,11 +229,11 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
         )
         await expect(page.locator(".message")).to_have_text("Rate your last visit?")
         await page.get_by_role("button", name="Decline").click()
-        assert await settled(asked) == Decline()
+        assert await settled(asked) == DeclinedElicitation()
         await expect(page.locator(".flash")).to_contain_text("declined")
 
         # URL consent: the full URL, the domain highlighted, never a link; Open accepts.
-        report = inspect("https://accounts.lumiere-bistro.example.com/elicit/7Jq2xKp9?step=calendar")
+        report = examine("https://accounts.lumiere-bistro.example.com/elicit/7Jq2xKp9?step=calendar")
         consent = UrlQuestion("Bistro Lumière", "Connect your calendar so we can add the booking.", report)
         asked = asyncio.create_task(ui.ask_url_consent(consent))
         await expect(page.locator("#url mark.domain")).to_have_text(report.domain or "")
@@ -242,13 +242,13 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
         await expect(page.locator(".facts")).to_contain_text("accounts.lumiere-bistro.example.com")
         await snapshot(page, screenshots / "web-consent.png")
         await page.get_by_role("button", name="Open in my browser").click()
-        assert await settled(asked) == Accept()
+        assert await settled(asked) == AcceptedElicitation()
         await expect(page.locator("h1")).to_have_text("Nothing to answer right now")
 
 
 async def test_punycode_host_shows_both_forms_and_every_warning(page: Page) -> None:
     async with WebUI(opener=page.goto) as ui:
-        report = inspect("https://xn--pypal-4ve.com/login")
+        report = examine("https://xn--pypal-4ve.com/login")
         assert report.warnings
         asked = asyncio.create_task(ui.ask_url_consent(UrlQuestion("Shop", "Sign in", report)))
         facts = page.locator(".facts")
@@ -259,7 +259,7 @@ async def test_punycode_host_shows_both_forms_and_every_warning(page: Page) -> N
         if report.verdict == "block":
             await expect(page.get_by_role("button", name="Open in my browser")).to_have_count(0)
         await page.get_by_role("button", name="Decline").click()
-        assert await settled(asked) == Decline()
+        assert await settled(asked) == DeclinedElicitation()
 
 
 async def test_waiting_page_ticks_shows_notices_live_and_retries(page: Page) -> None:
@@ -301,7 +301,7 @@ async def test_an_mcp_server_gets_what_the_person_submits_in_the_browser(page: P
     }
     opened: list[str] = []
     async with WebUI(opener=page.goto) as ui:
-        handler = ElicitationHandler(ui, modes=("form", "url"), open_url=record(opened))
+        handler = ElicitationConfig(ui, modes=("form", "url"), open_url=record(opened))
         with serve(elicit_server(State()).streamable_http_app()) as url:
             async with handler.connect(url, mode="legacy") as client:
                 call = asyncio.create_task(client.call_tool("ask_form", {"schema": json.dumps(schema)}))

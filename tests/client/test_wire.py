@@ -10,7 +10,7 @@ from client_http import WireLog, eventually, record, serve
 from client_servers import State, elicit_server
 from mcp.server.mcpserver import MCPServer
 
-from elicitkit.client import Accept, ElicitationHandler, ScriptedUI, accept_prefilled
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI, accept_prefilled
 
 MODES: list[tuple[tuple[str, ...], dict[str, Any]]] = [
     (("form",), {"form": {}}),
@@ -35,7 +35,7 @@ async def test_initialize_declares_exactly_the_configured_modes(
 ) -> None:
     wire = WireLog(caps_server().streamable_http_app())
     with serve(wire) as url:
-        handler = ElicitationHandler(ScriptedUI(), modes=modes)
+        handler = ElicitationConfig(ScriptedUI(), modes=modes)
         async with handler.connect(url, mode="legacy") as client:
             await client.call_tool("hello")
     [initialize] = wire.requests("initialize")
@@ -48,7 +48,7 @@ async def test_2026_requests_declare_exactly_the_configured_modes(
 ) -> None:
     wire = WireLog(caps_server().streamable_http_app())
     with serve(wire) as url:
-        handler = ElicitationHandler(ScriptedUI(), modes=modes)
+        handler = ElicitationConfig(ScriptedUI(), modes=modes)
         async with handler.connect(url, mode="2026-07-28") as client:
             await client.call_tool("hello")
     [call] = wire.requests("tools/call")
@@ -74,12 +74,12 @@ async def test_the_sdk_alone_would_declare_both_modes() -> None:
 
 def test_modes_must_name_form_or_url() -> None:
     with pytest.raises(ValueError, match="modes"):
-        ElicitationHandler(ScriptedUI(), modes=())
+        ElicitationConfig(ScriptedUI(), modes=())
     with pytest.raises(ValueError, match="modes"):
-        ElicitationHandler(ScriptedUI(), modes=("form", "sms"))
+        ElicitationConfig(ScriptedUI(), modes=("form", "sms"))
 
 
-async def call(endpoint: str, handler: ElicitationHandler, tool: str, **arguments: Any) -> dict[str, Any]:
+async def call(endpoint: str, handler: ElicitationConfig, tool: str, **arguments: Any) -> dict[str, Any]:
     async with handler.connect(endpoint, mode="legacy") as client:
         result = await client.call_tool(tool, arguments)
     text = result.content[0].text  # type: ignore[union-attr]
@@ -87,9 +87,9 @@ async def call(endpoint: str, handler: ElicitationHandler, tool: str, **argument
 
 
 async def test_undeclared_url_mode_gets_32602_and_the_ui_is_never_called() -> None:
-    ui = ScriptedUI(otherwise=Accept())
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
     opened: list[str] = []
-    handler = ElicitationHandler(ui, modes=("form",), open_url=record(opened))
+    handler = ElicitationConfig(ui, modes=("form",), open_url=record(opened))
     with serve(elicit_server(State()).streamable_http_app()) as url:
         answer = await call(url, handler, "ask_url", url="https://example.com/a")
     assert answer["error"] == -32602
@@ -98,7 +98,7 @@ async def test_undeclared_url_mode_gets_32602_and_the_ui_is_never_called() -> No
 
 async def test_undeclared_form_mode_gets_32602_and_the_ui_is_never_called() -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationHandler(ui, modes=("url",))
+    handler = ElicitationConfig(ui, modes=("url",))
     with serve(elicit_server(State()).streamable_http_app()) as url:
         answer = await call(url, handler, "ask_form")
     assert answer["error"] == -32602
@@ -107,7 +107,7 @@ async def test_undeclared_form_mode_gets_32602_and_the_ui_is_never_called() -> N
 
 async def test_a_schema_outside_the_form_subset_gets_32602_and_the_ui_is_never_called() -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationHandler(ui, modes=("form",))
+    handler = ElicitationConfig(ui, modes=("form",))
     nested = {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}}
     with serve(elicit_server(State()).streamable_http_app()) as url:
         answer = await call(url, handler, "ask_form", schema=json.dumps(nested))
@@ -118,7 +118,7 @@ async def test_a_schema_outside_the_form_subset_gets_32602_and_the_ui_is_never_c
 
 async def test_no_mode_means_form() -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationHandler(ui, modes=("form",))
+    handler = ElicitationConfig(ui, modes=("form",))
     with serve(elicit_server(State()).streamable_http_app()) as url:
         answer = await call(url, handler, "ask_without_mode", with_url=False)
     assert answer == {"action": "accept", "content": {"name": "Ada"}}
@@ -126,8 +126,8 @@ async def test_no_mode_means_form() -> None:
 
 
 async def test_no_mode_with_a_url_is_a_bad_form_not_a_url_request() -> None:
-    ui = ScriptedUI(otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=lambda u: True)
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda u: True)
     with serve(elicit_server(State()).streamable_http_app()) as url:
         answer = await call(url, handler, "ask_without_mode", with_url=True)
     assert answer["error"] == -32602
@@ -137,7 +137,7 @@ async def test_no_mode_with_a_url_is_a_bad_form_not_a_url_request() -> None:
 async def test_elicitation_with_no_request_in_flight_gets_32602_and_the_ui_is_never_called() -> None:
     state = State()
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationHandler(ui, modes=("form",))
+    handler = ElicitationConfig(ui, modes=("form",))
     with serve(elicit_server(state).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             await client.call_tool("ask_later", {"delay": 0.3})
@@ -147,8 +147,8 @@ async def test_elicitation_with_no_request_in_flight_gets_32602_and_the_ui_is_ne
 
 
 async def test_completion_notices_for_unknown_and_repeated_ids_are_ignored() -> None:
-    ui = ScriptedUI(otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=lambda u: True)
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda u: True)
     with serve(elicit_server(State()).streamable_http_app()) as url:
         async with handler.connect(url, mode="legacy") as client:
             accepted = await client.call_tool(
@@ -185,7 +185,7 @@ def bare_2026_server() -> Any:
 
 async def test_a_2026_result_without_result_type_is_complete() -> None:
     with serve(bare_2026_server()) as url:
-        async with ElicitationHandler(ScriptedUI()).connect(url, mode="2026-07-28") as client:
+        async with ElicitationConfig(ScriptedUI()).connect(url, mode="2026-07-28") as client:
             result = await client.call_tool("plain")
     assert result.content[0].text == "no result type"  # type: ignore[union-attr]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from elicitkit.client import Cancel, Decline, ScriptedUI, UrlQuestion
+from elicitkit.client import CancelledElicitation, DeclinedElicitation, ScriptedUI, UrlQuestion
 from elicitkit.demo.stage import running_stage
 from elicitkit.demo.steps import Step, secret_by_url
 from elicitkit.demo.story import Story
@@ -22,17 +22,17 @@ pytestmark = pytest.mark.timeout(90)
 PLAYS = {
     "secret on 2026-07-28": (
         secret_on_2026,
-        Cancel(),
+        CancelledElicitation(),
         "No weather for Porto: you cancelled the API key page.",
     ),
     "calendar on 2026-07-28": (
         calendar_on_2026,
-        Cancel(),
+        CancelledElicitation(),
         "No events read: you cancelled connecting Demo Calendar.",
     ),
     "secret on 2025-11-25": (
         secret_by_url,
-        Decline(),
+        DeclinedElicitation(),
         "No weather for Lisbon: you declined the API key page.",
     ),
 }

@@ -26,7 +26,7 @@ from docvenvs import ROOT, Venvs
 from packaging.requirements import Requirement
 from support.server_process import free_port, stop, wait_until_serving
 
-from elicitkit.client import Accept, ElicitationHandler, ScriptedUI
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -72,8 +72,8 @@ def test_every_readme_python_block_names_its_install() -> None:
 
 
 async def test_the_readme_server_serves_and_books(readme_server: str) -> None:
-    ui = ScriptedUI(Accept({"day": "2026-12-24", "party": 4}))
-    async with ElicitationHandler(ui).connect(readme_server) as client:
+    ui = ScriptedUI(AcceptedElicitation({"day": "2026-12-24", "party": 4}))
+    async with ElicitationConfig(ui).connect(readme_server) as client:
         result = await client.call_tool("book", {})
     assert result.content[0].text == "Booked a table for 4 on 2026-12-24."  # type: ignore[union-attr]
 

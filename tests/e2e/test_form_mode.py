@@ -37,7 +37,7 @@ from pydantic import AnyUrl, BaseModel, EmailStr, Field
 from support.declaring import declaring
 
 from elicitkit.schema import Titled
-from elicitkit.server import Accepted, Elicitation
+from elicitkit.server import AcceptedElicitation, Elicitation
 
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
@@ -76,16 +76,16 @@ def tools(security: RequestStateSecurity | None = None) -> MCPServer:
     @server.tool()
     async def book_trip(ctx: Context) -> str:
         trip = await elicit.form(ctx, "Where to?", Trip)
-        if not isinstance(trip, Accepted):
+        if not isinstance(trip, AcceptedElicitation):
             return f"no trip ({trip.action})"
-        confirm = await elicit.form(ctx, f"Book {trip.value.nights} nights in {trip.value.city}?", Confirm)
-        booked = isinstance(confirm, Accepted) and confirm.value.ok
-        return f"{trip.value.city} x{trip.value.nights}: {'booked' if booked else 'not booked'}"
+        confirm = await elicit.form(ctx, f"Book {trip.data.nights} nights in {trip.data.city}?", Confirm)
+        booked = isinstance(confirm, AcceptedElicitation) and confirm.data.ok
+        return f"{trip.data.city} x{trip.data.nights}: {'booked' if booked else 'not booked'}"
 
     @server.tool()
     async def sign_up(ctx: Context) -> str:
         outcome = await elicit.form(ctx, "Sign up?", Signup)
-        return f"welcome {outcome.value.name}" if isinstance(outcome, Accepted) else outcome.action
+        return f"welcome {outcome.data.name}" if isinstance(outcome, AcceptedElicitation) else outcome.action
 
     return server
 

@@ -18,7 +18,7 @@ from support.security_headers import assert_hardened
 from support.url_harness import SECRET, Browser, build_weather, fingerprint
 
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.user import McpIdentity, User
+from elicitkit.server.user import McpUsers, User
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.identity import HookIdentity
 
@@ -56,7 +56,7 @@ async def test_stdio_server_with_loopback_pages(tmp_path: Path) -> None:
     assert SECRET.encode() not in (tmp_path / "local.sqlite3").read_bytes()
 
 
-def _unauthenticated_weather(identity: McpIdentity | None = None) -> Any:
+def _unauthenticated_weather(users: McpUsers | None = None) -> Any:
     async def nobody(request: Any) -> User | None:
         return None
 
@@ -67,7 +67,7 @@ def _unauthenticated_weather(identity: McpIdentity | None = None) -> Any:
         keys=KeyRing.from_string(KeyRing.generate("k1")),
         store=MemoryStore(),
         browser=HookIdentity(nobody),
-        identity=identity,
+        users=users,
     )
 
 
@@ -87,7 +87,7 @@ async def test_no_verified_user_is_refused_clearly() -> None:
 
 
 async def test_client_without_url_mode_is_refused_before_anything_is_sent() -> None:
-    weather = _unauthenticated_weather(McpIdentity.single_user_local())
+    weather = _unauthenticated_weather(McpUsers.single_user_local())
     async with Client(weather.server, mode="legacy", cache=None) as client:  # declares no elicitation
         with pytest.raises(MCPError) as raised:
             await client.call_tool("forecast", {"city": "Paris"})
@@ -110,7 +110,7 @@ async def test_no_public_url_is_a_clear_error(caplog: pytest.LogCaptureFixture) 
         verifier=None,
         keys=KeyRing.from_string(KeyRing.generate("k1")),
         store=MemoryStore(),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
     )
 
     async def on_elicit(context: Any, params: Any) -> ElicitResult:

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 from support.quickstart_server import quickstart_server
 
-from elicitkit.client import Accept, Decline, ElicitationHandler, FormQuestion, ScriptedUI
+from elicitkit.client import (
+    AcceptedElicitation,
+    DeclinedElicitation,
+    ElicitationConfig,
+    FormQuestion,
+    ScriptedUI,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "quickstart"
 
@@ -23,8 +29,8 @@ def server_url() -> Iterator[str]:
 
 @pytest.mark.parametrize("revision", ["legacy", "auto"])
 async def test_the_quickstart_server_asks_and_books(server_url: str, revision: str) -> None:
-    ui = ScriptedUI(Accept({"day": "2026-12-24", "party": 4}))
-    async with ElicitationHandler(ui).connect(server_url, mode=revision) as client:  # type: ignore[arg-type]
+    ui = ScriptedUI(AcceptedElicitation({"day": "2026-12-24", "party": 4}))
+    async with ElicitationConfig(ui).connect(server_url, mode=revision) as client:  # type: ignore[arg-type]
         result = await client.call_tool("book", {})
     assert result.content[0].text == "Booked a table for 4 on 2026-12-24."  # type: ignore[union-attr]
     (question,) = ui.shown
@@ -34,7 +40,7 @@ async def test_the_quickstart_server_asks_and_books(server_url: str, revision: s
 
 
 async def test_the_quickstart_server_takes_no_for_an_answer(server_url: str) -> None:
-    async with ElicitationHandler(ScriptedUI(Decline())).connect(server_url) as client:
+    async with ElicitationConfig(ScriptedUI(DeclinedElicitation())).connect(server_url) as client:
         result = await client.call_tool("book", {})
     assert result.content[0].text == "Nothing booked: the person chose decline."  # type: ignore[union-attr]
 

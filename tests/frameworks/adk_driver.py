@@ -16,7 +16,7 @@ import json
 import sys
 from pathlib import Path
 
-from elicitkit.client import Accept, Decline, ElicitationHandler, ScriptedUI
+from elicitkit.client import AcceptedElicitation, DeclinedElicitation, ElicitationConfig, ScriptedUI
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "fastmcp" / "agent_google_adk.py"
 BOOKING = {"day": "2026-12-24", "party": 4}
@@ -35,13 +35,13 @@ def _open(url: str) -> bool:
     return True
 
 
-def handler_for(scenario: str) -> tuple[ElicitationHandler, ScriptedUI]:
+def handler_for(scenario: str) -> tuple[ElicitationConfig, ScriptedUI]:
     if scenario == "decline":
-        ui = ScriptedUI(Decline(), Decline())
+        ui = ScriptedUI(DeclinedElicitation(), DeclinedElicitation())
     else:
-        ui = ScriptedUI(Accept(BOOKING), otherwise=Accept())
+        ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
     modes = ("form",) if scenario == "form-only" else ("form", "url")
-    return ElicitationHandler(ui, modes=modes, open_url=_open, wait_timeout=30), ui
+    return ElicitationConfig(ui, modes=modes, open_url=_open, wait_timeout=30), ui
 
 
 async def main(url: str, scenarios: list[str]) -> None:

@@ -15,9 +15,9 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from elicitkit.client import (
-    Accept,
-    Decline,
-    ElicitationHandler,
+    AcceptedElicitation,
+    DeclinedElicitation,
+    ElicitationConfig,
     FormQuestion,
     ScriptedUI,
     ServerElicitations,
@@ -39,7 +39,7 @@ class Call:
 
 
 @asynccontextmanager
-async def via_fastmcp(url: str, handler: ElicitationHandler, mode: str) -> AsyncIterator[Call]:
+async def via_fastmcp(url: str, handler: ElicitationConfig, mode: str) -> AsyncIterator[Call]:
     adapter = for_fastmcp(handler)
     client = fastmcp.Client(url, mode=mode, input_required_max_rounds=400, **adapter.client_options())
 
@@ -52,7 +52,7 @@ async def via_fastmcp(url: str, handler: ElicitationHandler, mode: str) -> Async
 
 
 @asynccontextmanager
-async def via_sdk_session(url: str, handler: ElicitationHandler, mode: str) -> AsyncIterator[Call]:
+async def via_sdk_session(url: str, handler: ElicitationConfig, mode: str) -> AsyncIterator[Call]:
     callback = for_sdk_session(handler)
     client = Client(
         url,
@@ -77,10 +77,10 @@ ADAPTERS = {"fastmcp": via_fastmcp, "sdk-session": via_sdk_session}
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("adapter", ADAPTERS)
 async def test_form_accept_and_decline(adapter: str, mode: str) -> None:
-    ui = ScriptedUI(Accept(BOOKING), Decline())
+    ui = ScriptedUI(AcceptedElicitation(BOOKING), DeclinedElicitation())
     async with (
         fastmcp_example() as served,
-        ADAPTERS[adapter](served.mcp, ElicitationHandler(ui), mode) as call,
+        ADAPTERS[adapter](served.mcp, ElicitationConfig(ui), mode) as call,
     ):
         accepted = await call.tool("book", {})
         declined = await call.tool("book", {})
@@ -93,8 +93,8 @@ async def test_form_accept_and_decline(adapter: str, mode: str) -> None:
 @pytest.mark.parametrize("adapter", ADAPTERS)
 async def test_url_consent_opens_only_after_accept(adapter: str, mode: str) -> None:
     person = Person()
-    ui = ScriptedUI(otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, handler, mode) as call:
         error, text = await call.tool("forecast", {"city": "Oslo"})
         await person.finished()
@@ -110,8 +110,8 @@ async def test_url_consent_opens_only_after_accept(adapter: str, mode: str) -> N
 @pytest.mark.parametrize("adapter", ADAPTERS)
 async def test_url_decline_is_a_decline(adapter: str, mode: str) -> None:
     person = Person()
-    ui = ScriptedUI(Decline())
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=person.open)
+    ui = ScriptedUI(DeclinedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open)
     async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, handler, mode) as call:
         error, text = await call.tool("forecast", {"city": "Oslo"})
         states = {r.state for r in served.store.records.values()}
@@ -123,8 +123,8 @@ async def test_url_decline_is_a_decline(adapter: str, mode: str) -> None:
 @pytest.mark.parametrize("adapter", ADAPTERS)
 async def test_an_undeclared_mode_is_refused_as_an_error_never_an_accept(adapter: str, mode: str) -> None:
     person = Person()
-    ui = ScriptedUI(otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("form",), open_url=person.open)
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form",), open_url=person.open)
     async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, handler, mode) as call:
         try:
             error, text = await call.tool("forecast", {"city": "Oslo"})
@@ -148,8 +148,8 @@ def named_the_server(ui: ScriptedUI) -> bool:
 
 async def test_a_32042_consent_through_fastmcps_client_names_the_server() -> None:
     person = Person()
-    ui = ScriptedUI(otherwise=Accept())
-    answers = for_fastmcp(ElicitationHandler(ui, modes=("form", "url"), open_url=person.open))
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    answers = for_fastmcp(ElicitationConfig(ui, modes=("form", "url"), open_url=person.open))
     async with fastmcp_example(wait="error") as served, answers.client(served.mcp, mode="legacy") as client:
         result = await answers.until_urls_complete(lambda: client.call_tool("forecast", {"city": "Oslo"}))
         await person.finished()
@@ -170,8 +170,8 @@ async def test_a_32042_consent_through_pydantic_ai_names_the_server() -> None:
         return ModelResponse(parts=[TextPart(str(returned[0].content))])
 
     person = Person()
-    ui = ScriptedUI(otherwise=Accept())
-    answers = for_fastmcp(ElicitationHandler(ui, modes=("form", "url"), open_url=person.open))
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    answers = for_fastmcp(ElicitationConfig(ui, modes=("form", "url"), open_url=person.open))
     async with fastmcp_example(wait="error") as served:
         toolset: MCPToolset[Any] = MCPToolset(
             answers.client(served.mcp, mode="legacy"), process_tool_call=answers.process_tool_call
@@ -186,8 +186,8 @@ async def test_a_32042_consent_through_langchain_names_the_server() -> None:
     from test_langchain import mcp_adapter
 
     person = Person()
-    ui = ScriptedUI(otherwise=Accept())
-    answers = for_fastmcp(ElicitationHandler(ui, modes=("form", "url"), open_url=person.open))
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    answers = for_fastmcp(ElicitationConfig(ui, modes=("form", "url"), open_url=person.open))
     async with (
         fastmcp_example(wait="error") as served,
         mcp_adapter(answers.client(served.mcp, mode="legacy")) as adapter,
@@ -206,8 +206,8 @@ async def test_answers_client_keeps_your_message_handler_and_refuses_a_second_el
         seen.append(message)
 
     person = Person()
-    ui = ScriptedUI(otherwise=Accept())
-    answers = for_fastmcp(ElicitationHandler(ui, modes=("form", "url"), open_url=person.open))
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    answers = for_fastmcp(ElicitationConfig(ui, modes=("form", "url"), open_url=person.open))
     with pytest.raises(ValueError, match="elicitation_handler"):
         answers.client("http://127.0.0.1:9/mcp", elicitation_handler=answers.elicitation_handler)
     async with (

@@ -10,7 +10,7 @@ import pytest
 from fastmcp_harness import BOOKING, ROOT, Person, fastmcp_example
 from support.scripts import load
 
-from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI, UrlQuestion
 
 build_agent = load(ROOT / "examples" / "fastmcp" / "agent_pydantic_ai.py").build_agent
 run_fastmcp_client = load(ROOT / "examples" / "fastmcp" / "client_fastmcp.py").run
@@ -25,8 +25,8 @@ pytestmark = [
 
 async def test_pydantic_ai_agent_books_and_gets_the_forecast() -> None:
     person = Person()
-    ui = ScriptedUI(Accept(BOOKING), otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     async with fastmcp_example() as served:
         result = await build_agent(served.mcp, handler).run("Book a table, then the weather in Oslo.")
         await person.finished()
@@ -38,10 +38,10 @@ async def test_pydantic_ai_agent_books_and_gets_the_forecast() -> None:
 
 
 async def test_pydantic_ai_agent_gets_a_decline_not_an_accept() -> None:
-    from elicitkit.client import Decline
+    from elicitkit.client import DeclinedElicitation
 
-    ui = ScriptedUI(Decline(), Decline())
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=lambda url: True)
+    ui = ScriptedUI(DeclinedElicitation(), DeclinedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda url: True)
     async with fastmcp_example() as served:
         agent = build_agent(served.mcp, handler)
         result = await agent.run("Book a table, then the weather in Oslo.")
@@ -53,8 +53,8 @@ async def test_pydantic_ai_agent_gets_a_decline_not_an_accept() -> None:
 @pytest.mark.parametrize(("mode", "wait"), [("auto", "live"), ("legacy", "live"), ("legacy", "error")])
 async def test_fastmcp_client_example(mode: str, wait: Any) -> None:
     person = Person()
-    ui = ScriptedUI(Accept(BOOKING), otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     async with fastmcp_example(wait=wait) as served:
         booked, forecast = await run_fastmcp_client(served.mcp, handler, mode)
         await person.finished()
@@ -69,8 +69,8 @@ async def test_pydantic_ai_undeclared_mode_reaches_the_server_as_an_error() -> N
     # pydantic-ai's session (the SDK's) declares url anyway; the form-only handler refuses the
     # URL request with an error, which the tool sees and pydantic-ai hands the model as a retry
     person = Person()
-    ui = ScriptedUI(Accept(BOOKING), otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("form",), open_url=person.open)
+    ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form",), open_url=person.open)
     async with fastmcp_example() as served:
         result = await build_agent(served.mcp, handler).run("Book a table, then the weather in Oslo.")
         states = {r.state for r in served.store.records.values()}

@@ -15,7 +15,7 @@ from support.oauth_harness import Browser, auth, mcp_session, serve, token  # no
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.fastmcp import Elicitation
-from elicitkit.server import KeyRing, McpIdentity, MemoryStore, OAuthLogin, UrlMode
+from elicitkit.server import KeyRing, McpUsers, MemoryStore, OAuthLogin, UrlMode
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -39,7 +39,7 @@ def secured(url: str, demo: DemoAuthServer) -> Any:
         public_url=url,
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
-        identity=McpIdentity(issuer=demo.issuer),
+        users=McpUsers(issuer=demo.issuer),
     )
     key = Elicitation(server, url_mode=url_mode).secret("api-key", title="API key", message="Your key.")
 

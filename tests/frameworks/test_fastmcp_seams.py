@@ -16,12 +16,12 @@ from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
 from mcp_types import ElicitRequestURLParams, ElicitResult
 from support.url_harness import serve
 
-from elicitkit.client import Accept, ElicitationHandler, ScriptedUI
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI
 from elicitkit.fastmcp import Elicitation
 from elicitkit.fastmcp._bridge import RequestBridge
 from elicitkit.fastmcp._fastmcp import low_level_server
 from elicitkit.server import Elicitation as SdkElicitation
-from elicitkit.server import KeyRing, McpIdentity, MemoryStore, NotInRequestError, UrlMode
+from elicitkit.server import KeyRing, McpUsers, MemoryStore, NotInRequestError, UrlMode
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -31,7 +31,7 @@ def url_mode(public_url: str = "http://127.0.0.1:1") -> UrlMode:
         public_url=public_url,
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
     )
 
 
@@ -134,8 +134,8 @@ async def test_minus_32042_reaches_the_sdk_client_as_an_error_not_an_is_error_re
 
 async def test_elicitkit_client_completes_a_held_call_and_retries() -> None:
     person = Person()
-    ui = ScriptedUI(Accept())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=person.open, wait_timeout=30)
+    ui = ScriptedUI(AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=person.open, wait_timeout=30)
     async with serve(lambda url: held_server(url).http_app()) as base:
         async with handler.connect(f"{base}/mcp", mode="legacy") as client:
             result = await client.call_tool("forecast", {})
@@ -187,12 +187,12 @@ async def test_a_mounted_server_asks_once_the_parent_has_elicitkit_too(mode: str
 
     parent: FastMCP[Any] = FastMCP("parent")
     parent.mount(child, namespace="child")
-    ui = ScriptedUI(Accept({"n": "Ada"}))
+    ui = ScriptedUI(AcceptedElicitation({"n": "Ada"}))
     async with serve(lambda url: parent.http_app()) as base:
-        async with ElicitationHandler(ui).connect(f"{base}/mcp", mode=mode) as client:
+        async with ElicitationConfig(ui).connect(f"{base}/mcp", mode=mode) as client:
             unready = await client.call_tool("child_name", {})
         Elicitation(parent)  # the server that runs needs elicitkit's middleware
-        async with ElicitationHandler(ui).connect(f"{base}/mcp", mode=mode) as client:
+        async with ElicitationConfig(ui).connect(f"{base}/mcp", mode=mode) as client:
             ready = await client.call_tool("child_name", {})
     assert unready.is_error and "elicitkit.fastmcp.Elicitation(server)" in unready.content[0].text  # type: ignore[union-attr]
     assert ready.content[0].text == "{'n': 'Ada'}"  # type: ignore[union-attr]

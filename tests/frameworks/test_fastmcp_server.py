@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestURLParams, ElicitResult
 from support.security_headers import assert_hardened
 
-from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI, UrlQuestion
 from elicitkit.demo.provider import DemoProvider
 
 pytestmark = pytest.mark.timeout(90)
@@ -40,17 +40,17 @@ def pages_served_by_fastmcp(person: Person, base: str) -> None:
     assert_hardened(page.headers)
 
 
-def answer(question: Any) -> Accept:
+def answer(question: Any) -> AcceptedElicitation:
     if not isinstance(question, FormQuestion):
-        return Accept()  # URL consent
-    return Accept({"party": 4} if question.message == "For how many?" else BOOKING)
+        return AcceptedElicitation()  # URL consent
+    return AcceptedElicitation({"party": 4} if question.message == "For how many?" else BOOKING)
 
 
 @pytest.mark.parametrize("mode", REVISIONS)
 async def test_elicitkit_client(mode: str) -> None:
     person = Person()
     ui = ScriptedUI(otherwise=answer)
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     async with fastmcp_example() as served:
         async with handler.connect(served.mcp, mode=mode) as client:
             assert client.protocol_version == REVISIONS[mode]
@@ -128,8 +128,8 @@ async def test_fastmcp_client(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", REVISIONS)
 async def test_a_form_only_client_never_gets_url_mode(mode: str) -> None:
-    ui = ScriptedUI(Accept(BOOKING))
-    handler = ElicitationHandler(ui, modes=("form",), open_url=lambda url: False)
+    ui = ScriptedUI(AcceptedElicitation(BOOKING))
+    handler = ElicitationConfig(ui, modes=("form",), open_url=lambda url: False)
     async with fastmcp_example() as served:
         async with handler.connect(served.mcp, mode=mode) as client:
             booked = await client.call_tool("book", {})
@@ -147,8 +147,11 @@ async def test_oauth_connection(mode: str) -> None:
     alice, and the tool reads her calendar with the token, on both revisions."""
     async with DemoProvider(client_id="tables", client_secret="tables-s3cret") as provider:
         person = CalendarPerson(provider=provider)
-        handler = ElicitationHandler(
-            ScriptedUI(otherwise=Accept()), modes=("form", "url"), open_url=person.open, wait_timeout=30
+        handler = ElicitationConfig(
+            ScriptedUI(otherwise=AcceptedElicitation()),
+            modes=("form", "url"),
+            open_url=person.open,
+            wait_timeout=30,
         )
         async with fastmcp_example(calendar=provider) as served:
             async with handler.connect(served.mcp, mode=mode) as client:

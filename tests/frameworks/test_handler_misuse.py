@@ -12,7 +12,7 @@ from fastmcp_harness import fastmcp_example
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from elicitkit.client import Accept, ElicitationHandler, ScriptedUI
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -21,7 +21,7 @@ ADVICE = "for_fastmcp(handler).client_options()"
 
 def test_calling_the_handler_names_the_adapters() -> None:
     with pytest.raises(TypeError, match=r"not the callback") as raised:
-        ElicitationHandler(ScriptedUI())("message", None, None, None)
+        ElicitationConfig(ScriptedUI())("message", None, None, None)
     assert ADVICE in str(raised.value) and "for_sdk_session(handler)" in str(raised.value)
 
 
@@ -44,9 +44,9 @@ def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_fastmcp_client_given_the_handler_itself(mode: Any) -> None:
-    ui = ScriptedUI(otherwise=Accept())
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
     async with fastmcp_example() as served:
-        handler: Any = ElicitationHandler(ui)
+        handler: Any = ElicitationConfig(ui)
         async with fastmcp.Client(served.mcp, mode=mode, elicitation_handler=handler) as client:
             outcome = await _outcome(lambda: client.call_tool("book", {}, raise_on_error=False))
     assert outcome.startswith("error: ") and ADVICE in outcome, outcome
@@ -55,9 +55,9 @@ async def test_fastmcp_client_given_the_handler_itself(mode: Any) -> None:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_sdk_client_given_the_handler_itself(mode: Any) -> None:
-    ui = ScriptedUI(otherwise=Accept())
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
     async with fastmcp_example() as served:
-        handler: Any = ElicitationHandler(ui)
+        handler: Any = ElicitationConfig(ui)
         async with Client(served.mcp, mode=mode, elicitation_callback=handler) as client:
             outcome = await _outcome(lambda: client.call_tool("book", {}))
     assert outcome.startswith("error: ") and ADVICE in outcome, outcome

@@ -11,7 +11,14 @@ import fastmcp
 import pytest
 from fastmcp_harness import BOOKING, Person, fastmcp_example
 
-from elicitkit.client import Accept, Decline, ElicitationHandler, FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.client import (
+    AcceptedElicitation,
+    DeclinedElicitation,
+    ElicitationConfig,
+    FormQuestion,
+    ScriptedUI,
+    UrlQuestion,
+)
 from elicitkit.client.frameworks import for_fastmcp
 
 
@@ -35,8 +42,8 @@ async def tools(adapter: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_langchain_tools_ask_through_elicitkit(mode: str) -> None:
     person = Person()
-    ui = ScriptedUI(Accept(BOOKING), otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     answers = for_fastmcp(handler)
     async with fastmcp_example() as served:
         client = fastmcp.Client(
@@ -55,7 +62,7 @@ async def test_langchain_tools_ask_through_elicitkit(mode: str) -> None:
 
 
 async def test_langchain_decline_stays_a_decline() -> None:
-    answers = for_fastmcp(ElicitationHandler(ScriptedUI(Decline())))
+    answers = for_fastmcp(ElicitationConfig(ScriptedUI(DeclinedElicitation())))
     async with (
         fastmcp_example() as served,
         mcp_adapter(fastmcp.Client(served.mcp, **answers.client_options())) as adapter,
@@ -67,8 +74,8 @@ async def test_langchain_decline_stays_a_decline() -> None:
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_langchain_undeclared_mode_reaches_the_server_as_an_error(mode: str) -> None:
     person = Person()
-    ui = ScriptedUI(otherwise=Accept())
-    answers = for_fastmcp(ElicitationHandler(ui, modes=("form",), open_url=person.open))
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    answers = for_fastmcp(ElicitationConfig(ui, modes=("form",), open_url=person.open))
     async with fastmcp_example() as served:
         client = fastmcp.Client(served.mcp, mode=mode, **answers.client_options())
         async with mcp_adapter(client) as adapter:

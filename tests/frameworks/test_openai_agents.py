@@ -11,7 +11,13 @@ import pytest
 from fastmcp_harness import BOOKING, ROOT, fastmcp_example
 from support.scripts import load
 
-from elicitkit.client import Accept, Decline, ElicitationHandler, FormQuestion, ScriptedUI
+from elicitkit.client import (
+    AcceptedElicitation,
+    DeclinedElicitation,
+    ElicitationConfig,
+    FormQuestion,
+    ScriptedUI,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -29,15 +35,15 @@ def no_tracing() -> Iterator[None]:
 
 
 async def test_openai_agent_books_through_the_recipe() -> None:
-    ui = ScriptedUI(Accept(BOOKING))
+    ui = ScriptedUI(AcceptedElicitation(BOOKING))
     async with fastmcp_example() as served:
-        output = await run(served.mcp, ElicitationHandler(ui))
+        output = await run(served.mcp, ElicitationConfig(ui))
     assert output == "Booked a table for 4 on 2026-12-24."
     assert [type(q) for q in ui.shown] == [FormQuestion]
 
 
 async def test_openai_agent_gets_a_decline_not_an_accept() -> None:
-    ui = ScriptedUI(Decline())
+    ui = ScriptedUI(DeclinedElicitation())
     async with fastmcp_example() as served:
-        output = await run(served.mcp, ElicitationHandler(ui))
+        output = await run(served.mcp, ElicitationConfig(ui))
     assert output == "Nothing booked: the person chose decline."

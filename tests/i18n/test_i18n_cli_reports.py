@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 ELICITKIT = Path(sys.executable).parent / "elicitkit"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -54,7 +54,7 @@ def test_url_inspect_is_english_under_the_c_locale_and_its_json_never_changes() 
     assert "Site     evil.io" in done.stdout and "Verdict  WARN" in done.stdout
     assert "unusual-port: The link uses the unusual port 8443." in done.stdout
     as_json = run("url", "inspect", "--json", URL, lang="zh_CN.UTF-8")
-    assert as_json.stdout == inspect(URL).to_json(indent=2) + "\n"  # English, whatever LANG says
+    assert as_json.stdout == examine(URL).to_json(indent=2) + "\n"  # English, whatever LANG says
     blocked = run("url", "inspect", "--locale", "zh_CN", "https://user@evil.com/", lang="C")
     assert blocked.returncode == 2 and "结论  拦截" in blocked.stdout, blocked.stdout
 

@@ -14,14 +14,14 @@ import httpx
 from prompt_toolkit.input import create_pipe_input
 from rich.console import Console
 
-from elicitkit.client import ElicitationHandler, ScriptedUI
+from elicitkit.client import ElicitationConfig, ScriptedUI
 from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.rounds import _WAITING_NOTE
 from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import Cancel, Notice, Waiting, said
+from elicitkit.client.ui import CancelledElicitation, Notice, Waiting, said
 from elicitkit.client.web import WebUI
 from elicitkit.i18n import noop, speaking, translator
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 BLOCKED = "https://good.com@evil.com/"
 
@@ -31,7 +31,7 @@ def test_a_notice_is_its_english_text_and_says_itself_in_chinese() -> None:
     assert notice == "Bistro: an elicitation completed." and isinstance(notice, str)
     assert said(notice, translator("zh_CN").gettext) == "Bistro：一项征询已完成。"
     assert said("plain words", translator("zh_CN").gettext) == "plain words"  # not a Notice: as given
-    reasons = tuple(w for w in inspect(BLOCKED).warnings if w.severity == "block")
+    reasons = tuple(w for w in examine(BLOCKED).warnings if w.severity == "block")
     blocked = Notice(
         noop("%(server)s asked to open a URL that was blocked and not opened: %(reasons)s."),
         server="Bistro",
@@ -42,8 +42,8 @@ def test_a_notice_is_its_english_text_and_says_itself_in_chinese() -> None:
 
 
 async def test_the_english_notices_are_what_they_were() -> None:
-    ui = ScriptedUI(Cancel())
-    answers = ServerElicitations(ElicitationHandler(ui, server_name="Bistro"))
+    ui = ScriptedUI(CancelledElicitation())
+    answers = ServerElicitations(ElicitationConfig(ui, server_name="Bistro"))
     assert await answers.consent_and_open("Pay.", BLOCKED) == "cancel"
     assert ui.notices == [
         "Bistro asked to open a URL that was blocked and not opened: The text before '@' ('good.com') "
@@ -55,7 +55,7 @@ async def test_the_chinese_terminal_says_a_blocked_url_notice_in_chinese() -> No
     drawn = io.StringIO()
     with create_pipe_input() as pipe:
         ui = TerminalUI(input=pipe, console=Console(file=drawn, width=300), locale="zh_CN")
-        answers = ServerElicitations(ElicitationHandler(ui, server_name="Bistro"))
+        answers = ServerElicitations(ElicitationConfig(ui, server_name="Bistro"))
         pipe.send_text("d")
         assert await asyncio.wait_for(answers.consent_and_open("Pay.", BLOCKED), 10) == "decline"
     said_ = drawn.getvalue()
@@ -87,7 +87,7 @@ async def test_the_narration_says_notices_and_the_note_in_its_language() -> None
     from elicitkit.demo.transcript import NarratedUI, Transcript
 
     drawn = io.StringIO()
-    inner = ScriptedUI(Cancel())
+    inner = ScriptedUI(CancelledElicitation())
     with speaking("zh_CN"):
         ui = NarratedUI(inner, Transcript(Console(file=drawn, width=300)), "alice")
         ui.notice(Notice(noop("%(server)s: an elicitation completed."), server="Bistro"))

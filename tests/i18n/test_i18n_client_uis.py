@@ -17,9 +17,9 @@ from rich.console import Console
 from support.client_uis import BOOKING, terminal_ui
 
 from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import Accept, Decline, FormQuestion, UrlQuestion
+from elicitkit.client.ui import AcceptedElicitation, DeclinedElicitation, FormQuestion, UrlQuestion
 from elicitkit.client.web import WebUI
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 SCHEMA = BOOKING
 
@@ -37,9 +37,9 @@ async def test_the_terminal_ui_speaks_chinese_when_asked() -> None:
         pipe.send_text("Ann\r" + "40\r" + "\x7f\x7f4\r" + "s")  # 40 is refused, then fixed
         form = await asyncio.wait_for(ui.ask_form(FormQuestion("Bistro", "Book a table?", SCHEMA, {})), 10)
         pipe.send_text("d")
-        question = UrlQuestion("Bistro", "Connect.", inspect("https://login.example.com/elicit/abc"))
+        question = UrlQuestion("Bistro", "Connect.", examine("https://login.example.com/elicit/abc"))
         consent = await asyncio.wait_for(ui.ask_url_consent(question), 10)
-    assert form == Accept({"name": "Ann", "size": 4}) and consent == Decline()
+    assert form == AcceptedElicitation({"name": "Ann", "size": 4}) and consent == DeclinedElicitation()
     said = drawn.getvalue()
     for chinese in (
         "服务器",
@@ -115,7 +115,7 @@ async def test_the_web_ui_speaks_chinese_and_its_problems_too(monkeypatch: pytes
         page = text_of((await http.get(ui.url)).text)
         assert "检查你的回答" in page and "尚未发送任何内容" in page and "提交回答" in page
         await _post(http, ui, {"action": "submit"})
-        assert await asyncio.wait_for(task, 5) == Accept({"name": "Ann", "size": 4})
+        assert await asyncio.wait_for(task, 5) == AcceptedElicitation({"name": "Ann", "size": 4})
         idle = text_of((await http.get(ui.url)).text)
         assert "目前没有需要回答的问题" in idle and "✓ 你的回答已发送给“Bistro”。" in idle
 

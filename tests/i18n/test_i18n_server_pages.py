@@ -19,7 +19,7 @@ from mcp_types import ElicitResult
 from elicitkit.server import Elicitation
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity
+from elicitkit.server.user import McpUsers
 from elicitkit.server.vault import KeyRing
 
 ZH = {"accept-language": "zh-CN,zh;q=0.9,en;q=0.8"}
@@ -46,7 +46,7 @@ async def serving(*, locale: str | None = None, name: str = "Weather <Co>") -> A
         public_url=public,
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
         locale=locale,
     )
     elicit = Elicitation(server, url_mode=url_mode)

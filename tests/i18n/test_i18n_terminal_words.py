@@ -17,10 +17,10 @@ from rich.cells import cell_len
 from rich.console import Console
 from support.client_uis import terminal_ui
 
-from elicitkit.client import Accept, FormQuestion, ScriptedUI, UrlQuestion, Waiting
+from elicitkit.client import AcceptedElicitation, FormQuestion, ScriptedUI, UrlQuestion, Waiting
 from elicitkit.client.terminal.narrated import NarratedUI, Transcript
 from elicitkit.i18n import speaking
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 # Every title and message here is the server's, and Chinese, so any English left is elicitkit's.
 FORM: dict[str, Any] = {
@@ -83,14 +83,14 @@ async def test_every_word_the_terminal_ui_shows_is_chinese() -> None:
             pipe.send_text(keys)
         form = await asyncio.wait_for(asking, 10)
         pipe.send_text("d")
-        url = UrlQuestion("演示服务器", "连接日历。", inspect("https://xn--fiqs8s.example/pay"))
+        url = UrlQuestion("演示服务器", "连接日历。", examine("https://xn--fiqs8s.example/pay"))
         await asyncio.wait_for(ui.ask_url_consent(url), 10)
         waiting = Waiting("演示服务器", [("一号", "连接日历")], time.monotonic() - 3)
         task = asyncio.create_task(ui.wait(waiting))
         await asyncio.sleep(0.6)
         pipe.send_text("c")
         await asyncio.wait_for(task, 10)
-    assert form == Accept({"size": 4, "extras": ["a"], "note": "123"})
+    assert form == AcceptedElicitation({"size": 4, "extras": ["a"], "note": "123"})
     shown = drawn.getvalue() + plain(screens.getvalue())
     for chinese in ("例如 6", "已选 1 项", "不能大于 12。", "最多只能有 3 个字符。", "人数：4"):
         assert chinese in shown, chinese
@@ -103,7 +103,7 @@ async def test_every_word_of_the_transcript_is_chinese_and_its_columns_line_up()
     with speaking("zh_CN"):
         t = Transcript(Console(file=out, width=200, soft_wrap=True), hold_steps=True)
         t.step(1, 1, "一张表单", "服务器提问")
-        ui = NarratedUI(ScriptedUI(Accept({"size": 4, "extras": ["a", "b"]})), t, "小明")
+        ui = NarratedUI(ScriptedUI(AcceptedElicitation({"size": 4, "extras": ["a", "b"]})), t, "小明")
         await ui.ask_form(FormQuestion("演示服务器", "订一张桌子？", FORM, {}))
         t.end_step()
     shown = out.getvalue()

@@ -15,9 +15,9 @@ from rich.console import Console
 from support.client_uis import page_while_asking
 
 from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import Decline, UrlQuestion
+from elicitkit.client.ui import DeclinedElicitation, UrlQuestion
 from elicitkit.i18n import translator
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 URLS = [
     "not a url",
@@ -57,7 +57,7 @@ def test_the_english_is_the_message_and_every_warning_has_its_chinese() -> None:
     english, chinese = translator("en").gettext, translator("zh_CN").gettext
     templates = set()
     for url in URLS:
-        for warning in (*inspect(url).warnings, *inspect(url, allow_http=True).warnings):
+        for warning in (*examine(url).warnings, *examine(url, allow_http=True).warnings):
             templates.add(warning.template)
             assert warning.template, warning.code
             assert warning.say(english) == warning.message
@@ -69,7 +69,7 @@ def test_the_english_is_the_message_and_every_warning_has_its_chinese() -> None:
 
 
 def test_the_report_as_json_is_what_it_was() -> None:
-    warning = inspect(PUNYCODE).to_dict()["warnings"][0]
+    warning = examine(PUNYCODE).to_dict()["warnings"][0]
     assert warning == {
         "code": "punycode",
         "message": "The host is written in punycode ('xn--exmple-cua.com'), which reads as 'exämple.com'.",
@@ -83,9 +83,9 @@ async def test_the_chinese_terminal_consent_explains_punycode_in_chinese() -> No
         ui = TerminalUI(input=pipe, console=Console(file=drawn, width=160), locale="zh_CN")
         pipe.send_text("d")
         reply = await asyncio.wait_for(
-            ui.ask_url_consent(UrlQuestion("Bistro", "Pay.", inspect(PUNYCODE))), 10
+            ui.ask_url_consent(UrlQuestion("Bistro", "Pay.", examine(PUNYCODE))), 10
         )
-    assert reply == Decline()
+    assert reply == DeclinedElicitation()
     said = drawn.getvalue()
     assert "主机以 punycode 写成（'xn--exmple-cua.com'），读作 'exämple.com'。" in said, said
     assert "The host is written in punycode" not in said
@@ -103,7 +103,7 @@ async def test_the_chinese_terminal_consent_explains_punycode_in_chinese() -> No
     ],
 )
 async def test_the_web_consent_explains_punycode_in_its_language(locale: str, expected: str) -> None:
-    question = UrlQuestion("Bistro", "Pay.", inspect(PUNYCODE))
+    question = UrlQuestion("Bistro", "Pay.", examine(PUNYCODE))
     html = await page_while_asking(lambda ui: ui.ask_url_consent(question), locale=locale, until="punycode")
     assert expected in html, html
 
@@ -111,6 +111,6 @@ async def test_the_web_consent_explains_punycode_in_its_language(locale: str, ex
 def test_a_warning_compares_as_before() -> None:
     from elicitkit.urls import UrlWarning
 
-    warning = inspect("https://xn--exmple-cua.com/").warnings[0]
+    warning = examine("https://xn--exmple-cua.com/").warnings[0]
     assert warning == UrlWarning("punycode", warning.message, "warn")
     assert "template" not in repr(warning)

@@ -15,7 +15,7 @@ from prompt_toolkit.input import create_pipe_input
 from rich.console import Console
 from support.client_uis import BOOKING, page_while_asking, terminal_ui
 
-from elicitkit.client.ui import Accept, FormQuestion
+from elicitkit.client.ui import AcceptedElicitation, FormQuestion
 from elicitkit.i18n import speaking, translator
 from elicitkit.schema import ValidationProblem, validate
 
@@ -106,7 +106,7 @@ async def test_the_chinese_terminal_form_shows_the_clients_problems_in_chinese()
         ui, drawn, screens = terminal_ui(pipe, "zh_CN")
         pipe.send_text("\r" + "\x7f\x7f4\r" + "s")
         reply = await asyncio.wait_for(ui.ask_form(question), 10)
-    assert reply == Accept({"name": "Ann", "size": 4})
+    assert reply == AcceptedElicitation({"name": "Ann", "size": 4})
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screens.getvalue() + drawn.getvalue())
     assert "不能大于 12，而现在是 40。" in shown, shown
     assert "must be at most" not in shown
@@ -120,7 +120,9 @@ async def test_the_narration_says_the_problems_in_its_language(locale: str) -> N
     drawn = io.StringIO()
     problems = tuple(validate(SCHEMA, {"name": "Ann", "size": 40}))
     with speaking(locale):
-        ui = NarratedUI(ScriptedUI(Accept()), Transcript(Console(file=drawn, width=200)), "alice")
+        ui = NarratedUI(
+            ScriptedUI(AcceptedElicitation()), Transcript(Console(file=drawn, width=200)), "alice"
+        )
         await ui.ask_form(FormQuestion("Bistro", "Book?", SCHEMA, {}, problems))
     said = drawn.getvalue()
     expected = "'size' 不能大于 12，而现在是 40。" if locale == "zh_CN" else problems[0].message

@@ -14,7 +14,7 @@ from test_i18n_terminal_words import STRAY_SPACE, english
 from elicitkit.client import FormQuestion, UrlQuestion
 from elicitkit.client.web import WebUI
 from elicitkit.schema import validate
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 FORM: dict[str, Any] = {
     "type": "object",
@@ -58,7 +58,7 @@ async def test_the_form_page_with_its_problems_is_all_chinese() -> None:
 async def test_the_url_consent_page_is_all_chinese() -> None:
     async def ask(ui: WebUI) -> object:
         return await ui.ask_url_consent(
-            UrlQuestion("演示服务器", "连接日历。", inspect("https://login.example.com/a"))
+            UrlQuestion("演示服务器", "连接日历。", examine("https://login.example.com/a"))
         )
 
     text = shown(await page_while_asking(ask, locale="zh_CN", until="login.example.com"))

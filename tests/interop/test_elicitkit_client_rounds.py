@@ -20,7 +20,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 from support.interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 
-from elicitkit.client import Accept, ElicitationHandler, ScriptedUI, UrlQuestion, Waiting
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI, UrlQuestion, Waiting
 from elicitkit.client.errors import ElicitationCancelledError, ElicitationLoopError
 from elicitkit.client.rounds import RoundsPolicy
 from elicitkit.demo.auth_server import DemoAuthServer
@@ -35,7 +35,7 @@ class LeavingUI(ScriptedUI):
     """A person who accepts the consent, then presses cancel on the waiting screen after `after` s."""
 
     def __init__(self, after: float) -> None:
-        super().__init__(Accept())
+        super().__init__(AcceptedElicitation())
         self.after = after
 
     async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
@@ -61,7 +61,7 @@ async def call(
             briefing.complete_soon(url, decline=browser == "decline")
         return True
 
-    handler = ElicitationHandler(ui, modes=("url",), open_url=open_url, allow_http=True)
+    handler = ElicitationConfig(ui, modes=("url",), open_url=open_url, allow_http=True)
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {await token(briefing.auth, 'alice')}"},
         timeout=httpx2.Timeout(30, read=120),
@@ -82,7 +82,7 @@ def consent_screens(ui: ScriptedUI) -> list[UrlQuestion]:
 
 @pytest.mark.parametrize("tool", ["forecast", "agenda"])
 async def test_one_consent_screen_however_many_rounds(briefing: Briefing, tool: str) -> None:
-    ui = ScriptedUI(Accept())
+    ui = ScriptedUI(AcceptedElicitation())
     result, opened = await call(briefing, tool, ui)
     assert not result.is_error, result
     assert len(consent_screens(ui)) == 1 and len(opened) == 1
@@ -91,7 +91,7 @@ async def test_one_consent_screen_however_many_rounds(briefing: Briefing, tool: 
 
 
 async def test_a_long_browser_step_gets_a_waiting_screen_and_still_one_consent(briefing: Briefing) -> None:
-    ui = ScriptedUI(Accept())
+    ui = ScriptedUI(AcceptedElicitation())
     opened: list[str] = []
 
     async def person_later() -> None:
@@ -108,7 +108,7 @@ async def test_a_long_browser_step_gets_a_waiting_screen_and_still_one_consent(b
             opened.append(url)
             return True
 
-        handler = ElicitationHandler(handler_ui, modes=("url",), open_url=open_url, allow_http=True)
+        handler = ElicitationConfig(handler_ui, modes=("url",), open_url=open_url, allow_http=True)
         http = httpx2.AsyncClient(
             headers={"Authorization": f"Bearer {await token(briefing.auth, 'alice')}"},
             timeout=httpx2.Timeout(30, read=120),
@@ -138,7 +138,7 @@ async def test_cancel_on_the_waiting_screen_after_accept_wins_even_during_a_held
 
 
 async def test_decline_on_the_page_after_accept_ends_the_tool_declined(briefing: Briefing) -> None:
-    ui = ScriptedUI(Accept())
+    ui = ScriptedUI(AcceptedElicitation())
     result, opened = await call(briefing, "forecast", ui, browser="decline")
     assert result.is_error and "'declined'" in result.content[0].text
     assert len(consent_screens(ui)) == 1
@@ -149,8 +149,8 @@ async def test_cancelling_the_call_like_ctrl_c_ends_it_promptly_and_tells_the_se
     briefing: Briefing,
 ) -> None:
     """What Ctrl-C does to an asyncio program: the call's task is cancelled mid-round."""
-    ui = ScriptedUI(Accept())
-    handler = ElicitationHandler(ui, modes=("url",), open_url=lambda url: True, allow_http=True)
+    ui = ScriptedUI(AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, allow_http=True)
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {await token(briefing.auth, 'alice')}"},
         timeout=httpx2.Timeout(30, read=120),
@@ -180,9 +180,9 @@ def reasking_server() -> MCPServer[Any]:
 
 
 async def test_a_server_that_reasks_the_same_url_gets_one_screen_then_a_typed_error() -> None:
-    ui = ScriptedUI(Accept(), otherwise=Accept())
+    ui = ScriptedUI(AcceptedElicitation(), otherwise=AcceptedElicitation())
     opened: list[str] = []
-    handler = ElicitationHandler(ui, modes=("url",), open_url=lambda url: opened.append(url) or True)
+    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda url: opened.append(url) or True)
     async with handler.connect(reasking_server(), rounds=FAST) as client:
         assert client.protocol_version == "2026-07-28"
         with anyio.fail_after(30), pytest.raises(ElicitationLoopError) as raised:

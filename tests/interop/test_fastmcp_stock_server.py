@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.server_process import free_port, stop, wait_until_serving
 
-from elicitkit.client import Accept, ElicitationHandler, ScriptedUI
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI
 
 SERVER = Path(__file__).with_name("stock_fastmcp_server.py")
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
@@ -60,8 +60,8 @@ def test_the_cure_works(stock_server: str, tmp_path: Path) -> None:
 
 
 async def test_the_library_says_it_once_and_only_for_that_error(stock_server: str) -> None:
-    ui = ScriptedUI(otherwise=Accept())
-    async with ElicitationHandler(ui).connect(stock_server) as client:
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    async with ElicitationConfig(ui).connect(stock_server) as client:
         assert client.protocol_version == "2026-07-28"
         cannot = await client.call_tool("order", {})
         other = await client.call_tool("out_of_milk", {})

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from elicitkit.client import Accept, ElicitationHandler, ScriptedUI, UrlQuestion
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI, UrlQuestion
 
 PEER = Path(__file__).parents[1] / "peers" / "ts-sdk"
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
@@ -68,8 +68,8 @@ def test_elicitkit_client_answers_a_url_asked_with_elicit_input(ts_server: str, 
 
 async def test_the_library_at_its_defaults_answers_at_once(ts_server: str) -> None:
     """No pause after connecting: the question is not lost before the GET stream is open."""
-    ui = ScriptedUI(Accept({"size": "large", "sugar": 0}), Accept())
-    handler = ElicitationHandler(ui, modes=("form", "url"), open_url=lambda url: True)
+    ui = ScriptedUI(AcceptedElicitation({"size": "large", "sugar": 0}), AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda url: True)
     async with handler.connect(ts_server) as client:
         order = await client.call_tool("order", {})
         connect = await client.call_tool("connect", {})
@@ -82,8 +82,8 @@ async def test_the_library_at_its_defaults_answers_at_once(ts_server: str) -> No
 
 
 async def test_the_strict_setting_refuses_the_same_questions(ts_server: str) -> None:
-    ui = ScriptedUI(otherwise=Accept())
-    handler = ElicitationHandler(ui, modes=("form", "url"), standalone_stream="refuse")
+    ui = ScriptedUI(otherwise=AcceptedElicitation())
+    handler = ElicitationConfig(ui, modes=("form", "url"), standalone_stream="refuse")
     async with handler.connect(ts_server) as client:
         order = await client.call_tool("order", {})
     assert order.is_error

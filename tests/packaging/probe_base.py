@@ -19,8 +19,8 @@ loaded_by_import = sorted(m for m in HEAVY if m in sys.modules)
 import anyio  # noqa: E402
 from mcp.server.mcpserver import Context, MCPServer  # noqa: E402
 
-from elicitkit.client import Accept, Decline, ElicitationHandler, ScriptedUI  # noqa: E402
-from elicitkit.server import Accepted, Elicitation  # noqa: E402
+from elicitkit.client import AcceptedElicitation, DeclinedElicitation, ElicitationConfig, ScriptedUI  # noqa: E402
+from elicitkit.server import Elicitation  # noqa: E402
 
 SCHEMA = {
     "type": "object",
@@ -48,7 +48,7 @@ elicit = Elicitation(server)
 @server.tool()
 async def book(ctx: Context) -> str:
     match await elicit.form(ctx, "Which day, and for how many?", SCHEMA):
-        case Accepted(value=booking):
+        case AcceptedElicitation(data=booking):
             return json.dumps(booking, sort_keys=True)
         case outcome:
             return outcome.action
@@ -56,9 +56,13 @@ async def book(ctx: Context) -> str:
 
 async def round_trips() -> dict[str, str]:
     results = {}
-    for mode, reply in (("legacy", Accept(ANSWER)), ("auto", Accept(ANSWER)), ("auto-decline", Decline())):
+    for mode, reply in (
+        ("legacy", AcceptedElicitation(ANSWER)),
+        ("auto", AcceptedElicitation(ANSWER)),
+        ("auto-decline", DeclinedElicitation()),
+    ):
         ui = ScriptedUI(reply)
-        async with ElicitationHandler(ui).connect(server, mode=mode.split("-")[0]) as client:  # type: ignore[arg-type]
+        async with ElicitationConfig(ui).connect(server, mode=mode.split("-")[0]) as client:  # type: ignore[arg-type]
             result = await client.call_tool("book", {})
         results[mode] = result.content[0].text  # type: ignore[union-attr]
     return results
@@ -71,7 +75,7 @@ formats = {
     "bad-email": [p.code for p in elicitkit.schema.validate(SCHEMA, {**ANSWER, "email": "a@localhost"})],
     "bad-at": [p.code for p in elicitkit.schema.validate(SCHEMA, {**ANSWER, "at": "2026-12-24T19:30"})],
 }
-report = elicitkit.urls.inspect("https://login.microsoft.com.evil.io/")
+report = elicitkit.urls.examine("https://login.microsoft.com.evil.io/")
 print(
     json.dumps(
         {

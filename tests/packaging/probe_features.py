@@ -43,11 +43,11 @@ def terminal() -> None:
 
 def web() -> None:
     from elicitkit.client import WebUI
-    from elicitkit.server import KeyRing, McpIdentity, MemoryStore, UrlMode
+    from elicitkit.server import KeyRing, McpUsers, MemoryStore, UrlMode
 
     assert WebUI is not None
     keys = KeyRing.from_string(KeyRing.generate())
-    UrlMode(keys=keys, store=MemoryStore(), identity=McpIdentity.single_user_local())
+    UrlMode(keys=keys, store=MemoryStore(), users=McpUsers.single_user_local())
 
 
 def cli() -> None:

@@ -52,17 +52,17 @@ def oauth_login() -> Any:
 
 
 def url_mode() -> Any:
-    from elicitkit.server import KeyRing, McpIdentity, MemoryStore, UrlMode
+    from elicitkit.server import KeyRing, McpUsers, MemoryStore, UrlMode
 
     keys = KeyRing.from_string(KeyRing.generate())
-    return UrlMode(keys=keys, store=MemoryStore(), identity=McpIdentity.single_user_local())
+    return UrlMode(keys=keys, store=MemoryStore(), users=McpUsers.single_user_local())
 
 
 def url_mode_default_store() -> Any:
-    from elicitkit.server import KeyRing, McpIdentity, UrlMode
+    from elicitkit.server import KeyRing, McpUsers, UrlMode
 
     keys = KeyRing.from_string(KeyRing.generate())
-    return UrlMode(keys=keys, identity=McpIdentity.single_user_local())
+    return UrlMode(keys=keys, users=McpUsers.single_user_local())
 
 
 def terminal_ui() -> Any:

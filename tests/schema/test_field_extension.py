@@ -31,7 +31,7 @@ import elicitkit.client.web._forms as web_drawing
 import elicitkit.schema._formats as schema_table
 from elicitkit import schema
 from elicitkit.check.answers import invalid_answers, valid_answer
-from elicitkit.client import Accept, ElicitationHandler, FormQuestion, ScriptedUI
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI
 from elicitkit.client.limits import Sizes
 from elicitkit.client.terminal import TerminalUI
 from elicitkit.client.web import WebUI
@@ -110,7 +110,7 @@ def paint_shop(requested: dict[str, Any]) -> MCPServer:
 
 
 async def ask_paint_shop(ui: Any, requested: dict[str, Any]) -> dict[str, Any]:
-    async with ElicitationHandler(ui).connect(paint_shop(requested), mode="legacy") as client:
+    async with ElicitationConfig(ui).connect(paint_shop(requested), mode="legacy") as client:
         result = await client.call_tool("paint", {})
     return json.loads(result.content[0].text)  # type: ignore[union-attr,no-any-return]
 
@@ -119,7 +119,7 @@ async def ask_paint_shop(ui: Any, requested: dict[str, Any]) -> dict[str, Any]:
 async def test_a_client_answers_a_server_through_the_scripted_and_narrated_uis() -> None:
     out = io.StringIO()
     transcript = Transcript(Console(file=out, width=100, highlight=False))
-    ui = NarratedUI(ScriptedUI(Accept({"tint": "#3366ff"})), transcript, "alice")
+    ui = NarratedUI(ScriptedUI(AcceptedElicitation({"tint": "#3366ff"})), transcript, "alice")
     assert await ask_paint_shop(ui, fresh(SCHEMA)) == {"action": "accept", "content": {"tint": "#3366ff"}}
     written = re.sub(r"\s+", " ", out.getvalue())
     assert "Tint color, required" in written and "Tint #3366ff" in written
@@ -127,7 +127,7 @@ async def test_a_client_answers_a_server_through_the_scripted_and_narrated_uis()
 
 @pytest.mark.usefixtures("colour")
 async def test_a_wrong_colour_is_never_sent() -> None:
-    ui = ScriptedUI(Accept({"tint": "red"}), Accept({"tint": "#00ff00"}))
+    ui = ScriptedUI(AcceptedElicitation({"tint": "red"}), AcceptedElicitation({"tint": "#00ff00"}))
     assert await ask_paint_shop(ui, fresh(SCHEMA)) == {"action": "accept", "content": {"tint": "#00ff00"}}
     _, again = ui.shown
     assert isinstance(again, FormQuestion) and [p.code for p in again.problems] == ["format"]
@@ -145,7 +145,7 @@ async def test_the_terminal_asks_for_it_as_text_with_its_hint(terminal: tuple[Te
     ui, pipe = terminal
     pipe.send_text("#3366ff\r\r")
     reply = await asyncio.wait_for(ui.ask_form(FormQuestion("Paint shop", "Which?", fresh(SCHEMA), {})), 10)
-    assert reply == Accept({"tint": "#3366ff"})
+    assert reply == AcceptedElicitation({"tint": "#3366ff"})
     from elicitkit.client._fields import check, form_fields, hint
 
     [field] = form_fields(SCHEMA)
@@ -189,4 +189,4 @@ async def test_the_web_page_draws_a_colour_picker(page: tuple[WebUI, httpx.Async
     assert "a colour such as #3366ff" in await post({"action": "review", "f:tint": "red"})
     assert "#3366ff" in await post({"action": "review", "f:tint": "#3366ff"})
     await post({"action": "submit"})
-    assert await asyncio.wait_for(task, 10) == Accept({"tint": "#3366ff"})
+    assert await asyncio.wait_for(task, 10) == AcceptedElicitation({"tint": "#3366ff"})

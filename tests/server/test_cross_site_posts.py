@@ -14,7 +14,7 @@ from mcp_types import ElicitResult
 from elicitkit.server import Elicitation
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity
+from elicitkit.server.user import McpUsers
 from elicitkit.server.vault import KeyRing
 
 PUBLIC = "http://127.0.0.1:1"
@@ -37,7 +37,7 @@ async def test_cross_site_posts_are_refused_and_change_nothing() -> None:
         public_url=PUBLIC,
         keys=KeyRing.from_string(KeyRing.generate()),
         store=store,
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
     )
     elicit = Elicitation(server, url_mode=url_mode)
     token = elicit.secret("token", title="Token", message="The tool needs your token.")
@@ -99,7 +99,7 @@ def test_cross_site_rule(headers: dict[str, str], cross: bool) -> None:
         public_url=PUBLIC,
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
     )
     scope = {
         "type": "http",

@@ -25,7 +25,7 @@ from mcp_types import ElicitResult
 from elicitkit.server import Elicitation, LocalBus, PendingLimitError
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity
+from elicitkit.server.user import McpUsers
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(180)
@@ -51,7 +51,7 @@ def build(*, cap: int | None) -> tuple[MCPServer[Any], UrlMode, LocalBus]:
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
         bus=bus,
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
         ttl=TTL,
         max_pending_per_user=cap,
     )
@@ -126,7 +126,7 @@ async def test_flood_and_abandon_returns_to_baseline() -> None:
             assert during["held -32042 listeners"] == 0 and during["bus listeners"] == 0
             await asyncio.sleep(TTL + 0.5)  # every link has expired
             await url_mode.sweep()
-            assert await url_mode.store.count_active(McpIdentity.single_user_local().local_user) == 0
+            assert await url_mode.store.count_active(McpUsers.single_user_local().local_user) == 0
             await url_mode.store.sweep(now=time.time() + COUNTERS_OUTLIVE, keep_for=0)
             after = figures(url_mode, bus)
             table += [(f"flood {n + 1}: during", during), (f"flood {n + 1}: after sweep", after)]
@@ -157,7 +157,7 @@ async def test_per_user_cap_says_what_to_do() -> None:
         assert url_mode.held == 3  # the refused call registered nothing
         # declining one frees its place
         elicitation_id = asked[0]
-        user = McpIdentity.single_user_local().local_user
+        user = McpUsers.single_user_local().local_user
         await url_mode.store.transition(elicitation_id, from_states={"pending"}, to="declined", user=user)
         with pytest.raises(MCPError):
             await client.call_tool("ask_held", {})

@@ -19,9 +19,9 @@ from support.url_harness import serve
 from typing_extensions import TypedDict
 
 from elicitkit.server import (
-    Accepted,
-    Cancelled,
-    Declined,
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
     Elicitation,
     ElicitationError,
     ElicitationTimeoutError,
@@ -138,7 +138,11 @@ def make_server(**options: Any) -> tuple[MCPServer, Elicitation, list[Any]]:
     @server.prompt()
     async def greeting(ctx: Context) -> str:
         outcome = await elicit.form(ctx, "Whom to greet?", Colour)
-        return f"Greet in {outcome.value['colour']}" if isinstance(outcome, Accepted) else "Greet nobody"
+        return (
+            f"Greet in {outcome.data['colour']}"
+            if isinstance(outcome, AcceptedElicitation)
+            else "Greet nobody"
+        )
 
     return server, elicit, seen
 
@@ -156,7 +160,7 @@ async def test_accepted_answer_arrives_as_the_model(mode: str) -> None:
     async with Client(server, mode=mode, elicitation_callback=script) as client:
         result = await client.call_tool("trip", {})
     assert text(result) == "accept"
-    assert seen == [Accepted(Trip(city="Oslo", nights=3, seat="aisle"))]
+    assert seen == [AcceptedElicitation(Trip(city="Oslo", nights=3, seat="aisle"))]
     (asked,) = script.asked
     assert asked.mode == "form" and asked.message == "Where to?"
     assert asked.requested_schema["required"] == ["city"]
@@ -166,9 +170,9 @@ async def test_accepted_answer_arrives_as_the_model(mode: str) -> None:
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        (ElicitResult(action="decline"), Declined()),
-        (ElicitResult(action="cancel"), Cancelled()),
-        (ElicitResult(action="decline", content={"city": "Oslo"}), Declined()),
+        (ElicitResult(action="decline"), DeclinedElicitation()),
+        (ElicitResult(action="cancel"), CancelledElicitation()),
+        (ElicitResult(action="decline", content={"city": "Oslo"}), DeclinedElicitation()),
     ],
 )
 async def test_decline_and_cancel_are_outcomes_without_a_value(
@@ -190,9 +194,9 @@ async def test_several_questions_in_a_row_each_asked_once(mode: str) -> None:
     assert text(result) == "accept / accept / accept"
     assert [p.message for p in script.asked] == ["Your pet?", "Your colour?", "Anything else?"]
     assert seen == [
-        Accepted(Pet(name="Rex", age=4)),
-        Accepted({"colour": "teal"}),
-        Accepted({"zeta": "z", "alpha": 2}),
+        AcceptedElicitation(Pet(name="Rex", age=4)),
+        AcceptedElicitation({"colour": "teal"}),
+        AcceptedElicitation({"zeta": "z", "alpha": 2}),
     ]
     # A raw schema is sent as written, property order included.
     assert list(script.asked[2].requested_schema["properties"]) == ["zeta", "alpha"]

@@ -12,7 +12,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CreateMessageResult, InputRequiredResult, TextContent
 from pydantic import BaseModel
 
-from elicitkit.server import Accepted, Elicitation, ElicitationError
+from elicitkit.server import AcceptedElicitation, Elicitation, ElicitationError
 from elicitkit.server._rounds import current_round
 
 
@@ -32,13 +32,13 @@ def make_server() -> MCPServer:
         got = []
         for _ in range(3):
             outcome = await elicit.form(ctx, f"Word number {len(got) + 1}?", Word)
-            got.append(outcome.value.word if isinstance(outcome, Accepted) else outcome.action)
+            got.append(outcome.data.word if isinstance(outcome, AcceptedElicitation) else outcome.action)
         return " ".join(got)
 
     @server.tool()
     async def named(ctx: Context) -> str:
         outcome = await elicit.form(ctx, QUESTION["text"], Word, key="first")
-        return outcome.value.word if isinstance(outcome, Accepted) else outcome.action
+        return outcome.data.word if isinstance(outcome, AcceptedElicitation) else outcome.action
 
     @server.tool()
     async def other(ctx: Context) -> str:

@@ -19,7 +19,7 @@ from mcp_types import ElicitResult
 from elicitkit.server import Elicitation, LocalBus
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity
+from elicitkit.server.user import McpUsers
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(60)
@@ -35,7 +35,7 @@ def build(ttl: float) -> tuple[MCPServer[Any], UrlMode, LocalBus, list[weakref.r
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
         bus=bus,
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
         ttl=ttl,
         max_pending_per_user=None,
     )

@@ -12,7 +12,7 @@ from elicitkit.server import (
     Elicitation,
     FlowContext,
     KeyRing,
-    McpIdentity,
+    McpUsers,
     MemoryStore,
     OAuthConnection,
     Secret,
@@ -23,7 +23,7 @@ from elicitkit.server import (
 
 def url_mode() -> UrlMode:
     return UrlMode(
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
         public_url="http://127.0.0.1:8000",
@@ -54,11 +54,11 @@ def test_a_flow_receives_a_narrow_context_not_the_url_mode() -> None:
     key = Secret(mode, "weather-key", title="Weather API key", message="The forecast needs it.")
     context = key.context
     assert isinstance(context, FlowContext)
-    assert (context.store, context.vault, context.site, context.identity) == (
+    assert (context.store, context.vault, context.site, context.users) == (
         mode.store,
         mode.vault,
         mode.site,
-        mode.identity,
+        mode.users,
     )
     assert context.ask == mode.ask
     assert mode.flows["weather-key"] is key

@@ -161,9 +161,7 @@ async def introspect(peer: OidcPeer, value: str) -> dict[str, Any]:
 
 
 async def stored(run: Running, name: str) -> dict[str, Any]:
-    raw = await run.url_mode.vault.get(
-        User(run.url_mode.identity.issuer or "", "alice"), f"oauth:{name}:tokens"
-    )
+    raw = await run.url_mode.vault.get(User(run.url_mode.users.issuer or "", "alice"), f"oauth:{name}:tokens")
     assert raw is not None
     return dict(json.loads(raw))
 

@@ -41,7 +41,7 @@ from elicitkit.server.secret import Secret
 from elicitkit.server.store import Store
 from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.url_mode import UrlMode, Wait
-from elicitkit.server.user import McpIdentity
+from elicitkit.server.user import McpUsers
 from elicitkit.server.vault import KeyRing
 from elicitkit.server.web.identity import BrowserIdentity
 from elicitkit.server.web.login import OAuthLogin
@@ -75,7 +75,7 @@ def build_weather(
     store: Store,
     wait: Wait = "live",
     browser: BrowserIdentity | None = None,
-    identity: McpIdentity | None = None,
+    users: McpUsers | None = None,
     ttl: float = 900.0,
     lifespan: Any = None,
     request_state_security: Any = None,
@@ -98,7 +98,7 @@ def build_weather(
         store=store,
         wait=wait,
         ttl=ttl,
-        identity=identity,
+        users=users,
     )
     elicit = Elicitation(server, url_mode=url_mode)
     api_key = elicit.secret(
@@ -363,7 +363,7 @@ def main_stdio(db: str) -> None:
         verifier=None,
         keys=KeyRing.from_env(),
         store=SQLiteStore(Path(db)),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
         lifespan=lifespan,
     )
     holder.append(weather)

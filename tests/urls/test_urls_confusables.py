@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 
 @pytest.mark.parametrize(
@@ -24,7 +24,7 @@ from elicitkit.urls import inspect
     ],
 )
 def test_a_look_alike_of_an_ascii_name_is_blocked_and_says_which(url: str, imitated: str) -> None:
-    report = inspect(url)
+    report = examine(url)
     assert report.verdict == "block"
     messages = {warning.code: warning.message for warning in report.warnings}
     assert f"'{imitated}'" in messages["confusable"]
@@ -40,14 +40,14 @@ def test_a_look_alike_of_an_ascii_name_is_blocked_and_says_which(url: str, imita
     ],
 )
 def test_real_names_are_not_called_imitations(url: str) -> None:
-    assert "confusable" not in inspect(url).codes
+    assert "confusable" not in examine(url).codes
 
 
 def test_fullwidth_letters_name_the_real_host_they_fold_to() -> None:
     """IDNA folds fullwidth and mathematical letters to ASCII: the browser goes to the real host,
     which the report names, with the international-characters warning and no block."""
     for url in ("https://\uff53\uff54\uff52\uff49\uff50\uff45.com/", "https://\U0001d42ctripe.com/"):
-        report = inspect(url)
+        report = examine(url)
         assert report.host == "stripe.com"
         assert report.verdict == "warn"
         assert "idn" in report.codes

@@ -8,7 +8,7 @@ import urllib.parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from elicitkit.urls import UrlReport, inspect, reveal
+from elicitkit.urls import UrlReport, examine, reveal
 
 C0_OR_SPACE = "".join(map(chr, range(0x21)))  # what browsers strip around a URL
 DROPPED = str.maketrans("", "", "\t\n\r")
@@ -51,13 +51,13 @@ def check_consistent(url: str, report: UrlReport) -> None:
 @settings(max_examples=400, deadline=None)
 @given(st.text())
 def test_inspect_never_raises_on_any_text(text: str) -> None:
-    check_consistent(text, inspect(text))
+    check_consistent(text, examine(text))
 
 
 @settings(max_examples=400, deadline=None)
 @given(urls)
 def test_inspect_is_consistent_on_url_shaped_text(url: str) -> None:
-    check_consistent(url, inspect(url))
+    check_consistent(url, examine(url))
 
 
 def cannot_be_read(text: str) -> bool:
@@ -77,7 +77,7 @@ def test_no_input_needs_the_safety_net(text: str) -> None:
     """The checks themselves handle every input: "unparseable" (what the catch-all in `inspect`
     answers) comes only for text that really cannot be read as a URL, and any other text is
     drawn in full."""
-    report = inspect(text)
+    report = examine(text)
     assert ("unparseable" in report.codes) == cannot_be_read(text), report.codes
     if not cannot_be_read(text):
         assert report.parts
@@ -87,4 +87,4 @@ def test_no_input_needs_the_safety_net(text: str) -> None:
 @given(urls)
 def test_allowing_http_never_makes_a_verdict_stricter(url: str) -> None:
     order = {"ok": 0, "warn": 1, "block": 2}
-    assert order[inspect(url, allow_http=True).verdict] <= order[inspect(url).verdict]
+    assert order[examine(url, allow_http=True).verdict] <= order[examine(url).verdict]

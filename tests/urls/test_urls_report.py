@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from elicitkit.urls import inspect, reveal
+from elicitkit.urls import examine, reveal
 
 
 def drawn(url: str) -> list[tuple[str, str]]:
-    return [(part.role, part.text) for part in inspect(url).parts]
+    return [(part.role, part.text) for part in examine(url).parts]
 
 
 def test_the_registrable_domain_is_the_part_to_highlight() -> None:
@@ -28,15 +28,15 @@ def test_the_registrable_domain_is_the_part_to_highlight() -> None:
         ("query", "?b=1"),
         ("fragment", "#c"),
     ]
-    report = inspect("https://login.microsoft.com.evil.io/")
+    report = examine("https://login.microsoft.com.evil.io/")
     assert (report.host, report.domain) == ("login.microsoft.com.evil.io", "evil.io")
     assert "'microsoft.com'" in report.warnings[0].message
     assert "'evil.io'" in report.warnings[0].message
 
 
 def test_multi_label_and_private_suffixes_are_respected() -> None:
-    assert inspect("https://www.bbc.co.uk/").domain == "bbc.co.uk"
-    assert inspect("https://a.b.someone.github.io/").domain == "someone.github.io"
+    assert examine("https://www.bbc.co.uk/").domain == "bbc.co.uk"
+    assert examine("https://a.b.someone.github.io/").domain == "someone.github.io"
 
 
 def test_the_domain_is_drawn_as_written() -> None:
@@ -46,28 +46,28 @@ def test_the_domain_is_drawn_as_written() -> None:
         ("domain", "Example.COM."),
         ("path", "/"),
     ]
-    assert inspect("HTTPS://WWW.Example.COM./").host == "www.example.com"
+    assert examine("HTTPS://WWW.Example.COM./").host == "www.example.com"
 
 
 def test_userinfo_is_drawn_apart_from_the_real_site() -> None:
-    report = inspect("https://paypal.com@evil.com/")
+    report = examine("https://paypal.com@evil.com/")
     assert report.domain == "evil.com"
     assert drawn("https://paypal.com@evil.com/")[1:3] == [("userinfo", "paypal.com@"), ("domain", "evil.com")]
 
 
 def test_a_backslash_is_read_as_a_browser_reads_it() -> None:
-    report = inspect("https://evil.com\\@good.com/")
+    report = examine("https://evil.com\\@good.com/")
     assert report.domain == "evil.com"
     assert report.verdict == "block"
 
 
 def test_international_names_show_both_forms() -> None:
-    report = inspect("https://m\u00fcnchen.de/")
+    report = examine("https://m\u00fcnchen.de/")
     assert (report.host, report.host_unicode) == ("xn--mnchen-3ya.de", "m\u00fcnchen.de")
     assert (report.domain, report.domain_unicode) == ("xn--mnchen-3ya.de", "m\u00fcnchen.de")
     assert "xn--mnchen-3ya.de" in report.warnings[0].message
 
-    punycode = inspect("https://xn--80ak6aa92e.com/")
+    punycode = examine("https://xn--80ak6aa92e.com/")
     assert punycode.host_unicode == "\u0430\u0440\u0440\u04cf\u0435.com"
     assert "'\u0430\u0440\u0440\u04cf\u0435.com'" in punycode.warnings[0].message
     assert "'appie'" in {w.code: w.message for w in punycode.warnings}["confusable"]
@@ -75,26 +75,26 @@ def test_international_names_show_both_forms() -> None:
 
 def test_japanese_chinese_and_korean_script_mixes_are_fine() -> None:
     for host in ("\u4f8b\u3048.jp", "\u6e2c\u8a66abc.cn", "\ud55c\uad6dabc.kr"):
-        assert "mixed-scripts" not in inspect(f"https://{host}/").codes
+        assert "mixed-scripts" not in examine(f"https://{host}/").codes
 
 
 def test_encoded_ips_name_the_real_address() -> None:
     for url in ("http://3232235777/", "http://0xc0a80101/", "http://0300.0250.1.1/", "http://192.168.257/"):
-        report = inspect(url)
+        report = examine(url)
         assert report.host == "192.168.1.1", url
         assert "encoded-ip" in report.codes
 
 
 def test_plain_http_is_allowed_beyond_loopback_only_when_configured() -> None:
-    assert inspect("http://example.com/").verdict == "block"
-    report = inspect("http://example.com/", allow_http=True)
+    assert examine("http://example.com/").verdict == "block"
+    report = examine("http://example.com/", allow_http=True)
     assert (report.verdict, report.codes) == ("warn", ("insecure-http",))
-    assert inspect("http://127.0.0.1:9/", allow_http=True).verdict == "ok"
-    assert inspect("javascript:alert(1)", allow_http=True).verdict == "block"
+    assert examine("http://127.0.0.1:9/", allow_http=True).verdict == "ok"
+    assert examine("javascript:alert(1)", allow_http=True).verdict == "block"
 
 
 def test_the_report_is_json() -> None:
-    report = inspect("https://good.com@evil.com/")
+    report = examine("https://good.com@evil.com/")
     data = json.loads(report.to_json())
     assert data["verdict"] == "block"
     assert data["domain"] == "evil.com"
@@ -107,11 +107,11 @@ def test_the_report_is_json() -> None:
 
 
 def test_json_keeps_hidden_characters_visible() -> None:
-    assert "\\u202e" in inspect("https://evil.com/\u202emoc.lapyap").to_json()
+    assert "\\u202e" in examine("https://evil.com/\u202emoc.lapyap").to_json()
 
 
 def test_warnings_are_sentences_with_stable_severities() -> None:
-    report = inspect("http://user@3232235777:8080/\u202e")
+    report = examine("http://user@3232235777:8080/\u202e")
     for warning in report.warnings:
         assert warning.message[0].isupper() and warning.message.endswith("."), warning
     assert {w.code: w.severity for w in report.warnings} == {
@@ -131,13 +131,13 @@ def test_reveal_escapes_what_a_terminal_would_hide() -> None:
 
 
 def test_messages_never_carry_hidden_characters() -> None:
-    report = inspect("https://\u202eevil.com@exa\u200bmple.com/")
+    report = examine("https://\u202eevil.com@exa\u200bmple.com/")
     for warning in report.warnings:
         assert reveal(warning.message) == warning.message
 
 
 def test_non_strings_are_blocked_not_raised() -> None:
-    report = inspect(None)  # type: ignore[arg-type]
+    report = examine(None)  # type: ignore[arg-type]
     assert (report.verdict, report.codes) == ("block", ("unparseable",))
 
 
@@ -191,4 +191,4 @@ def test_inspect_never_touches_the_network_or_a_cache(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("url", ["https://example.com/", "https://m\u00fcnchen.de:8443/x?y#z"])
 def test_reports_are_equal_for_equal_input(url: str) -> None:
-    assert inspect(url) == inspect(url)
+    assert examine(url) == examine(url)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 C0_OR_SPACE = "".join(map(chr, range(0x21)))  # what browsers strip around a URL
 OK, WARN, BLOCK = "ok", "warn", "block"
@@ -146,13 +146,13 @@ def test_the_table_is_large_and_distinct() -> None:
 
 @pytest.mark.parametrize(("url", "verdict", "codes"), TABLE, ids=[repr(u)[1:-1][:60] for u, _, _ in TABLE])
 def test_verdict_and_codes(url: str, verdict: str, codes: set[str]) -> None:
-    report = inspect(url)
+    report = examine(url)
     assert (report.verdict, set(report.codes)) == (verdict, codes), report.warnings
 
 
 @pytest.mark.parametrize(("url", "verdict", "codes"), TABLE, ids=[repr(u)[1:-1][:60] for u, _, _ in TABLE])
 def test_parts_spell_the_whole_url(url: str, verdict: str, codes: set[str]) -> None:
-    report = inspect(url)
+    report = examine(url)
     if report.parts:
         browser_reads = url.strip(C0_OR_SPACE).replace("\t", "").replace("\n", "").replace("\r", "")
         assert "".join(part.text for part in report.parts) == browser_reads

@@ -31,9 +31,9 @@ from mcp_types import (
 
 from elicitkit.bridge._host import HostSession
 from elicitkit.client import (
-    Accept,
-    Cancel,
-    Decline,
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
     ElicitationUI,
     FormQuestion,
     Reply,
@@ -47,7 +47,7 @@ __all__ = ["Answer", "RoutedUI", "capture_params", "host_opened"]
 
 Answer = Literal["host", "browser", "terminal", "auto"]
 
-_CANCEL = Cancel()
+_CANCEL = CancelledElicitation()
 _asked: contextvars.ContextVar[ElicitRequestParams | None] = contextvars.ContextVar(
     "elicitkit_bridge_asked", default=None
 )
@@ -123,14 +123,14 @@ class RoutedUI:
         if result is None or result.action == "cancel":
             return _CANCEL
         if result.action == "decline":
-            return Decline()
-        return Accept(dict(result.content or {}))
+            return DeclinedElicitation()
+        return AcceptedElicitation(dict(result.content or {}))
 
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
         if not self.to_host("url"):
             return await self._local().ask_url_consent(question)
         if question.report.verdict == "block":
-            return Decline()  # the client notes why; a blocked URL never reaches the host
+            return DeclinedElicitation()  # the client notes why; a blocked URL never reaches the host
         asked = _asked.get()
         given = asked.elicitation_id if isinstance(asked, ElicitRequestURLParams) else None
         elicitation_id = given or f"bridge-{secrets.token_urlsafe(12)}"
@@ -144,9 +144,9 @@ class RoutedUI:
         if result is None or result.action == "cancel":
             return _CANCEL
         if result.action == "decline":
-            return Decline()
+            return DeclinedElicitation()
         _host_opened.set(True)  # read by the client's `open_url` right after: the host opened it
-        return Accept()
+        return AcceptedElicitation()
 
     async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
         if not self.to_host("url"):

@@ -19,7 +19,7 @@ from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
 from elicitkit.bridge._calls import PostStreamTap, UpstreamCalls
 from elicitkit.bridge._keepalive import finish_event_streams
 from elicitkit.client import (
-    ElicitationHandler,
+    ElicitationConfig,
     ElicitingClient,
     RateLimit,
     Sizes,
@@ -149,7 +149,7 @@ def upstream_client(
 
             return Client(streamable_http_client(upstream.url, http_client=http), **options)
         return Client(upstream.target(), **options)
-    handler = ElicitationHandler(
+    handler = ElicitationConfig(
         ui=ui,
         modes=tuple(sorted(modes)),
         rate_limit=limits.rate_limit,

@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from elicitkit.client import Accept, Cancel, Decline, FormQuestion, Reply
+from elicitkit.client import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    FormQuestion,
+    Reply,
+)
 from elicitkit.i18n import gettext as _
 
 __all__ = ["AnswersError", "Script", "read_answers", "read_waits"]
@@ -32,17 +38,17 @@ class Script:
 
     def __call__(self, question: Any) -> Reply:
         if self.problem is not None:
-            return Cancel()
+            return CancelledElicitation()
         asked = {"number": self.used, "message": _brief(getattr(question, "message", ""))}
         if isinstance(question, FormQuestion) and question.problems:
             why = "; ".join(p.say(_).rstrip(".") for p in question.problems)
             not_valid = _('Answer %(number)d of --answers is not valid for "%(message)s": %(why)s.')
             self.problem = not_valid % {**asked, "why": why}
-            return Cancel()
+            return CancelledElicitation()
         if self.used >= len(self.replies):
             missing = _('--answers has no answer %(number)d, for "%(message)s"; add one to the list.')
             self.problem = missing % {**asked, "number": self.used + 1}
-            return Cancel()
+            return CancelledElicitation()
         reply = self.replies[self.used]
         self.used += 1
         return reply(question) if callable(reply) else reply
@@ -73,9 +79,9 @@ def read_answers(data: Any) -> list[Reply | Callable[[Any], Reply]]:
         action = entry.get("action") if isinstance(entry, dict) else None
         content = entry.get("content") if isinstance(entry, dict) else None
         if action == "decline":
-            replies.append(Decline())
+            replies.append(DeclinedElicitation())
         elif action == "cancel":
-            replies.append(Cancel())
+            replies.append(CancelledElicitation())
         elif action == "accept" and (content is None or isinstance(content, dict)):
             replies.append(_accept(content or {}))
         else:
@@ -89,7 +95,7 @@ def read_answers(data: Any) -> list[Reply | Callable[[Any], Reply]]:
 def _accept(content: Mapping[str, Any]) -> Callable[[Any], Reply]:
     def reply(question: Any) -> Reply:
         if isinstance(question, FormQuestion):
-            return Accept(dict(question.initial) | dict(content))
-        return Accept()
+            return AcceptedElicitation(dict(question.initial) | dict(content))
+        return AcceptedElicitation()
 
     return reply

@@ -39,8 +39,8 @@ from elicitkit.cli._language import LocaleOption, words
 from elicitkit.cli._script import AnswersError, Script, read_answers, read_waits
 from elicitkit.cli._target import Named, name_target
 from elicitkit.client import (
+    ElicitationConfig,
     ElicitationError,
-    ElicitationHandler,
     ElicitationUI,
     ElicitingClient,
     Reply,
@@ -297,7 +297,7 @@ class _Session:
     async def _connect(
         self, stack: AsyncExitStack, ui: ElicitationUI, open_url: Callable[[str], bool]
     ) -> ElicitingClient:
-        handler = ElicitationHandler(ui=ui, modes=self.modes, open_url=open_url, wait_timeout=self.wait)
+        handler = ElicitationConfig(ui=ui, modes=self.modes, open_url=open_url, wait_timeout=self.wait)
         transport: Any
         http: httpx2.AsyncClient | None = None
         if isinstance(self.server, StdioServerParameters):

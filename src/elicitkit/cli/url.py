@@ -16,7 +16,7 @@ from elicitkit.cli._help import MARKUP, Command
 from elicitkit.cli._language import LocaleOption, words
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import noop, speaking
-from elicitkit.urls import PartRole, UrlReport, inspect, reveal
+from elicitkit.urls import PartRole, UrlReport, examine, reveal
 
 
 class _Group(typer.core.TyperGroup):
@@ -82,7 +82,7 @@ def inspect_command(
     report for people is in the terminal's language (or --locale's); --json is the same in every
     language.
     """
-    report = inspect(url, allow_http=allow_http)
+    report = examine(url, allow_http=allow_http)
     if as_json:
         typer.echo(report.to_json(indent=2))
     else:

@@ -11,7 +11,7 @@ from elicitkit.client._association import (
     Watch,
     WatchedTransport,
 )
-from elicitkit.client.completions import Completions
+from elicitkit.client.completions import UrlCompletions
 from elicitkit.client.connection import Action, ServerElicitations
 from elicitkit.client.eliciting import ElicitingClient
 from elicitkit.client.errors import (
@@ -24,7 +24,7 @@ from elicitkit.client.errors import (
 )
 from elicitkit.client.handler import (
     DEFAULT_INPUT_ROUNDS,
-    ElicitationHandler,
+    ElicitationConfig,
     Mode,
     StandalonePolicy,
     UrlOpener,
@@ -35,9 +35,9 @@ from elicitkit.client.retry import until_urls_complete
 from elicitkit.client.rounds import RoundsPolicy, drive_rounds
 from elicitkit.client.scripted import ScriptedUI, accept_prefilled
 from elicitkit.client.ui import (
-    Accept,
-    Cancel,
-    Decline,
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
     ElicitationUI,
     FormQuestion,
     Notice,
@@ -53,15 +53,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_INPUT_ROUNDS",
-    "Accept",
+    "AcceptedElicitation",
     "Action",
-    "Cancel",
-    "Completions",
-    "Decline",
+    "CancelledElicitation",
+    "DeclinedElicitation",
     "ElicitationCancelledError",
+    "ElicitationConfig",
     "ElicitationDeclinedError",
     "ElicitationError",
-    "ElicitationHandler",
     "ElicitationLoopError",
     "ElicitationProtocolError",
     "ElicitationRateLimitedError",
@@ -84,6 +83,7 @@ __all__ = [
     "StandaloneStreamTap",
     "StandaloneWatch",
     "TerminalUI",
+    "UrlCompletions",
     "UrlOpener",
     "UrlQuestion",
     "Waiting",

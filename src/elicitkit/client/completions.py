@@ -14,7 +14,7 @@ import anyio
 _MAX_IDS = 1024
 
 
-class Completions:
+class UrlCompletions:
     """Pending and completed elicitation ids for one server, with a way to wait for a change."""
 
     def __init__(self, max_ids: int = _MAX_IDS) -> None:

@@ -35,14 +35,22 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elicitkit import schema, urls
 from elicitkit.client._association import RequestWatch
-from elicitkit.client.completions import Completions
+from elicitkit.client.completions import UrlCompletions
 from elicitkit.client.errors import ElicitationRateLimitedError
 from elicitkit.client.limits import PromptGate, Sizes, cut
-from elicitkit.client.ui import Accept, Cancel, FormQuestion, Notice, Reply, UrlQuestion, Waiting
+from elicitkit.client.ui import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    FormQuestion,
+    Notice,
+    Reply,
+    UrlQuestion,
+    Waiting,
+)
 from elicitkit.i18n import noop
 
 if TYPE_CHECKING:
-    from elicitkit.client.handler import ElicitationHandler
+    from elicitkit.client.handler import ElicitationConfig
 
 __all__ = ["MAX_REFUSED_ANSWERS", "Action", "ServerElicitations"]
 
@@ -50,7 +58,7 @@ logger = logging.getLogger("elicitkit.client")
 
 Action = Literal["accept", "decline", "cancel"]
 
-_CANCEL = Cancel()
+_CANCEL = CancelledElicitation()
 _LOG_EVERY = 30.0
 _UNNAMED = Notice(noop("An MCP server"))
 """A server that gave no name: English where a str is read, said in a UI's language (`said`)."""
@@ -76,9 +84,9 @@ sending the same bad answer (a script, a broken widget) must not spin forever.""
 class ServerElicitations:
     """Answers one server's elicitation requests and completion notices, under `handler`'s rules."""
 
-    def __init__(self, handler: ElicitationHandler, watch: RequestWatch | None = None) -> None:
+    def __init__(self, handler: ElicitationConfig, watch: RequestWatch | None = None) -> None:
         self.handler = handler
-        self.completions = Completions()
+        self.completions = UrlCompletions()
         self._watch = watch
         self._server_name = handler.server_name
         self._connected_to: Callable[[], Implementation | None] | None = None
@@ -178,9 +186,9 @@ class ServerElicitations:
         for _ in range(MAX_REFUSED_ANSWERS + 1):
             question = FormQuestion(server, message, shown, initial, tuple(problems))
             reply = await self._ask(self.handler.ui.ask_form, question)
-            if not isinstance(reply, Accept):
+            if not isinstance(reply, AcceptedElicitation):
                 return ElicitResult(action=reply.action)
-            content = dict(reply.content or {})
+            content = dict(reply.data or {})
             problems = schema.validate(requested, content)
             if not problems:
                 return ElicitResult(action="accept", content=content)
@@ -218,7 +226,7 @@ class ServerElicitations:
                 return await self._consent_and_open(self.server_name(), message, url)
 
     async def _consent_and_open(self, server: str, message: str, url: str) -> Action:
-        report = urls.inspect(url, allow_http=self.handler.allow_http)
+        report = urls.examine(url, allow_http=self.handler.allow_http)
         question = UrlQuestion(server, cut(message, self.sizes.message), report)
         reply = await self._ask(self.handler.ui.ask_url_consent, question)
         if report.verdict == "block":
@@ -226,8 +234,8 @@ class ServerElicitations:
             reasons = tuple(w for w in report.warnings if w.severity == "block")
             template = noop("%(server)s asked to open a URL that was blocked and not opened: %(reasons)s.")
             self.notice(Notice(template, server=server, reasons=reasons))
-            return "cancel" if isinstance(reply, Cancel) else "decline"
-        if not isinstance(reply, Accept):
+            return "cancel" if isinstance(reply, CancelledElicitation) else "decline"
+        if not isinstance(reply, AcceptedElicitation):
             return reply.action
         try:
             opened = self.handler.open_url(url)

@@ -46,7 +46,7 @@ from elicitkit.client.retry import until_urls_complete
 from elicitkit.client.rounds import RoundsPolicy, drive_rounds
 
 if TYPE_CHECKING:
-    from elicitkit.client.handler import ElicitationHandler
+    from elicitkit.client.handler import ElicitationConfig
 
 _ResultT = TypeVar("_ResultT")
 
@@ -128,7 +128,7 @@ class ElicitingClient(ExtendedClient):
     one of `elicitkit.client.errors`.
     """
 
-    handler: ElicitationHandler | None = field(default=None, kw_only=True)
+    handler: ElicitationConfig | None = field(default=None, kw_only=True)
     http_client: httpx2.AsyncClient | None = field(default=None, kw_only=True, repr=False)
     """For a URL `server`: the HTTP client to use (headers, auth, timeouts); the caller closes it."""
     rounds: RoundsPolicy = field(default_factory=RoundsPolicy, kw_only=True)

@@ -30,7 +30,7 @@ from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestParams, ElicitResul
 
 from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.errors import ElicitationRefusedError
-from elicitkit.client.handler import ElicitationHandler
+from elicitkit.client.handler import ElicitationConfig
 from elicitkit.client.retry import until_urls_complete
 from elicitkit.extras import needs
 
@@ -42,7 +42,7 @@ __all__ = ["ElicitationRefusedError", "FastMCPAnswers", "for_fastmcp", "for_sdk_
 T = TypeVar("T")
 
 
-def for_sdk_session(handler: ElicitationHandler) -> ServerElicitations:
+def for_sdk_session(handler: ElicitationConfig) -> ServerElicitations:
     """The SDK `elicitation_callback` for one server; pass `.on_message` as `message_handler` too.
 
     It answers a refusal with -32602 itself, so it is safe wherever the SDK's callback is taken
@@ -111,7 +111,7 @@ class FastMCPAnswers:
         return await self.until_urls_complete(lambda: call_tool(name, args))
 
 
-def for_fastmcp(handler: ElicitationHandler) -> FastMCPAnswers:
+def for_fastmcp(handler: ElicitationConfig) -> FastMCPAnswers:
     """What `fastmcp.Client(elicitation_handler=..., message_handler=...)` takes, for one server."""
     return FastMCPAnswers(ServerElicitations(handler))
 

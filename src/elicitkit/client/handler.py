@@ -26,7 +26,7 @@ from elicitkit.client.ui import ElicitationUI
 
 __all__ = [
     "DEFAULT_INPUT_ROUNDS",
-    "ElicitationHandler",
+    "ElicitationConfig",
     "Mode",
     "StandalonePolicy",
     "UrlOpener",
@@ -63,7 +63,7 @@ def open_in_system_browser(url: str) -> bool:
 
 
 @dataclass
-class ElicitationHandler:
+class ElicitationConfig:
     """How this client answers elicitation: which modes, which UI, what limits and timeouts.
 
     `modes` ("form", "url" or both) is declared exactly as given (C-01). `wait_timeout` is how

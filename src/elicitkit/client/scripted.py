@@ -14,18 +14,25 @@ from typing import Literal
 
 import anyio
 
-from elicitkit.client.ui import Accept, Cancel, FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.ui import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    FormQuestion,
+    Reply,
+    UrlQuestion,
+    Waiting,
+)
 
 Question = FormQuestion | UrlQuestion
 Script = Reply | Callable[[Question], Reply]
-_CANCEL = Cancel()
+_CANCEL = CancelledElicitation()
 
 
 def accept_prefilled(question: Question) -> Reply:
     """Accept what the form starts from (the schema's defaults); accept a URL consent."""
     if isinstance(question, FormQuestion):
-        return Accept(dict(question.initial))
-    return Accept()
+        return AcceptedElicitation(dict(question.initial))
+    return AcceptedElicitation()
 
 
 class ScriptedUI:

@@ -10,33 +10,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from elicitkit.results import AcceptedElicitation as AcceptedElicitation
+from elicitkit.results import CancelledElicitation as CancelledElicitation
+from elicitkit.results import DeclinedElicitation as DeclinedElicitation
+from elicitkit.results import ElicitationResult as ElicitationResult
 from elicitkit.schema import ValidationProblem
 from elicitkit.urls import UrlReport
 
-
-@dataclass(frozen=True)
-class Accept:
-    """The person accepted. `content` is the form answer (None for URL mode consent)."""
-
-    content: Mapping[str, Any] | None = None
-    action: Literal["accept"] = "accept"
-
-
-@dataclass(frozen=True)
-class Decline:
-    """The person said no to this question."""
-
-    action: Literal["decline"] = "decline"
-
-
-@dataclass(frozen=True)
-class Cancel:
-    """The person dismissed the question without choosing."""
-
-    action: Literal["cancel"] = "cancel"
-
-
-Reply = Accept | Decline | Cancel
+Reply = ElicitationResult[Mapping[str, Any] | None]
+"""What a UI returns: the person's answer; `data` is the form's content as they gave it."""
 
 
 class Notice(str):

@@ -30,9 +30,9 @@ from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
 from elicitkit.schema import TitledEnum
 from elicitkit.server import (
-    Accepted,
-    Cancelled,
-    Declined,
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
     Elicitation,
     KeyRing,
     OAuthConnection,
@@ -155,7 +155,7 @@ class DemoMcpServer(LocalServer):
             """Book a table at a restaurant; asks you for the details."""
             message = f"Book a table at {restaurant}: when, how many of you, and where you would like to sit."
             match await elicit.form(ctx, message, Booking):
-                case Accepted(value=booking):
+                case AcceptedElicitation(data=booking):
                     diet = ", ".join(booking.dietary) or "no dietary needs"
                     chair = "with a high chair" if booking.high_chair else "no high chair"
                     return (
@@ -163,9 +163,9 @@ class DemoMcpServer(LocalServer):
                         f"{booking.seating.label.lower()}; {diet}; {chair}; note: {booking.note!r}. "
                         f"Confirmation sent to {booking.email}."
                     )
-                case Declined():
+                case DeclinedElicitation():
                     return "No table booked: you declined to give the details."
-                case Cancelled():
+                case CancelledElicitation():
                     return "No table booked: the question was dismissed."
 
         @server.tool()

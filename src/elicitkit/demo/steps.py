@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
-from elicitkit.client import Accept, Cancel, Decline, FormQuestion, Reply
+from elicitkit.client import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    FormQuestion,
+    Reply,
+)
 from elicitkit.demo._people import DEMO_PASSWORDS, PERSON
 from elicitkit.demo._wire import WireLog
 from elicitkit.demo.browser import Page
@@ -65,7 +71,7 @@ def _fill(changes: dict[str, Any]) -> Callable[[Any], Reply]:
 
     def reply(question: Any) -> Reply:
         assert isinstance(question, FormQuestion)
-        return Accept(dict(question.initial) | changes)
+        return AcceptedElicitation(dict(question.initial) | changes)
 
     return reply
 
@@ -108,7 +114,7 @@ async def form_every_field(story: Story) -> None:
 
 async def form_declined(story: Story) -> None:
     story.tell(_("Decline this one (Decline on the review screen, or Ctrl-D in the terminal)."))
-    story.answer(Decline())
+    story.answer(DeclinedElicitation())
     text = await story.call("book_table", {"restaurant": "Le Refus"})
     story.expect(
         "you declined" in text,
@@ -119,7 +125,7 @@ async def form_declined(story: Story) -> None:
 
 async def form_cancelled(story: Story) -> None:
     story.tell(_("Cancel this one (Cancel, or Ctrl-C in the terminal)."))
-    story.answer(Cancel())
+    story.answer(CancelledElicitation())
     text = await story.call("book_table", {"restaurant": "Chez Annul"})
     story.expect(
         "dismissed" in text,
@@ -138,7 +144,7 @@ async def secret_by_url(story: Story) -> None:
     story.tell(
         _("Open the page, enter any API key (for example %(key)s) and press Save.") % {"key": WEATHER_KEY}
     )
-    story.answer(Accept())
+    story.answer(AcceptedElicitation())
     call = story.start("check_weather", {"city": "Lisbon"})
     url = await story.next_url(call)
     if story.unattended and url is not None:
@@ -169,7 +175,7 @@ async def held_with_32042(story: Story) -> None:
         _("Open the page and enter any token (for example %(token)s); the call retries by itself.")
         % {"token": MESSENGER_TOKEN}
     )
-    story.answer(Accept())
+    story.answer(AcceptedElicitation())
     call = story.start("send_message", {"to": "bob", "text": "See you at Chez Elicit!"})
     url = await story.next_url(call)
     if story.unattended and url is not None:
@@ -197,7 +203,7 @@ async def held_with_32042(story: Story) -> None:
 
 async def phishing_refused(story: Story) -> None:
     story.tell(_("Open the page; bob (played by a script) will try your link first."))
-    story.answer(Accept())
+    story.answer(AcceptedElicitation())
     call = story.start("list_events", {})
     url = await story.next_url(call)
     if url is None:

@@ -33,7 +33,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, TextContent
 
 from elicitkit.client import (
-    ElicitationHandler,
+    ElicitationConfig,
     ElicitationUI,
     ElicitingClient,
     RateLimit,
@@ -77,7 +77,7 @@ class Story:
     transcript: Transcript
     ui: ElicitationUI | None = None
     scripted: ScriptedUI | None = field(default=None, init=False)
-    handler: ElicitationHandler | None = field(default=None, init=False)
+    handler: ElicitationConfig | None = field(default=None, init=False)
     client: ElicitingClient | None = field(default=None, init=False)
     opened: asyncio.Queue[str] = field(default_factory=asyncio.Queue, init=False)
     browsers: dict[str, ScriptedBrowser] = field(default_factory=dict, init=False)
@@ -107,7 +107,7 @@ class Story:
             ui = self.ui
         # The story plays every kind of question back to back (a consent and a waiting screen
         # per URL), faster than the default limit lets one server ask a real person.
-        self.handler = ElicitationHandler(
+        self.handler = ElicitationConfig(
             ui=ui,
             modes=("form", "url"),
             open_url=self._open_url,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from elicitkit.client.ui import Accept, UrlQuestion
+from elicitkit.client.ui import AcceptedElicitation, UrlQuestion
 from elicitkit.demo._people import DEMO_PASSWORDS
 from elicitkit.demo._wire import WireLog
 from elicitkit.demo.mcp_server import key_fingerprint
@@ -68,7 +68,7 @@ async def secret_on_2026(story: Story) -> None:
         _("Open the page, sign in as %(person)s if asked, enter any API key and press Save.")
         % {"person": _PERSON}
     )
-    story.answer(Accept())
+    story.answer(AcceptedElicitation())
     wire = WireLog(story.transcript, _PERSON)
     screens_before = _consent_screens(story)
     async with story.connect("auto", wire=wire) as client:
@@ -112,7 +112,7 @@ async def calendar_on_2026(story: Story) -> None:
         )
         % {"person": _PERSON, "password": DEMO_PASSWORDS[_PERSON]}
     )
-    story.answer(Accept())
+    story.answer(AcceptedElicitation())
     wire = WireLog(story.transcript, _PERSON)
     screens_before = _consent_screens(story)
     async with story.connect("auto", wire=wire) as client:

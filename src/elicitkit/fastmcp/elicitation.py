@@ -25,7 +25,7 @@ from mcp.server.mcpserver import Context as SdkContext
 from elicitkit.fastmcp import _bridge
 from elicitkit.fastmcp.flows import AnyContext, OAuthConnection, Secret
 from elicitkit.server import Elicitation as _SdkElicitation
-from elicitkit.server import FormOutcome, OAuthLogin, SecretValidator, UrlMode, UrlModeError, Wait
+from elicitkit.server import ElicitationResult, OAuthLogin, SecretValidator, UrlMode, UrlModeError, Wait
 
 T = TypeVar("T")
 
@@ -72,7 +72,7 @@ class Elicitation(_SdkElicitation):
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
         allow_sensitive: Mapping[str, str] | None = None,
-    ) -> FormOutcome[T]: ...
+    ) -> ElicitationResult[T]: ...
 
     @overload
     async def form(
@@ -84,7 +84,7 @@ class Elicitation(_SdkElicitation):
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
         allow_sensitive: Mapping[str, str] | None = None,
-    ) -> FormOutcome[dict[str, Any]]: ...
+    ) -> ElicitationResult[dict[str, Any]]: ...
 
     async def form(
         self,
@@ -95,11 +95,11 @@ class Elicitation(_SdkElicitation):
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see elicitkit.server.Elicitation.form
         allow_sensitive: Mapping[str, str] | None = None,
-    ) -> FormOutcome[Any]:
+    ) -> ElicitationResult[Any]:
         """`elicitkit.server.Elicitation.form`, taking FastMCP's `Context` too: same outcomes, same errors."""
         sdk: Any = ctx  # FastMCP's is turned into the SDK's by the bridge
         spec: Any = schema
-        outcome: FormOutcome[Any] = await super().form(
+        outcome: ElicitationResult[Any] = await super().form(
             sdk, message, spec, key=key, timeout=timeout, allow_sensitive=allow_sensitive
         )
         return outcome

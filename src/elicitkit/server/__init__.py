@@ -11,7 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from elicitkit.extras import lazy_names
-from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcome
+from elicitkit.results import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    ElicitationResult,
+)
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.bus import Bus, LocalBus
 from elicitkit.server.elicitation import Elicitation
@@ -40,7 +45,7 @@ from elicitkit.server.oauth.errors import OAuthConfigError, OAuthConnectionError
 from elicitkit.server.secret import Secret, SecretValidator
 from elicitkit.server.store import MemoryStore, Record, State, Store
 from elicitkit.server.url_mode import FlowContext, UrlMode, Wait
-from elicitkit.server.user import Caller, McpIdentity, User
+from elicitkit.server.user import Caller, McpUsers, User
 from elicitkit.server.vault import KeyRing, Vault
 from elicitkit.server.web.identity import BrowserIdentity, HookIdentity, LocalUserIdentity
 from elicitkit.server.web.login import OAuthLogin
@@ -52,20 +57,20 @@ if TYPE_CHECKING:
     from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier
 
 __all__ = [
-    "Accepted",
+    "AcceptedElicitation",
     "BackendURLError",
     "BackendUnavailableError",
     "BrowserIdentity",
     "Bus",
     "BusUnavailableError",
     "Caller",
-    "Cancelled",
-    "Declined",
+    "CancelledElicitation",
+    "DeclinedElicitation",
     "Elicitation",
     "ElicitationError",
+    "ElicitationResult",
     "ElicitationTimeoutError",
     "FlowContext",
-    "FormOutcome",
     "HookIdentity",
     "IdentityRequiredError",
     "IntrospectionVerifier",
@@ -74,7 +79,7 @@ __all__ = [
     "KeyRing",
     "LocalBus",
     "LocalUserIdentity",
-    "McpIdentity",
+    "McpUsers",
     "MemoryStore",
     "ModeNotDeclaredError",
     "NotInRequestError",

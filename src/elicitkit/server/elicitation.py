@@ -32,10 +32,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, overload
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitRequestFormParams
 
+from elicitkit.results import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    ElicitationResult,
+)
 from elicitkit.server import _forms
 from elicitkit.server._ask import ask
 from elicitkit.server._capabilities import Mode, declared_modes
-from elicitkit.server._outcomes import Accepted, Cancelled, Declined, FormOutcome
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server.errors import UrlModeError
 from elicitkit.server.secret import Secret, SecretValidator
@@ -46,8 +51,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-_DECLINED = Declined()
-_CANCELLED = Cancelled()
+_DECLINED = DeclinedElicitation()
+_CANCELLED = CancelledElicitation()
 
 
 class Elicitation:
@@ -147,7 +152,7 @@ class Elicitation:
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see ask()
         allow_sensitive: Mapping[str, str] | None = None,
-    ) -> FormOutcome[T]: ...
+    ) -> ElicitationResult[T]: ...
 
     @overload
     async def form(
@@ -159,7 +164,7 @@ class Elicitation:
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see ask()
         allow_sensitive: Mapping[str, str] | None = None,
-    ) -> FormOutcome[dict[str, Any]]: ...
+    ) -> ElicitationResult[dict[str, Any]]: ...
 
     async def form(
         self,
@@ -170,7 +175,7 @@ class Elicitation:
         key: str | None = None,
         timeout: float | None = None,  # noqa: ASYNC109 - see ask()
         allow_sensitive: Mapping[str, str] | None = None,
-    ) -> FormOutcome[Any]:
+    ) -> ElicitationResult[Any]:
         """Ask a form-mode question and return exactly one of `Accepted`, `Declined`, `Cancelled`.
 
         `schema` is a pydantic model, dataclass or TypedDict (the answer comes back as one), or
@@ -194,5 +199,5 @@ class Elicitation:
         params = ElicitRequestFormParams(message=message, requested_schema=form.schema)
         result = await ask(ctx, params, key=key, timeout=self.timeout if timeout is None else timeout)
         if result.action == "accept":
-            return Accepted(form.read(result.content))
+            return AcceptedElicitation(form.read(result.content))
         return _DECLINED if result.action == "decline" else _CANCELLED

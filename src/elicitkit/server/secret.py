@@ -63,7 +63,7 @@ class Secret:
 
     async def get(self, ctx: Context[Any, Any]) -> str:
         """The current user's value, asking for it in URL mode when there is none yet."""
-        caller = self.context.identity.caller()
+        caller = self.context.users.caller()
         value = await self.context.vault.get(caller.user, self.name)
         if value is not None:
             return value
@@ -78,7 +78,7 @@ class Secret:
 
     async def forget(self, ctx: Context[Any, Any]) -> None:
         """Delete the current user's value (for example after the service rejected it)."""
-        caller = self.context.identity.caller()
+        caller = self.context.users.caller()
         await self.context.vault.delete(caller.user, self.name)
 
     # -- Flow ----------------------------------------------------------------------------

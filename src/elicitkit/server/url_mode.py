@@ -58,7 +58,7 @@ from elicitkit.server.errors import (
     UrlModeError,
 )
 from elicitkit.server.store import ACTIVE, Record, State, Store
-from elicitkit.server.user import Caller, McpIdentity
+from elicitkit.server.user import Caller, McpUsers
 from elicitkit.server.vault import KeyRing, Vault
 from elicitkit.server.web.flows import Flow
 from elicitkit.server.web.identity import BrowserIdentity, LocalUserIdentity
@@ -90,13 +90,13 @@ ContextAdapter = Callable[[Any], "Context[Any, Any] | None"]
 class FlowContext:
     """The few things a URL-mode flow (`Secret`, `OAuthConnection`, your own) works with.
 
-    A flow gets this from `UrlMode.add` and uses nothing else of the `UrlMode`: `identity`
+    A flow gets this from `UrlMode.add` and uses nothing else of the `UrlMode`: `users`
     names the MCP user, `vault` keeps their values, `store` holds records and single-use
     values, `site` renders pages and completes records (it is the one that announces a
     completion), `browser` is who is in the browser, `ask` runs a URL-mode elicitation.
     """
 
-    identity: McpIdentity
+    users: McpUsers
     vault: Vault
     store: Store
     site: Site
@@ -119,7 +119,7 @@ class UrlMode:
     """URL-mode elicitation for one MCP server.
 
     `keys` defaults to `KeyRing.from_env()` (a missing key stops start-up), `store` to a
-    `SQLiteStore` in the user's data directory, `bus` to a `LocalBus`, `identity` to the
+    `SQLiteStore` in the user's data directory, `bus` to a `LocalBus`, `users` to the
     verified MCP token (`McpIdentity()`). `public_url` is the origin the pages are reached at
     (the MCP server's own; `loopback()` sets it for stdio servers). `ttl` is how long a link
     lives; `max_pending_per_user` bounds the elicitations one user has open at once, across
@@ -138,7 +138,7 @@ class UrlMode:
         keys: KeyRing | None = None,
         store: Store | None = None,
         bus: Bus | None = None,
-        identity: McpIdentity | None = None,
+        users: McpUsers | None = None,
         wait: Wait = "live",
         ttl: float = 900.0,
         server_name: str | None = None,
@@ -152,14 +152,14 @@ class UrlMode:
         self.store: Store = store if store is not None else _default_store()
         self.vault = Vault(self.keys, self.store)
         self.bus: Bus = bus if bus is not None else LocalBus()
-        self.identity = identity if identity is not None else McpIdentity()
+        self.users = users if users is not None else McpUsers()
         if browser is None:
-            if self.identity.local_user is None:
+            if self.users.local_user is None:
                 raise UrlModeError(
                     "URL mode needs to know who opens its links: pass browser=OAuthLogin(<issuer>) "
                     "(or a HookIdentity); only McpIdentity.single_user_local() works without one."
                 )
-            browser = LocalUserIdentity(self.identity.local_user)
+            browser = LocalUserIdentity(self.users.local_user)
         self.browser = browser
         self.wait: Wait = wait
         self.ttl = ttl
@@ -181,7 +181,7 @@ class UrlMode:
             public_url=public_url or "",
             locale=locale,
         )
-        self.context = FlowContext(self.identity, self.vault, self.store, self.site, browser, self.ask)
+        self.context = FlowContext(self.users, self.vault, self.store, self.site, browser, self.ask)
         """What the flows of this URL mode receive (see `FlowContext`)."""
         self.sweep_every = sweep_every
         """Seconds between two background sweeps (and before one retries after a failure)."""
@@ -237,8 +237,8 @@ class UrlMode:
         if not self.mount_pages(server):
             return
         auth = server.settings.auth
-        if auth is not None and self.identity.issuer is None:
-            self.identity.issuer = str(auth.issuer_url).rstrip("/")
+        if auth is not None and self.users.issuer is None:
+            self.users.issuer = str(auth.issuer_url).rstrip("/")
         if isinstance(self.browser, OAuthLogin):  # its token is checked as the MCP tokens are
             self.browser.adopt(token_verifier_of(server), auth)
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
@@ -343,7 +343,7 @@ class UrlMode:
                 "URL mode does not know where its pages are reached: pass UrlMode(public_url=...) "
                 "(the MCP server's public origin), or run the server inside `async with url_mode.loopback()`."
             )
-        caller = self.identity.caller()
+        caller = self.users.caller()
         if uses_rounds(ctx.protocol_version):
             return await self._ask_in_rounds(ctx, caller, flow, message, details)
         record = await self._new_record(caller, flow, message, details)

@@ -18,7 +18,7 @@ from elicitkit.server.errors import IdentityRequiredError
 __all__ = [
     "LOCAL_ISSUER",
     "Caller",
-    "McpIdentity",
+    "McpUsers",
     "User",
     "user_from_token",
 ]
@@ -61,7 +61,7 @@ def user_from_token(token: AccessToken, *, default_issuer: str | None = None) ->
     return User(issuer=str(issuer), subject=token.subject)
 
 
-class McpIdentity:
+class McpUsers:
     """Finds the `Caller` of the current request from the SDK's verified access token.
 
     `McpIdentity.single_user_local()` is the one exception: for a stdio server run by one
@@ -74,7 +74,7 @@ class McpIdentity:
         self.local_user = local_user
 
     @classmethod
-    def single_user_local(cls, subject: str = "local-user") -> McpIdentity:
+    def single_user_local(cls, subject: str = "local-user") -> McpUsers:
         return cls(local_user=User(issuer=LOCAL_ISSUER, subject=subject))
 
     def caller(self) -> Caller:

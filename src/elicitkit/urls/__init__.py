@@ -1,6 +1,6 @@
 """What a person should know about a URL before deciding to open it (C-22, C-23).
 
-`inspect` is pure: it parses and judges, and never fetches anything (not the page, not
+`examine` is pure: it parses and judges, and never fetches anything (not the page, not
 DNS, not the public-suffix list: that data ships offline inside `publicsuffixlist`).
 
 A verdict is "block" when the URL cannot be trusted to go where it seems to (a scheme
@@ -16,7 +16,7 @@ part before "@" look like the destination.
 from __future__ import annotations
 
 from elicitkit.urls._characters import reveal
-from elicitkit.urls._inspection import inspect
+from elicitkit.urls._inspection import examine
 from elicitkit.urls._report import PartRole, UrlPart, UrlReport, UrlWarning, Verdict
 
-__all__ = ["PartRole", "UrlPart", "UrlReport", "UrlWarning", "Verdict", "inspect", "reveal"]
+__all__ = ["PartRole", "UrlPart", "UrlReport", "UrlWarning", "Verdict", "examine", "reveal"]

@@ -1,4 +1,4 @@
-"""Which characters hide, reorder or imitate others: the judgements `inspect` makes per character."""
+"""Which characters hide, reorder or imitate others: the judgements `examine` makes per character."""
 
 from __future__ import annotations
 

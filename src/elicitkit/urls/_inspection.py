@@ -1,4 +1,4 @@
-"""`inspect`: one URL read as a browser reads it and judged part by part, without fetching anything."""
+"""`examine`: one URL read as a browser reads it and judged part by part, without fetching anything."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from elicitkit.urls._characters import (
 from elicitkit.urls._names import embedded_domain, label_forms, registrable
 from elicitkit.urls._report import UrlPart, UrlReport, UrlWarning, Verdict
 
-__all__ = ["inspect"]
+__all__ = ["examine"]
 
 
-def inspect(url: str, *, allow_http: bool = False) -> UrlReport:
+def examine(url: str, *, allow_http: bool = False) -> UrlReport:
     """Judge `url` without fetching it. Plain http passes only for loopback unless `allow_http`.
 
     Never raises: anything that cannot be read as a URL is blocked.

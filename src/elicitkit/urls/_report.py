@@ -1,4 +1,4 @@
-"""What `inspect` answers: the verdict on a URL, the parts to draw and the reasons for caution."""
+"""What `examine` answers: the verdict on a URL, the parts to draw and the reasons for caution."""
 
 from __future__ import annotations
 

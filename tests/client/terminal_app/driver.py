@@ -18,7 +18,7 @@ import anyio
 from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import FormQuestion, UrlQuestion, Waiting
 from elicitkit.schema import ValidationProblem
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 EVERY_KIND: dict[str, Any] = {
     "type": "object",
@@ -94,7 +94,7 @@ async def main(scenario: str) -> Any:
         question = FormQuestion("Demo server", "Try again.", SMALL, {"name": "R2D2"}, problems)
         return await ui.ask_form(question)
     if scenario in REPORTS:
-        report = inspect(REPORTS[scenario])  # the real inspection, as the handler does it
+        report = examine(REPORTS[scenario])  # the real inspection, as the handler does it
         return await ui.ask_url_consent(UrlQuestion("Demo server", "Connect your calendar.", report))
     if scenario == "wait":
         ui.notice("before waiting")

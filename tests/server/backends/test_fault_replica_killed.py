@@ -37,9 +37,9 @@ def replica(url: str, prefix: str, port: int) -> None:
     from elicitkit.server import Elicitation
     from elicitkit.server.backends import open_bus, open_store
     from elicitkit.server.url_mode import UrlMode
-    from elicitkit.server.user import Caller, McpIdentity, User
+    from elicitkit.server.user import Caller, McpUsers, User
 
-    class PerFlow(McpIdentity):
+    class PerFlow(McpUsers):
         def caller(self) -> Caller:
             return Caller(user=User("https://as.example", _WHO.get()), client_id="client")
 
@@ -48,7 +48,7 @@ def replica(url: str, prefix: str, port: int) -> None:
         public_url=f"http://127.0.0.1:{port}",
         store=store,
         bus=open_bus(url, store=store),
-        identity=PerFlow(local_user=User("https://as.example", "nobody")),
+        users=PerFlow(local_user=User("https://as.example", "nobody")),
         wait="live",
     )
     server: MCPServer[Any] = MCPServer("faults")
@@ -77,7 +77,7 @@ from support.server_process import free_port, stop, wait_until_serving  # noqa: 
 from elicitkit.server.backends import open_bus, open_store  # noqa: E402
 from elicitkit.server.errors import StoreUnavailableError  # noqa: E402
 from elicitkit.server.url_mode import UrlMode  # noqa: E402
-from elicitkit.server.user import McpIdentity, User  # noqa: E402
+from elicitkit.server.user import McpUsers, User  # noqa: E402
 from elicitkit.server.vault import KeyRing  # noqa: E402
 
 pytestmark = pytest.mark.timeout(150)
@@ -112,7 +112,7 @@ async def test_a_replica_killed_mid_flow_the_other_completes_every_flow(
         keys=KeyRing.from_string(ring),
         store=store,
         bus=bus,
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
     )
     completed: Counter[str] = Counter()
     results: dict[int, list[str]] = {}

@@ -25,7 +25,7 @@ from elicitkit.server import Elicitation
 from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.store import Record, Store
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity, User
+from elicitkit.server.user import McpUsers, User
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(90)
@@ -120,7 +120,7 @@ def replica(url: str, prefix: str, *, wait: str = "error", **options: Any) -> tu
         keys=KeyRing.from_string(KeyRing.generate()),
         store=store,
         bus=open_bus(url, store=store),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
         hold=0.0,
         **options,
     )
@@ -172,7 +172,7 @@ async def test_twenty_calls_of_one_user_on_two_replicas_open_at_most_the_cap(sha
             assert len(links) == CAP, outcomes
             assert len(refused) == CALLS - CAP
             assert all("already have 3 open requests" in r.content[0].text for r in refused)  # type: ignore[union-attr]
-            assert await a[1].store.count_active(McpIdentity.single_user_local().local_user) == CAP  # type: ignore[arg-type]
+            assert await a[1].store.count_active(McpUsers.single_user_local().local_user) == CAP  # type: ignore[arg-type]
     finally:
         await close(a[1])
         await close(b[1])

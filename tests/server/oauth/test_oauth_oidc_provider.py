@@ -49,7 +49,7 @@ async def test_each_client_auth_method_connects_refreshes_and_revokes(
 
         # refresh: the access token expired; the refresh token is rotated, the old one is spent
         await run.url_mode.vault.put(
-            User(run.url_mode.identity.issuer or "", "alice"),
+            User(run.url_mode.users.issuer or "", "alice"),
             f"oauth:{name}:tokens",
             json.dumps(first | {"expires_at": 1}),
         )
@@ -78,7 +78,7 @@ async def test_down_scoped_grant_is_shown_kept_and_refreshed(auth: DemoAuthServe
         assert answer["granted"] == ["calendar.read", "offline_access"]
         tokens = await stored(run, "wide")
         await run.url_mode.vault.put(
-            User(run.url_mode.identity.issuer or "", "alice"),
+            User(run.url_mode.users.issuer or "", "alice"),
             "oauth:wide:tokens",
             json.dumps(tokens | {"expires_at": 1}),
         )
@@ -113,7 +113,7 @@ async def test_provider_errors_are_sentences_without_secrets(auth: DemoAuthServe
         assert "account is connected" in done.text
         tokens = await stored(run, "post")
         await run.url_mode.vault.put(
-            User(run.url_mode.identity.issuer or "", "alice"),
+            User(run.url_mode.users.issuer or "", "alice"),
             "oauth:post:tokens",
             json.dumps(tokens | {"expires_at": 1}),
         )

@@ -24,7 +24,7 @@ from support.server_process import free_port
 from support.url_harness import mcp_session, serve
 
 from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, basic_credentials
-from elicitkit.server.user import McpIdentity
+from elicitkit.server.user import McpUsers
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -193,7 +193,7 @@ def build_mcp(verifier: JWTVerifier, issuer: str) -> Any:
 
         @server.tool()
         async def whoami(ctx: Context) -> str:  # type: ignore[type-arg]
-            caller = McpIdentity().caller()
+            caller = McpUsers().caller()
             return f"{caller.user.subject} at {caller.user.issuer}"
 
         return server.streamable_http_app()

@@ -22,12 +22,12 @@ from elicitkit.server import Elicitation
 from elicitkit.server.errors import StoreUnavailableError
 from elicitkit.server.store import MemoryStore, Record, SQLiteStore
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity, User
+from elicitkit.server.user import McpUsers, User
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(60)
 
-LOCAL = McpIdentity.single_user_local()
+LOCAL = McpUsers.single_user_local()
 ALICE = User("https://issuer.example", "alice")
 
 
@@ -43,7 +43,7 @@ class Clock:
 
 def serve(store: Any, **options: Any) -> MCPServer[Any]:
     server = MCPServer("sweep test")
-    url_mode = UrlMode(keys=KeyRing.from_string(KeyRing.generate()), store=store, identity=LOCAL, **options)
+    url_mode = UrlMode(keys=KeyRing.from_string(KeyRing.generate()), store=store, users=LOCAL, **options)
     Elicitation(server, url_mode=url_mode).secret("key", title="Key", message="Key?")
 
     @server.tool()

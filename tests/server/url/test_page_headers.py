@@ -7,13 +7,13 @@ import httpx
 from mcp.server.mcpserver import MCPServer
 from support.security_headers import assert_hardened
 
-from elicitkit.server import Elicitation, KeyRing, McpIdentity, MemoryStore, UrlMode
+from elicitkit.server import Elicitation, KeyRing, McpUsers, MemoryStore, UrlMode
 
 
 async def test_the_pages_mounted_on_the_server_carry_the_headers() -> None:
     server = MCPServer("headers")
     url_mode = UrlMode(
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
         public_url="http://127.0.0.1:8000",

@@ -8,7 +8,7 @@ from mcp.server.mcpserver import Context
 from elicitkit.server.errors import UrlModeError
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpIdentity
+from elicitkit.server.user import McpUsers
 from elicitkit.server.vault import KeyRing
 
 
@@ -18,7 +18,7 @@ def test_public_url_must_be_http_and_should_be_https(caplog: pytest.LogCaptureFi
             public_url=url,
             keys=KeyRing.from_string(KeyRing.generate()),
             store=MemoryStore(),
-            identity=McpIdentity.single_user_local(),
+            users=McpUsers.single_user_local(),
         )
 
     with pytest.raises(UrlModeError, match="http"):
@@ -35,7 +35,7 @@ async def test_loopback_serves_the_pages_on_127_0_0_1() -> None:
     url_mode = UrlMode(
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
     )
     async with url_mode.loopback() as base:
         assert base.startswith("http://127.0.0.1:")
@@ -51,7 +51,7 @@ def test_flow_names_are_unique() -> None:
     url_mode = UrlMode(
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
     )
     Secret(url_mode, "k", title="Key", message="why")
     with pytest.raises(UrlModeError, match="exists already"):
@@ -160,7 +160,7 @@ async def test_facade_secret_end_to_end_in_process() -> None:
         public_url="http://127.0.0.1:1",
         keys=KeyRing.from_string(KeyRing.generate()),
         store=MemoryStore(),
-        identity=McpIdentity.single_user_local(),
+        users=McpUsers.single_user_local(),
     )
     elicit = Elicitation(server, url_mode=url_mode)
     token = elicit.secret("token", title="Token", message="The tool needs your token.")

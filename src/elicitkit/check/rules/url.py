@@ -17,7 +17,7 @@ from typing import Any
 from elicitkit.check.findings import Findings
 from elicitkit.check.observed import Asked, Observations, short
 from elicitkit.check.session import MODERN
-from elicitkit.urls import inspect
+from elicitkit.urls import examine
 
 #: query or path-parameter names that carry a credential or a person's data (S-21)
 _CREDENTIAL = re.compile(
@@ -87,7 +87,7 @@ def _carries(a: Asked, findings: Findings, secrets: Sequence[str]) -> None:
     for secret in secrets:
         if secret and secret in url:
             findings.add("S-21", "fail", f"the client's own bearer token is in the URL: {a.quote()}")
-    report = inspect(url, allow_http=True)
+    report = examine(url, allow_http=True)
     blocked = [w.message for w in report.warnings if w.severity == "block"]
     try:
         split = urllib.parse.urlsplit(url)

@@ -43,11 +43,11 @@ STYLE = Style.from_dict(
 )
 
 
-class Declined(Exception):
+class DeclinePressed(Exception):
     """The person pressed the decline key."""
 
 
-class Cancelled(Exception):
+class CancelPressed(Exception):
     """The person pressed the cancel key (or the terminal went away)."""
 
 
@@ -57,13 +57,13 @@ def _always(decline: bool) -> KeyBindings:
     @kb.add("c-c", eager=True)
     @kb.add("<sigint>")
     def _cancel(event: KeyPressEvent) -> None:
-        event.app.exit(exception=Cancelled())
+        event.app.exit(exception=CancelPressed())
 
     if decline:
 
         @kb.add("c-d", eager=True)
         def _decline(event: KeyPressEvent) -> None:
-            event.app.exit(exception=Declined())
+            event.app.exit(exception=DeclinePressed())
 
     return kb
 
@@ -109,7 +109,7 @@ class Screens:
         try:
             return await app.run_async()
         except (KeyboardInterrupt, EOFError):
-            raise Cancelled() from None
+            raise CancelPressed() from None
         finally:
             self.current = None
 
@@ -165,7 +165,7 @@ class Screens:
         try:
             return await session.prompt_async(prompt, default=default)
         except (KeyboardInterrupt, EOFError):
-            raise Cancelled() from None
+            raise CancelPressed() from None
         finally:
             self.current = None
 

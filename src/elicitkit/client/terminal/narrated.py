@@ -20,7 +20,15 @@ from rich.text import Text
 
 from elicitkit import schema
 from elicitkit.client._fields import listing
-from elicitkit.client.ui import Accept, Decline, ElicitationUI, FormQuestion, Reply, UrlQuestion, Waiting
+from elicitkit.client.ui import (
+    AcceptedElicitation,
+    DeclinedElicitation,
+    ElicitationUI,
+    FormQuestion,
+    Reply,
+    UrlQuestion,
+    Waiting,
+)
 from elicitkit.client.ui import said as in_words
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import ngettext, noop, tidy
@@ -206,15 +214,15 @@ class NarratedUI:
             t.quote(question.message)
             t.rows([(f.title, describe_field(f.schema, f.required)) for f in fields])
         reply = await self.inner.ask_form(question)
-        if isinstance(reply, Accept):
+        if isinstance(reply, AcceptedElicitation):
             t.say(self.person, _("reviews the answers and submits:"))
-            content = reply.content or {}
+            content = reply.data or {}
             t.rows([(f.title, _answer(f, content[f.name])) for f in fields if f.name in content])
         else:
             t.say(
                 self.person,
                 _("declines: nothing is sent.")
-                if isinstance(reply, Decline)
+                if isinstance(reply, DeclinedElicitation)
                 else _("cancels: nothing is sent."),
             )
         return reply
@@ -226,9 +234,9 @@ class NarratedUI:
         t.quote(question.message)
         t.url(question.report)
         reply = await self.inner.ask_url_consent(question)
-        if isinstance(reply, Accept) and question.report.verdict == "block":
+        if isinstance(reply, AcceptedElicitation) and question.report.verdict == "block":
             t.say(self.person, _("agrees, but the URL is blocked: the page is not opened."))
-        elif isinstance(reply, Accept):
+        elif isinstance(reply, AcceptedElicitation):
             t.say(self.person, _("agrees to open the page."))
         else:
             said = _("does not agree (%(action)s): the page is not opened.") % {"action": reply.action}

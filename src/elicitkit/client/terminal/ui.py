@@ -44,7 +44,7 @@ from elicitkit.client._fields import (
     show,
 )
 from elicitkit.client.errors import NotATerminalError
-from elicitkit.client.terminal._screens import Cancelled, Declined, Screens
+from elicitkit.client.terminal._screens import CancelPressed, DeclinePressed, Screens
 from elicitkit.client.terminal._views import (
     answers_table,
     field_heading,
@@ -54,7 +54,16 @@ from elicitkit.client.terminal._views import (
     url_details,
     waiting_panel,
 )
-from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, Reply, UrlQuestion, Waiting, said
+from elicitkit.client.ui import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    FormQuestion,
+    Reply,
+    UrlQuestion,
+    Waiting,
+    said,
+)
 from elicitkit.i18n import Translator, from_environment, noop, spoken, translator
 from elicitkit.i18n import gettext as _
 
@@ -119,14 +128,14 @@ class TerminalUI:
                         field, answers[field.name], None, index, len(fields)
                     )
             content = await self._review(question, fields, answers, problems)
-        except Declined:
-            self.console.print(Text(_("✗ Declined. Nothing you typed is sent."), style="yellow"))
-            return Decline()
-        except Cancelled:
-            self.console.print(Text(_("✗ Cancelled. Nothing you typed is sent."), style="yellow"))
-            return Cancel()
+        except DeclinePressed:
+            self.console.print(Text(_("✗ DeclinePressed. Nothing you typed is sent."), style="yellow"))
+            return DeclinedElicitation()
+        except CancelPressed:
+            self.console.print(Text(_("✗ CancelPressed. Nothing you typed is sent."), style="yellow"))
+            return CancelledElicitation()
         self.console.print(Text(_("✓ Answers submitted:"), style="green"), answers_table(fields, answers))
-        return Accept(content)
+        return AcceptedElicitation(content)
 
     async def _review(
         self,
@@ -162,9 +171,9 @@ class TerminalUI:
                 keys={"s": _SUBMIT, "d": _DECLINE},
             )
             if selected == _DECLINE:
-                raise Declined()
+                raise DeclinePressed()
             if selected == _CANCEL:
-                raise Cancelled()
+                raise CancelPressed()
             if selected == _SUBMIT:
                 problems = _check_all(question.schema, fields, answers)
                 if not problems:
@@ -273,18 +282,18 @@ class TerminalUI:
                 toolbar=_(_BLOCKED_KEYS if blocked else _CONSENT_KEYS),
                 keys={"d": "decline"} if blocked else {"o": "open", "d": "decline"},
             )
-        except Declined:
+        except DeclinePressed:
             choice = "decline"
-        except Cancelled:
+        except CancelPressed:
             choice = "cancel"
         if choice == "open":
             self.console.print(Text(_("✓ You agreed; the page opens in your system browser."), style="green"))
-            return Accept()
+            return AcceptedElicitation()
         if choice == "decline":
             self.console.print(Text(_("✗ Not opened: you declined."), style="yellow"))
-            return Decline()
+            return DeclinedElicitation()
         self.console.print(Text(_("✗ Not opened: cancelled."), style="yellow"))
-        return Cancel()
+        return CancelledElicitation()
 
     # -- waiting -------------------------------------------------------------------------
 
@@ -298,7 +307,7 @@ class TerminalUI:
         keys: dict[str, Literal["retry", "cancel"]] = {"r": "retry", "c": "cancel"}
         try:
             choice = await self._screens.live(body, keys=keys, toolbar=_(_WAIT_KEYS))
-        except Cancelled:
+        except CancelPressed:
             choice = "cancel"
         self.console.print(
             Text(_("↻ Retrying the call."), style="green")

@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitkit.client.ui import Cancel, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client.ui import CancelledElicitation, FormQuestion, UrlQuestion, Waiting
 from elicitkit.client.web._forms import Draft
 
 Question = FormQuestion | UrlQuestion | Waiting
@@ -36,7 +36,7 @@ class Entry:
     @property
     def dismissal(self) -> Any:
         """The reply when the question can no longer be answered (the UI closed)."""
-        return "cancel" if isinstance(self.question, Waiting) else Cancel()
+        return "cancel" if isinstance(self.question, Waiting) else CancelledElicitation()
 
 
 class Board:

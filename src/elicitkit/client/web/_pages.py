@@ -30,7 +30,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from elicitkit.asgi import SecurityHeaders, csp_nonce
 from elicitkit.client._fields import safe
-from elicitkit.client.ui import Accept, Cancel, Decline, FormQuestion, UrlQuestion, said
+from elicitkit.client.ui import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    FormQuestion,
+    UrlQuestion,
+    said,
+)
 from elicitkit.client.ui import said as in_words
 from elicitkit.client.web._board import Board, Entry
 from elicitkit.i18n import Translator, current, environment, speaking
@@ -211,16 +218,16 @@ class _Pages:
         assert draft is not None
         if action == "decline":
             said = _("You declined the form; “%(server)s” is told you said no.") % {"server": server}
-            self.board.answer(entry, Decline(), said)
+            self.board.answer(entry, DeclinedElicitation(), said)
         elif action == "cancel":
             said = _("You dismissed the form; “%(server)s” is told it was cancelled.") % {"server": server}
-            self.board.answer(entry, Cancel(), said)
+            self.board.answer(entry, CancelledElicitation(), said)
         elif action == "review":
             draft.take(posted)
             draft.step = "review" if draft.check() else "edit"
         elif action == "submit" and draft.step == "review" and draft.check():
             said = _("✓ Your answers were sent to “%(server)s”.") % {"server": server}
-            self.board.answer(entry, Accept(draft.content), said)
+            self.board.answer(entry, AcceptedElicitation(draft.content), said)
         else:
             draft.step = "edit"
             index = action.removeprefix("edit:")
@@ -231,13 +238,15 @@ class _Pages:
         question = entry.question
         assert isinstance(question, UrlQuestion)
         if action == "open" and question.report.verdict != "block":
-            self.board.answer(entry, Accept(), _("✓ You agreed: the page opens in your system browser."))
+            self.board.answer(
+                entry, AcceptedElicitation(), _("✓ You agreed: the page opens in your system browser.")
+            )
         elif action == "open":
             entry.problem = _("This URL is blocked, so it cannot be opened. Decline or cancel.")
         elif action == "decline":
-            self.board.answer(entry, Decline(), _("Not opened: you declined."))
+            self.board.answer(entry, DeclinedElicitation(), _("Not opened: you declined."))
         elif action == "cancel":
-            self.board.answer(entry, Cancel(), _("Not opened: cancelled."))
+            self.board.answer(entry, CancelledElicitation(), _("Not opened: cancelled."))
 
     def _answer_wait(self, entry: Entry, action: str) -> None:
         if action == "retry":

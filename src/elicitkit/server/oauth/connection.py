@@ -224,7 +224,7 @@ class OAuthConnection:
         refreshed one. Raises `OAuthConfigError` (S-32 included), `OAuthProviderError`, or
         the URL-mode errors of `UrlMode.ask` (declined, expired, -32042 waiting style).
         """
-        caller = self.context.identity.caller()
+        caller = self.context.users.caller()
         metadata = await self.metadata(caller.user)
         if await self._consents.covers(caller.user, caller.client_id):
             provider = functools.partial(self._provider, metadata)
@@ -244,7 +244,7 @@ class OAuthConnection:
     async def granted_scopes(self, ctx: Context[Any, Any]) -> list[str] | None:
         """The scopes the provider granted the current user (None: not connected). A provider may
         grant fewer than `scopes`; a tool checks here before calling what needs the missing ones."""
-        tokens = await self._tokens.load(self.context.identity.caller().user)
+        tokens = await self._tokens.load(self.context.users.caller().user)
         return None if tokens is None else granted(tokens, self.scopes)
 
     def auth(self, ctx: Context[Any, Any]) -> httpx.Auth:
@@ -262,7 +262,7 @@ class OAuthConnection:
         Returns True when the provider confirmed the revocation; the local copies are deleted
         either way.
         """
-        user = self.context.identity.caller().user
+        user = self.context.users.caller().user
         tokens = await self._tokens.load(user)
         revoked = False
         try:
@@ -459,7 +459,7 @@ class OAuthConnection:
 
     def _refuse_own_server(self, metadata: ProviderMetadata, user: User | None) -> None:
         """URL mode must not authorize the user to the MCP server itself (S-32)."""
-        own = {self.context.identity.issuer, user.issuer if user else None}
+        own = {self.context.users.issuer, user.issuer if user else None}
         browser = self.context.browser
         if isinstance(browser, OAuthLogin):
             own.add(browser.issuer_url)
