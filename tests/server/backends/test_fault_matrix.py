@@ -37,7 +37,7 @@ from elicitkit.server.backends import open_bus, open_store
 from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
 from elicitkit.server.store import Store
 from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import Caller, McpIdentity, User
+from elicitkit.server.user import Caller, McpUsers, User
 from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(180)
@@ -48,12 +48,13 @@ FLOWS = 200
 CLIENTS = 4
 DEADLINE = 3.0  # each store call's `timeout`
 SLACK = 1.5  # what the event loop of a busy two-core machine may add
+LOCK_MARGIN = 1.0 + SLACK  # how long past the deadline a lost lock may stand, and the loop's share
 RING = KeyRing.from_string(KeyRing.generate("k1"))
 DOCUMENTED = {"StoreUnavailableError", "BusUnavailableError"}
 _WHO: ContextVar[str] = ContextVar("who")
 
 
-class PerFlow(McpIdentity):
+class PerFlow(McpUsers):
     """Each tool call is its own user (the `n` it is called with), so each flow has its own value.
     (A local user is set only so `UrlMode` needs no browser sign-in: the pages are not served.)"""
 
@@ -121,6 +122,8 @@ class Run:
     results: dict[int, list[str]] = field(default_factory=dict)
     completed: Counter[str] = field(default_factory=Counter)  # "completed" answers per record
     done: int = 0
+    busy: list[float] = field(default_factory=list)  # when a submit was answered "busy"
+    returned: float = 0.0  # when the store was back (the fault over)
 
 
 def value_of(user: User) -> str:
@@ -140,7 +143,7 @@ async def live_flows(url: str, fault: Callable[[], Awaitable[None]], **options: 
             keys=RING,
             store=cast(Store, Timed(store, run.calls)),
             bus=bus,
-            identity=PerFlow(),
+            users=PerFlow(),
             wait="live",
             max_pending_per_user=3,
         )
@@ -170,6 +173,7 @@ async def live_flows(url: str, fault: Callable[[], Awaitable[None]], **options: 
                 if outcome != "busy":  # "closed": an earlier try whose reply was lost did it
                     run.completed[elicitation_id] += outcome == "completed"
                     return
+                run.busy.append(time.monotonic())  # only its own earlier try can hold the lock
             except (StoreUnavailableError, BusUnavailableError):
                 pass
             await asyncio.sleep(0.2)
@@ -203,13 +207,14 @@ async def live_flows(url: str, fault: Callable[[], Awaitable[None]], **options: 
                 await asyncio.sleep(0.02)
             before = run.done
             await fault()
-            faulted = time.monotonic()
+            faulted = run.returned = time.monotonic()
             await asyncio.wait_for(asyncio.gather(*running), 120)
             print(
                 f"\nfault matrix: {before} done in {faulted - started:.1f}s before the fault, the rest "
                 f"{time.monotonic() - faulted:.1f}s after; slowest store call {run.calls.slowest:.2f}s "
                 f"({run.calls.slowest_call}); store errors {dict(run.calls.errors)}; tool errors "
-                f"{dict(run.tool_errors)}"
+                f"{dict(run.tool_errors)}; last 'busy' {max(run.busy, default=faulted) - faulted:.1f}s "
+                "after the store was back"
             )
             assert 0 < before < FLOWS, before  # the fault really came mid-way
     finally:
@@ -246,6 +251,9 @@ def held(run: Run, *, deadline: bool = True) -> None:
     # every flow got its own value once: nothing acknowledged was lost, nothing mixed up
     assert run.results == {n: [value_of(User("https://as.example", f"user-{n}"))] for n in range(FLOWS)}
     assert max(run.completed.values()) == 1  # no record completed twice
+    # A page's lock whose release the outage lost turns the person away ("busy") for at most the
+    # store's deadline and a margin once the store is back, not for a minute.
+    assert max(run.busy, default=run.returned) - run.returned <= DEADLINE + LOCK_MARGIN, run.busy[-5:]
 
 
 async def test_a_sentinel_failover_under_live_flows(sentinel_group: SentinelGroup) -> None:

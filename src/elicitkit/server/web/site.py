@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+import anyio
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from elicitkit.asgi import SecurityHeaders
 from elicitkit.i18n import Translator, negotiate, noop, speaking, translator
-from elicitkit.server.errors import BackendUnavailableError
+from elicitkit.server.errors import BackendUnavailableError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record, holding
 from elicitkit.server.user import User
 from elicitkit.server.web._form import read_form
@@ -49,8 +50,10 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 PREFIX = "/elicit"
-_FINISH_HOLD = 60.0
-"""Seconds a page holds a record's lock while it keeps the entry: a dead holder's runs out."""
+_FINISH_MARGIN = 1.0
+"""Seconds past the store's deadline that a page's lock on a record lives (see `complete`)."""
+_DEFAULT_DEADLINE = 10.0
+"""The deadline of a store that states none (in memory: its calls never wait)."""
 _ELICITATION_ID = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 _HERE = Path(__file__).parent
 _UNNAMED = noop("This server")
@@ -163,15 +166,28 @@ class Site:
         that writes it), so what the tool reads next must already be kept. The record's lock in
         the store lets one page at a time do it ("busy" for the others); "closed": the record
         was no longer active, and nothing was kept.
+
+        The lock lives the store's deadline plus a second, and the work under it stops before
+        then (`StoreUnavailableError`), so a holder never acts unlocked, and a lock whose release
+        an outage lost (or whose holder died) turns nobody away for longer than that. What
+        guards the record itself is the store's transition: only one completion of it succeeds.
         """
-        async with holding(self.store, f"finish:{elicitation_id}", ttl=_FINISH_HOLD) as held:
-            if not held:
-                return "busy"
-            current = await self.store.get(elicitation_id)
-            if current is None or current.state not in ACTIVE:
-                return "closed"
-            await keep(current)
-            await self.store.transition(elicitation_id, from_states=ACTIVE, to="completed", user=person)
+        deadline = float(getattr(self.store, "timeout", _DEFAULT_DEADLINE))
+        lease = deadline + _FINISH_MARGIN
+        with anyio.move_on_after(lease - _FINISH_MARGIN / 2) as budget:  # from before the claim
+            async with holding(self.store, f"finish:{elicitation_id}", ttl=lease) as held:
+                if not held:
+                    return "busy"
+                current = await self.store.get(elicitation_id)
+                if current is None or current.state not in ACTIVE:
+                    return "closed"
+                await keep(current)
+                await self.store.transition(elicitation_id, from_states=ACTIVE, to="completed", user=person)
+        if budget.cancelled_caught:
+            raise StoreUnavailableError(
+                f"Keeping the entry took longer than its lock on the record lasts ({lease:g}s: the "
+                "store's deadline and a second), so it stopped; retry (it is kept at most once)."
+            )
         await self.announce(elicitation_id)
         return "completed"
 
