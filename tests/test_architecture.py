@@ -292,8 +292,7 @@ TEST_PRIVATE_READS = {
     ("tests/client/test_flood.py", "_watch"): "the flood watch's verdicts: to do, a public figure",
     ("tests/client/test_flood.py", "_verdicts"): "the flood watch's verdicts: to do, a public figure",
     ("tests/i18n/test_i18n_client_notices.py", "_board"): "the notices shown: to do, a public figure",
-    ("tests/server/oauth/test_oauth_replicas.py", "_tokens"): "the refresh lock's key: to do",
-    ("tests/server/oauth/test_oauth_replicas.py", "_REFRESH_WAIT"): "the refresh wait: to do",
+    ("tests/server/oauth/test_oauth_replicas.py", "_REFRESH_WAIT"): "10 s, the refresh's deadline too",
 }
 """(test file, private name) reads allowed, each with its reason."""
 

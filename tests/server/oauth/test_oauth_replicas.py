@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.middleware import Middleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 from support.oauth_harness import (
     Agenda,
     auth,
@@ -35,7 +37,6 @@ from elicitkit.server.backends import open_store
 from elicitkit.server.oauth import _refresh as refreshing
 from elicitkit.server.store import Store
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth", "provider", "redis_server"]
@@ -117,25 +118,57 @@ async def test_replicas_on_one_redis_refresh_once(
 
 
 async def test_a_refresh_held_elsewhere_is_waited_for_then_refused_not_repeated(
-    auth: DemoAuthServer, provider: DemoProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    auth: DemoAuthServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """While another replica holds the refresh lock (alive, or dead within the lock's ttl), a call
+    """While another replica is refreshing (its request to the provider not answered yet), a call
     waits, then fails with a sentence; it never refreshes alongside, so the grant survives."""
-    monkeypatch.setattr(refreshing, "_REFRESH_WAIT", 0.5)
-    async with replicas(auth, provider, lambda: SQLiteStore(tmp_path / "shared.sqlite3")) as (a, b):
+    monkeypatch.setattr(refreshing, "_REFRESH_WAIT", 0.5)  # 10 s, as long as the request's deadline
+    async with (
+        SlowTokens(client_id="agenda-server", client_secret="agenda-s3cret") as provider,
+        replicas(auth, provider, lambda: SQLiteStore(tmp_path / "shared.sqlite3")) as (a, b),
+    ):
         mcp_token = await token(auth, "alice")
-        async with mcp_session(f"{a.base}/mcp", mcp_token) as alice:
+        async with (
+            mcp_session(f"{a.base}/mcp", mcp_token) as alice,
+            mcp_session(f"{b.base}/mcp", mcp_token) as alice_b,
+        ):
             await connected_alice(a, auth, provider, alice)
-            key = b.calendar._tokens.refresh_key(User(auth.issuer, "alice"))
-            elsewhere = await b.url_mode.store.claim(key, ttl=60)  # replica B, mid-refresh
-            assert elsewhere is not None
             provider.expire_access_tokens()
+            provider.answer.clear()  # the provider takes its time
+            elsewhere = asyncio.create_task(alice_b.client.call_tool("agenda", {}))  # replica B refreshes
+            while b.calendar.refreshing == 0 or not provider.asked.is_set():
+                await asyncio.sleep(0.01)
             seen = len(provider.authorization_headers)
             refused = await alice.client.call_tool("agenda", {})
             assert refused.is_error
             assert "Another server is refreshing the Demo Calendar access token" in str(refused.content)
             assert not [h for h in provider.authorization_headers[seen:] if h.startswith("Basic ")]
 
-            await b.url_mode.store.release(key, elsewhere)  # B is done (or its ttl ran out)
+            provider.answer.set()  # B's refresh is done
+            assert events(await elsewhere)["owner"] == "alice"
             assert events(await alice.client.call_tool("agenda", {}))["owner"] == "alice"
             assert alice.urls.empty()
+
+
+class SlowTokens(DemoProvider):
+    """The demo provider, whose token endpoint answers only once `answer` is set."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.answer = asyncio.Event()
+        self.answer.set()
+        self.asked = asyncio.Event()
+
+    def middleware(self) -> list[Middleware]:
+        return [Middleware(_Slow, provider=self), *super().middleware()]
+
+
+class _Slow:
+    def __init__(self, app: ASGIApp, provider: SlowTokens) -> None:
+        self.app, self.provider = app, provider
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == "/token" and not self.provider.answer.is_set():
+            self.provider.asked.set()
+            await self.provider.answer.wait()
+        await self.app(scope, receive, send)
