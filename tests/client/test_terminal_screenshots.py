@@ -18,7 +18,6 @@ import shutil
 import struct
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +83,9 @@ async def _ask(scenario: str) -> Any:
 def _main() -> None:
     scenario, out = sys.argv[1], sys.argv[2]
     reply = asyncio.run(_ask(scenario))
-    Path(out).write_text(json.dumps(asdict(reply)))
+    Path(out).write_text(
+        json.dumps({"action": reply.action, **({"data": reply.data} if reply.action == "accept" else {})})
+    )
     print("[driver done]")
 
 
@@ -199,7 +200,7 @@ def test_form_review_screenshot(pane: Any, screenshots: Path) -> None:
     term.wait_for("[exit 0]")
     assert json.loads(out.read_text()) == {
         "action": "accept",
-        "content": {
+        "data": {
             "day": "2026-12-24",
             "party": 4,
             "seating": "terrace",

@@ -140,7 +140,7 @@ def test_form_with_every_widget_filled_and_one_answer_changed_on_review(start: C
 
     assert pane.reply() == {
         "action": "accept",
-        "content": {
+        "data": {
             "name": "Ada Lovelace",
             "email": "ada@example.org",
             "homepage": "https://ada.example.org/",
@@ -195,7 +195,7 @@ def test_required_answer_cannot_be_left_empty(start: Callable[..., Pane]) -> Non
     pane.keys("Enter")
     pane.wait_for("Review your answers")
     pane.keys("Enter")  # Submit is selected
-    assert pane.reply() == {"action": "accept", "content": {"name": "Ada"}}
+    assert pane.reply() == {"action": "accept", "data": {"name": "Ada"}}
 
 
 def test_a_refused_line_says_why_right_under_its_field_and_its_rules(start: Callable[..., Pane]) -> None:
@@ -241,7 +241,7 @@ def test_refused_answer_shows_its_problem_next_to_the_field(start: Callable[...,
     screen = pane.wait_for("Name ✱ Artoo")
     assert "Letters only" not in screen.split("Review your answers")[-1]
     pane.keys("s")
-    assert pane.reply() == {"action": "accept", "content": {"name": "Artoo"}}
+    assert pane.reply() == {"action": "accept", "data": {"name": "Artoo"}}
 
 
 def _styles_before(line: str, text: str) -> list[str]:
@@ -266,7 +266,7 @@ def test_url_consent_highlights_the_registrable_domain(start: Callable[..., Pane
     after = url_line[url_line.index("example.com") + len("example.com") :]
     assert after.startswith("\x1b[") and "/elicit/abc123" in after  # the highlight ends with the domain
     pane.keys("o")
-    assert pane.reply() == {"action": "accept", "content": None}
+    assert pane.reply() == {"action": "accept", "data": None}
     assert "the page opens in your system browser" in pane.screen()
 
 
@@ -336,7 +336,7 @@ def test_the_terminal_works_again_after_the_handler_stops_a_wait(start: Callable
     pane.keys("s")
     assert pane.reply() == {
         "wait": "stopped by the handler",
-        "then": {"action": "accept", "content": {"name": "Ada"}},
+        "then": {"action": "accept", "data": {"name": "Ada"}},
     }
 
 
@@ -351,7 +351,7 @@ def test_a_notice_and_an_anyio_cancel_scope_end_the_wait_cleanly(start: Callable
     pane.keys("s")
     assert pane.reply() == {
         "wait": "stopped by the handler",
-        "then": {"action": "accept", "content": {"name": "Ada"}},
+        "then": {"action": "accept", "data": {"name": "Ada"}},
     }
 
 

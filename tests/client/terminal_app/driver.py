@@ -10,7 +10,6 @@ import contextlib
 import json
 import sys
 import time
-from dataclasses import asdict
 from typing import Any
 
 import anyio
@@ -114,7 +113,7 @@ async def main(scenario: str) -> Any:
             await task
         # The terminal must be usable again once the handler stopped the wait.
         then = await ui.ask_form(FormQuestion("Demo server", "And now?", SMALL, {}))
-        return {"wait": "stopped by the handler", "then": asdict(then)}
+        return {"wait": "stopped by the handler", "then": _jsonable(then)}
     if scenario == "wait-anyio":
         # As the handler does it: a notice, then an anyio cancel scope ends the wait.
         async with anyio.create_task_group() as tg:
@@ -127,12 +126,17 @@ async def main(scenario: str) -> Any:
             tg.start_soon(ui.wait, Waiting("Demo server", [("el-1", "Connect")], time.monotonic()))
             tg.start_soon(completed)
         then = await ui.ask_form(FormQuestion("Demo server", "And now?", SMALL, {}))
-        return {"wait": "stopped by the handler", "then": asdict(then)}
+        return {"wait": "stopped by the handler", "then": _jsonable(then)}
     raise SystemExit(f"unknown scenario {scenario}")
 
 
 def _jsonable(reply: Any) -> Any:
-    return reply if isinstance(reply, str | dict) else asdict(reply)
+    """A reply as the wire writes it: its action, and its data when accepted."""
+    if isinstance(reply, str | dict):
+        return reply
+    return (
+        {"action": reply.action, "data": reply.data} if reply.action == "accept" else {"action": reply.action}
+    )
 
 
 if __name__ == "__main__":

@@ -129,10 +129,10 @@ class TerminalUI:
                     )
             content = await self._review(question, fields, answers, problems)
         except DeclinePressed:
-            self.console.print(Text(_("✗ DeclinePressed. Nothing you typed is sent."), style="yellow"))
+            self.console.print(Text(_("✗ Declined. Nothing you typed is sent."), style="yellow"))
             return DeclinedElicitation()
         except CancelPressed:
-            self.console.print(Text(_("✗ CancelPressed. Nothing you typed is sent."), style="yellow"))
+            self.console.print(Text(_("✗ Cancelled. Nothing you typed is sent."), style="yellow"))
             return CancelledElicitation()
         self.console.print(Text(_("✓ Answers submitted:"), style="green"), answers_table(fields, answers))
         return AcceptedElicitation(content)
