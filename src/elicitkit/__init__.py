@@ -5,4 +5,4 @@ helpers in `elicitkit.schema` (the form-mode schema subset) and `elicitkit.urls`
 person should know about a URL before opening it).
 """
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
