@@ -49,19 +49,34 @@ def pytest_make_collect_report(collector: pytest.Collector) -> pytest.CollectRep
     return report
 
 
-# Folders whose session fixtures build something costly (a wheel, fresh venvs) run in one xdist
-# worker each, so they build it once; every other file stays whole in one worker (its module
-# fixtures and servers are started once, and its tests keep their order).
+# Under `pytest -n N --dist loadfile` (scripts/test) each test file runs whole in one worker (its
+# module fixtures and servers start once, its tests keep their order), and so does each folder
+# below, whose session fixtures build something costly (a wheel, fresh venvs): it is built once.
 _ONE_WORKER_FOLDERS = ("docs", "packaging")
 
 
-@pytest.hookimpl(tryfirst=True)
+def _work_unit(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    parts = path.split("/")
+    return "/".join(parts[:2]) if parts[0] == "tests" and parts[1] in _ONE_WORKER_FOLDERS else path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`--dist loadfile`, with the folders above as one unit each."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class _Scheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _work_unit(nodeid)
+
+    return _Scheduling(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Groups tests for `pytest -n N --dist loadgroup` (scripts/test); without xdist it changes nothing."""
-    tests = Path(__file__).parent
-    for item in items:
-        if any(m.name == "xdist_group" for m in item.iter_markers()):
-            continue
-        where = item.path.relative_to(tests)
-        group = where.parts[0] if where.parts[0] in _ONE_WORKER_FOLDERS else where.as_posix()
-        item.add_marker(pytest.mark.xdist_group(group))
+    """In an xdist worker, the folders above come first: they are the longest units, so they
+    start at once rather than last. A plain run keeps pytest's order."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: _work_unit(item.nodeid) == item.nodeid.split("::", 1)[0])
