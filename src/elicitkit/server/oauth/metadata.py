@@ -16,7 +16,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
-import httpx
 from mcp.client.auth import OAuthFlowError
 from mcp.client.auth.utils import (
     build_oauth_authorization_server_metadata_discovery_urls,
@@ -26,6 +25,7 @@ from mcp.client.auth.utils import (
 from mcp.shared.auth import OAuthMetadata
 from pydantic import ValidationError
 
+from elicitkit.extras import needs
 from elicitkit.server.oauth.errors import OAuthConfigError, OAuthProviderError
 
 __all__ = [
@@ -162,6 +162,9 @@ def _check_issuer(document: dict[str, Any], issuer: str) -> None:
 
 
 async def _fetch(issuer: str, deadline: float) -> dict[str, Any] | None:
+    with needs("oauth"):  # here, not at import: `import elicitkit.server` needs no HTTP client
+        import httpx
+
     async with httpx.AsyncClient(timeout=deadline) as http:
         for url in discovery_urls(issuer):
             try:
