@@ -116,6 +116,7 @@ async def test_values_that_still_need_an_old_key_are_named_with_exit_status_3(tm
         ),
         (["new", "no spaces"], K1, "Vault key id 'no spaces' must be 1-32 letters"),
     ],
+    ids=["store-unavailable", "no-keys", "unknown-scheme", "bad-key-id"],  # the ring is random: not in an id
 )
 def test_an_error_is_one_sentence_and_exit_status_1(
     args: list[str], ring: str, says: str, tmp_path: Path
