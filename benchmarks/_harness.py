@@ -19,7 +19,7 @@ The server is an `MCPServer` with `UrlMode` mounted on its own app (the real pag
 - `GET /bench/rss`: this process's resident memory in bytes, after a garbage collection;
 - `GET /bench/bare`: a bare Starlette endpoint with a small HTML page (the landing baseline).
 
-The MCP user is the single local user (`McpIdentity.single_user_local()`: no MCP authorization,
+The MCP user is the single local user (`McpUsers.single_user_local()`: no MCP authorization,
 so no token introspection on each request); the browser person is known from the sealed
 session cookie, as `OAuthLogin` knows them after a sign-in (its issuer is never contacted,
 because every benchmark browser carries a valid cookie).

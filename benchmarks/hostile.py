@@ -111,7 +111,7 @@ def _answer(question: FormQuestion | UrlQuestion) -> Reply:
 
 
 async def _measure(url: str, seconds: float) -> dict[str, float]:
-    # Once per process, not per server: the public-suffix list `urls.inspect` reads (~70 ms).
+    # Once per process, not per server: the public-suffix list `urls.examine` reads (~70 ms).
     urls.examine("https://example.com/")
     # What a latency-minded host does after start-up: a full collection would otherwise walk
     # every object imported so far (measured: one ~100 ms pause in 5 s, whatever the server).

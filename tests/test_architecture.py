@@ -352,9 +352,7 @@ CLIENT_CONFIGURATION = ["ui", "errors", "limits", "completions", "handler"]
 """What a host configures the client with, and what that is made of."""
 CLIENT_ENGINE = ["_association", "connection", "retry", "rounds", "eliciting"]
 """What answers a connection under that configuration, each using only those before it."""
-CLIENT_WAY_UP = {
-    ("handler", "eliciting"): "ElicitationHandler.connect, a convenience, imports it when called"
-}
+CLIENT_WAY_UP = {("handler", "eliciting"): "ElicitationConfig.connect, a convenience, imports it when called"}
 
 
 def test_the_client_configuration_imports_nothing_of_the_engine_and_the_engine_runs_one_way() -> None:

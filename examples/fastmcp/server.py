@@ -3,7 +3,7 @@
     python server.py [PORT] [CALENDAR_ISSUER]
 
 Serves /mcp and the URL-mode pages on http://127.0.0.1:PORT (default 8000); one local person
-(`McpIdentity.single_user_local()`), so no sign-in. `ELICITKIT_VAULT_KEYS` holds the vault key;
+(`McpUsers.single_user_local()`), so no sign-in. `ELICITKIT_VAULT_KEYS` holds the vault key;
 make one with `python -c 'from elicitkit.server import KeyRing; print(KeyRing.generate())'`.
 The `agenda` tool connects to a calendar provider at CALENDAR_ISSUER (an OAuth authorization
 server, such as the one `elicitkit demo` runs).

@@ -1,4 +1,4 @@
-"""A plain `ElicitationHandler` handed where a framework wants a callback (the first thing a user
+"""A plain `ElicitationConfig` handed where a framework wants a callback (the first thing a user
 tries) fails with elicitkit's sentence naming the adapter; the person is never asked and the
 server never gets an accept."""
 

@@ -1,6 +1,6 @@
 # ruff: noqa: RUF001 (Chinese is written with fullwidth punctuation)
 """A URL's warnings are said in the person's language where they are shown (the terminal and
-web consent); `urls.inspect` stays free of language state: its `message` is the English it
+web consent); `urls.examine` stays free of language state: its `message` is the English it
 always was, and `say(gettext)` renders the warning's template with its values."""
 
 from __future__ import annotations

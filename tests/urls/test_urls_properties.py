@@ -1,4 +1,4 @@
-"""Whatever string a server sends, `inspect` answers with a consistent report and never raises."""
+"""Whatever string a server sends, `examine` answers with a consistent report and never raises."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def cannot_be_read(text: str) -> bool:
 @settings(max_examples=300, deadline=None)
 @given(st.text() | urls)
 def test_no_input_needs_the_safety_net(text: str) -> None:
-    """The checks themselves handle every input: "unparseable" (what the catch-all in `inspect`
+    """The checks themselves handle every input: "unparseable" (what the catch-all in `examine`
     answers) comes only for text that really cannot be read as a URL, and any other text is
     drawn in full."""
     report = examine(text)

@@ -156,11 +156,11 @@ PROBE = textwrap.dedent(
     sys.addaudithook(hook)
     urls_ = ["https://login.microsoft.com.evil.io/", "https://m\\u00fcnchen.de/", "http://127.0.0.1:1/x"]
     for url in urls_:
-        urls.inspect(url)
+        urls.examine(url)
     first = list(events)
     events.clear()
     for url in urls_ + ["https://xn--80ak6aa92e.com/", "https://evil.github.io/"]:
-        urls.inspect(url)
+        urls.examine(url)
     print(json.dumps({"first": first, "again": events}))
     """
 )

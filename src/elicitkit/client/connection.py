@@ -1,6 +1,6 @@
 """`ServerElicitations`: the one owner of a connection's elicitation state.
 
-It answers one server's requests under an `ElicitationHandler`'s rules: it checks the mode
+It answers one server's requests under an `ElicitationConfig`'s rules: it checks the mode
 (C-02, C-04) and the tie to a client request (C-03), applies the rate limit (C-31), fills
 defaults and validates answers (C-10..C-12), inspects URLs and opens them only after consent
 (C-22), names the server asking (C-30), and records completion notices (C-20). The -32042

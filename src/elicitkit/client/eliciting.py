@@ -1,4 +1,4 @@
-"""`ElicitingClient`: an `mcp.Client` whose elicitation is answered by an `ElicitationHandler`.
+"""`ElicitingClient`: an `mcp.Client` whose elicitation is answered by an `ElicitationConfig`.
 
 The SDK parts it needs that are not public come from `elicitkit._sdk` (pinned by
 tests/test_sdk_adapter.py): `ExtendedClient` declares exactly the configured modes (C-01; mcp
@@ -138,7 +138,7 @@ class ElicitingClient(ExtendedClient):
 
     def __post_init__(self) -> None:
         if self.handler is None:
-            raise TypeError("ElicitingClient needs handler=ElicitationHandler(...).")
+            raise TypeError("ElicitingClient needs handler=ElicitationConfig(...).")
         if self.elicitation_callback is not None:
             raise ValueError(
                 "ElicitingClient answers elicitation with its handler; omit elicitation_callback."

@@ -1,4 +1,4 @@
-"""One call from an `ElicitationHandler` to what each agent framework's MCP client takes.
+"""One call from an `ElicitationConfig` to what each agent framework's MCP client takes.
 
     answers = for_fastmcp(handler)          # fastmcp.Client, pydantic-ai's MCPToolset, langchain.mcp
     client = answers.client(url)            # a fastmcp.Client answering with the handler

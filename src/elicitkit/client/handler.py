@@ -1,4 +1,4 @@
-"""`ElicitationHandler`: the configuration a host writes once (modes, UI, limits, timeouts).
+"""`ElicitationConfig`: the configuration a host writes once (modes, UI, limits, timeouts).
 
 Configuration only: it imports nothing of the engine it configures. Each connection gets its
 own `ServerElicitations` (`elicitkit.client.connection`), which reads the handler and is the
@@ -119,7 +119,7 @@ class ElicitationConfig:
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             raise TypeError(
-                "An ElicitationHandler is the configuration, not the callback: give fastmcp.Client "
+                "An ElicitationConfig is the configuration, not the callback: give fastmcp.Client "
                 "**for_fastmcp(handler).client_options(), an SDK session or google-adk "
                 "for_sdk_session(handler) (both in elicitkit.client.frameworks), or connect with "
                 "handler.connect(url)."

@@ -6,7 +6,7 @@
     @server.tool()
     async def book(city: str, ctx: Context) -> str:
         match await elicit.form(ctx, f"When do you want to go to {city}?", Trip):
-            case Accepted(value=trip):
+            case AcceptedElicitation(data=trip):
                 return f"Booked {city} on {trip.day}"
             case Declined() | Cancelled():
                 return "Nothing booked"
@@ -176,7 +176,8 @@ class Elicitation:
         timeout: float | None = None,  # noqa: ASYNC109 - see ask()
         allow_sensitive: Mapping[str, str] | None = None,
     ) -> ElicitationResult[Any]:
-        """Ask a form-mode question and return exactly one of `Accepted`, `Declined`, `Cancelled`.
+        """Ask a form-mode question and return exactly one of `AcceptedElicitation`,
+        `DeclinedElicitation`, `CancelledElicitation`.
 
         `schema` is a pydantic model, dataclass or TypedDict (the answer comes back as one), or
         a raw `requestedSchema` dict (the answer comes back as a dict). `key` names the question

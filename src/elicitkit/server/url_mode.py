@@ -19,7 +19,7 @@ listener (`loopback()`, http://127.0.0.1:<port>). Threat model of that mode: the
 reachable by every user and process on the machine, not from the network; a link is only its
 192-bit random record id (no secret, no personal data, nothing pre-authenticated), so a local
 process that never saw the link cannot guess one; the page still identifies the browser person
-before it accepts anything, and with `McpIdentity.single_user_local()` (no MCP authorization,
+before it accepts anything, and with `McpUsers.single_user_local()` (no MCP authorization,
 one person) every record belongs to that one user, so a link cannot steer one person into
 another's elicitation, but anyone on the machine who obtains a live link can answer it
 before its owner does. Use an authorization server (`OAuthLogin`) when that matters, or when
@@ -120,7 +120,7 @@ class UrlMode:
 
     `keys` defaults to `KeyRing.from_env()` (a missing key stops start-up), `store` to a
     `SQLiteStore` in the user's data directory, `bus` to a `LocalBus`, `users` to the
-    verified MCP token (`McpIdentity()`). `public_url` is the origin the pages are reached at
+    verified MCP token (`McpUsers()`). `public_url` is the origin the pages are reached at
     (the MCP server's own; `loopback()` sets it for stdio servers). `ttl` is how long a link
     lives; `max_pending_per_user` bounds the elicitations one user has open at once, across
     replicas sharing the store (None: no limit); past it `ask` raises `PendingLimitError`. On
@@ -157,7 +157,7 @@ class UrlMode:
             if self.users.local_user is None:
                 raise UrlModeError(
                     "URL mode needs to know who opens its links: pass browser=OAuthLogin(<issuer>) "
-                    "(or a HookIdentity); only McpIdentity.single_user_local() works without one."
+                    "(or a HookIdentity); only McpUsers.single_user_local() works without one."
                 )
             browser = LocalUserIdentity(self.users.local_user)
         self.browser = browser

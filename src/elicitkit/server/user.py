@@ -64,7 +64,7 @@ def user_from_token(token: AccessToken, *, default_issuer: str | None = None) ->
 class McpUsers:
     """Finds the `Caller` of the current request from the SDK's verified access token.
 
-    `McpIdentity.single_user_local()` is the one exception: for a stdio server run by one
+    `McpUsers.single_user_local()` is the one exception: for a stdio server run by one
     person on their own machine, with no MCP authorization at all, every request is that
     person. Choose it only there: `elicitkit.server.url_mode` states that mode's threat model.
     """
@@ -85,7 +85,7 @@ class McpUsers:
                 raise IdentityRequiredError(
                     "The access token carries no subject (or no issuer), so URL mode cannot tell which "
                     "user this is. Make the TokenVerifier set AccessToken.subject and the `iss` claim, "
-                    "or pass McpIdentity(issuer=...)."
+                    "or pass McpUsers(issuer=...)."
                 )
             name = (token.claims or {}).get("client_name")
             return Caller(
@@ -97,5 +97,5 @@ class McpUsers:
             return Caller(user=self.local_user, client_id="local")
         raise IdentityRequiredError(
             "URL mode needs a verified user: run the server with MCP authorization (auth= and a "
-            "token_verifier), or, for a stdio server used by one person, McpIdentity.single_user_local()."
+            "token_verifier), or, for a stdio server used by one person, McpUsers.single_user_local()."
         )

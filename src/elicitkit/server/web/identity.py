@@ -78,7 +78,7 @@ class HookIdentity:
 class LocalUserIdentity:
     """The browser person of single-user local mode: always the machine's one user.
 
-    Only for `McpIdentity.single_user_local()` (a stdio server with no MCP authorization): every
+    Only for `McpUsers.single_user_local()` (a stdio server with no MCP authorization): every
     record there belongs to that one user, so no link can lead one person into another's
     elicitation. See the threat model in `elicitkit.server.url_mode`.
     """
