@@ -123,7 +123,7 @@ class Run:
     completed: Counter[str] = field(default_factory=Counter)  # "completed" answers per record
     done: int = 0
     busy: list[float] = field(default_factory=list)  # when a submit was answered "busy"
-    returned: float = 0.0  # when the store was back (the fault over)
+    returned: float = 0.0  # when the store acknowledged a write again, after the fault
 
 
 def value_of(user: User) -> str:
@@ -207,14 +207,21 @@ async def live_flows(url: str, fault: Callable[[], Awaitable[None]], **options: 
                 await asyncio.sleep(0.02)
             before = run.done
             await fault()
-            faulted = run.returned = time.monotonic()
+            faulted = time.monotonic()
+            while True:  # the store is back once it acknowledges a write again
+                try:
+                    await real[1].put_blob("probe", b"1")
+                    break
+                except StoreUnavailableError:
+                    await asyncio.sleep(0.1)
+            run.returned = time.monotonic()
             await asyncio.wait_for(asyncio.gather(*running), 120)
             print(
                 f"\nfault matrix: {before} done in {faulted - started:.1f}s before the fault, the rest "
                 f"{time.monotonic() - faulted:.1f}s after; slowest store call {run.calls.slowest:.2f}s "
                 f"({run.calls.slowest_call}); store errors {dict(run.calls.errors)}; tool errors "
-                f"{dict(run.tool_errors)}; last 'busy' {max(run.busy, default=faulted) - faulted:.1f}s "
-                "after the store was back"
+                f"{dict(run.tool_errors)}; writes back {run.returned - faulted:.1f}s after the fault, last "
+                f"'busy' {max(run.busy, default=run.returned) - run.returned:.1f}s after that"
             )
             assert 0 < before < FLOWS, before  # the fault really came mid-way
     finally:

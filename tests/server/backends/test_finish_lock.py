@@ -118,3 +118,17 @@ async def test_a_holder_slower_than_its_lock_is_stopped_and_the_record_completes
         assert again == "closed"  # the store's transition lets one completion through, once
         await asyncio.sleep(0.2)
         assert await page.vault.get(PERSON, "key") == "fast"
+
+
+async def test_a_lock_its_replicas_did_not_acknowledge_is_not_left_behind(redis_server: RedisServer) -> None:
+    # A primary with no replica: with replicas_ack=1 every write is applied there but never
+    # acknowledged, so the claimer gets an error, not the token; the lock must not stay set.
+    acked = open_store(redis_server.url, prefix="lock-ack:", timeout=3.0, replicas_ack=1, ack_timeout=0.2)
+    plain = open_store(redis_server.url, prefix="lock-ack:", timeout=3.0)
+    try:
+        with pytest.raises(StoreUnavailableError):
+            await acked.claim("finish:record", ttl=60)
+        assert await plain.claim("finish:record", ttl=60) is not None  # no one holds it
+    finally:
+        await acked.close()
+        await plain.close()

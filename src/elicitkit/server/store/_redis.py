@@ -468,8 +468,16 @@ class RedisStore:
     async def claim(self, key: str, *, ttl: float) -> str | None:
         token, lock = secrets.token_hex(16), f"{self.prefix}lock:{key}"
         async with self._reachable():
-            if await self._acked(lambda c: c.set(lock, token, nx=True, px=max(1, int(ttl * 1000)))):
-                return token
+            try:
+                if await self._acked(lambda c: c.set(lock, token, nx=True, px=max(1, int(ttl * 1000)))):
+                    return token
+            except StoreUnavailableError:
+                # Set on the primary but not acknowledged by its replicas: no one would hold it
+                # (the caller gets an error, not the token), so take it back rather than leave it
+                # turning everyone away for its ttl.
+                with contextlib.suppress(redis_errors.RedisError, OSError):
+                    await self._eval(self._release, [lock], [token], acked=False)
+                raise
             # A retry after a lost reply finds its own SET done: the token tells it apart.
             held = await self.client.get(lock)
         return token if held is not None and _text(held) == token else None
