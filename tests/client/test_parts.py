@@ -91,8 +91,8 @@ async def test_scripted_ui_waits_until_timed_out_then_takes_the_next_choice() ->
     assert await ui.wait(Waiting("S", [("a", "m")], 0.0, timed_out=True)) == "cancel"
 
 
-def test_eliciting_client_needs_a_handler_and_owns_the_callback() -> None:
-    with pytest.raises(TypeError, match="handler"):
+def test_eliciting_client_needs_a_config_and_owns_the_callback() -> None:
+    with pytest.raises(TypeError, match="config=ElicitationConfig"):
         ElicitingClient("http://127.0.0.1:1/mcp")
 
     async def mine(context: Any, params: Any) -> Any:
@@ -100,7 +100,7 @@ def test_eliciting_client_needs_a_handler_and_owns_the_callback() -> None:
 
     with pytest.raises(ValueError, match="elicitation_callback"):
         ElicitingClient(
-            "http://127.0.0.1:1/mcp", handler=ElicitationConfig(ScriptedUI()), elicitation_callback=mine
+            "http://127.0.0.1:1/mcp", config=ElicitationConfig(ScriptedUI()), elicitation_callback=mine
         )
 
 

@@ -183,7 +183,7 @@ async def test_a_mounted_server_asks_once_the_parent_has_elicitkit_too(mode: str
     @child.tool
     async def name(ctx: Context) -> str:
         outcome = await elicit.form(ctx, "Name?", {"type": "object", "properties": {"n": {"type": "string"}}})
-        return str(getattr(outcome, "value", outcome.action))
+        return str(getattr(outcome, "data", outcome.action))
 
     parent: FastMCP[Any] = FastMCP("parent")
     parent.mount(child, namespace="child")

@@ -159,6 +159,6 @@ def upstream_client(
     )
     if http is not None and calls is not None:
         http.event_hooks["response"].append(PostStreamTap(calls))
-    client = BridgeClient(upstream.target(), handler=handler, http_client=http, calls=calls, **options)
+    client = BridgeClient(upstream.target(), config=handler, http_client=http, calls=calls, **options)
     client.elicitation_callback = capture_params(client.elicitations, ui)
     return client

@@ -311,7 +311,7 @@ class _Session:
             )
             transport, name = url, url
         connected = await stack.enter_async_context(
-            ElicitingClient(transport, handler=handler, mode=self.mode, http_client=http)
+            ElicitingClient(transport, config=handler, mode=self.mode, http_client=http)
         )
         # A pinned 2026-07-28 connection skips discovery, so the server never said its name.
         connected.elicitations.learn_server_name(name)

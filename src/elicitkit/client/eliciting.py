@@ -128,7 +128,7 @@ class ElicitingClient(ExtendedClient):
     one of `elicitkit.client.errors`.
     """
 
-    handler: ElicitationConfig | None = field(default=None, kw_only=True)
+    config: ElicitationConfig | None = field(default=None, kw_only=True)
     http_client: httpx2.AsyncClient | None = field(default=None, kw_only=True, repr=False)
     """For a URL `server`: the HTTP client to use (headers, auth, timeouts); the caller closes it."""
     rounds: RoundsPolicy = field(default_factory=RoundsPolicy, kw_only=True)
@@ -137,19 +137,19 @@ class ElicitingClient(ExtendedClient):
     _get_stream: _GetStream = field(default_factory=_GetStream, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.handler is None:
-            raise TypeError("ElicitingClient needs handler=ElicitationConfig(...).")
+        if self.config is None:
+            raise TypeError("ElicitingClient needs config=ElicitationConfig(...).")
         if self.elicitation_callback is not None:
             raise ValueError(
-                "ElicitingClient answers elicitation with its handler; omit elicitation_callback."
+                "ElicitingClient answers elicitation under its config; omit elicitation_callback."
             )
-        watch = RequestWatch(standalone=self.handler.standalone_stream)
-        self.elicitations = ServerElicitations(self.handler, watch)
+        watch = RequestWatch(standalone=self.config.standalone_stream)
+        self.elicitations = ServerElicitations(self.config, watch)
         self.elicitation_callback = self.elicitations
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
         if self.input_required_max_rounds == _SDK_INPUT_ROUNDS:
-            self.input_required_max_rounds = self.handler.input_rounds
-        self.elicitation_capability = self.handler.capability  # exactly the configured modes (C-01)
+            self.input_required_max_rounds = self.config.input_rounds
+        self.elicitation_capability = self.config.capability  # exactly the configured modes (C-01)
         self.input_required_driver = self._drive_rounds
         transport = _transport_for(self.server, watch, self.http_client, self._get_stream)
         self.server = WatchedTransport(transport, watch)

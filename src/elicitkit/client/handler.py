@@ -141,9 +141,9 @@ class ElicitationConfig:
     ) -> ElicitingClient:
         """An `mcp.Client` for `server` (URL, stdio parameters or Transport) answering with this handler.
 
-        The same as `ElicitingClient(server, handler=handler, ...)`; the engine is imported only here."""
+        The same as `ElicitingClient(server, config=self, ...)`; the engine is imported only here."""
         from elicitkit.client.eliciting import ElicitingClient
 
         return ElicitingClient(
-            server, handler=self, mode=mode, message_handler=message_handler, **client_options
+            server, config=self, mode=mode, message_handler=message_handler, **client_options
         )

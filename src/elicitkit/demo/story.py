@@ -187,7 +187,7 @@ class Story:
         if wire is not None:
             transport = WatchedTransport(transport, wire)
         raised: Exception | None = None
-        async with http, ElicitingClient(transport, handler=self.handler, mode=mode) as client:
+        async with http, ElicitingClient(transport, config=self.handler, mode=mode) as client:
             try:
                 yield client
             except Exception as error:  # raised again below, outside the task groups
