@@ -16,10 +16,13 @@ and the tool runs again with the answer, like on an `MCPServer`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any, Literal, TypeVar, overload
 
 from fastmcp import FastMCP
+from fastmcp.server.providers import Provider
 from mcp.server.mcpserver import Context as SdkContext
 
 from elicitkit.fastmcp import _bridge
@@ -34,7 +37,8 @@ class Elicitation(_SdkElicitation):
     """Asks questions on behalf of the tools, prompts and resources of one FastMCP server.
 
     Creating it adds elicitkit's middleware to `server` and, with `url_mode=`, mounts the
-    URL-mode pages on the server's own HTTP app (`server.http_app()`), so links share its origin.
+    URL-mode pages on the server's own HTTP app (`server.http_app()`), so links share its origin,
+    and runs its expiry sweep in the background while the server's lifespan runs.
     """
 
     def __init__(
@@ -140,8 +144,35 @@ class Elicitation(_SdkElicitation):
         return made
 
 
+class _Sweeping(Provider):
+    """Offers no tools: its lifespan, which FastMCP enters with the server's, runs the sweep.
+
+    The sweep runs in a task of its own: FastMCP exits the lifespan inside a shielded cancel
+    scope it opens at shutdown, which a task group entered at startup cannot be closed in.
+    """
+
+    def __init__(self, url_mode: UrlMode) -> None:
+        super().__init__()
+        self.url_mode = url_mode
+
+    @asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        stop = asyncio.Event()
+        task = asyncio.create_task(self._sweep_until(stop))
+        try:
+            yield
+        finally:
+            stop.set()
+            await task
+
+    async def _sweep_until(self, stop: asyncio.Event) -> None:
+        async with self.url_mode.running():
+            await stop.wait()
+
+
 def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:
-    """Mount `url_mode`'s pages on `server`'s HTTP app and let its tools ask in URL mode."""
+    """Mount `url_mode`'s pages on `server`'s HTTP app, let its tools ask in URL mode, and sweep
+    its store in the background while the server runs (`UrlMode.running`)."""
     if isinstance(url_mode.browser, OAuthLogin) and url_mode.browser.token_verifier is None:
         raise UrlModeError(
             "On a FastMCP server, OAuthLogin needs its token_verifier= (FastMCP's auth provider "
@@ -150,3 +181,5 @@ def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:
     _bridge.install(server)
     url_mode.adapt_contexts(_bridge.from_fastmcp)  # so that its flows take FastMCP's Context
     url_mode.mount_pages(server)
+    if not any(isinstance(p, _Sweeping) and p.url_mode is url_mode for p in server.providers):
+        server.add_provider(_Sweeping(url_mode))
