@@ -83,11 +83,14 @@ async def test_the_sweep_repeats_and_stops_with_the_server(tmp_path: Path) -> No
     clock = Clock()
     store = SQLiteStore(tmp_path / "store.sqlite3", clock=clock)
     server = serve(store, sweep_every=0.05)
+    before = set(asyncio.all_tasks())
     async with over_http(server):
         later = Record.new(ALICE, "c", "key", "Key?", ttl=60, now=clock.now)
         await store.create(later)
         clock.now += 3600  # overdue now, and no flow runs
         await until(lambda: states(store.path) == {later.id: "expired"})
+    await asyncio.sleep(0.1)
+    assert set(asyncio.all_tasks()) <= before | {asyncio.current_task()}  # nothing left running
     gone = Record.new(ALICE, "c", "key", "Key?", ttl=60, now=clock.now)
     await store.create(gone)
     clock.now += 3600

@@ -272,7 +272,8 @@ class UrlMode:
     async def running(self) -> AsyncIterator[None]:
         """Sweep in the background while the block runs: once at start, then every `sweep_every`
         seconds, off the path of any live flow. `Elicitation(server, url_mode=...)` enters it in
-        the server's lifespan; enter it yourself in another host's (FastMCP's, your ASGI app's).
+        the server's lifespan (`elicitkit.fastmcp.Elicitation` in FastMCP's); enter it yourself
+        in another host's (your ASGI app's).
         One task per `UrlMode`: an entry while one runs adds none. Replicas sharing a store may
         sweep at once (each record changes in one conditional step, and the stores work in
         short, paced batches). A failed sweep is logged in one line and tried again next time.
