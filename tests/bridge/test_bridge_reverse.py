@@ -132,8 +132,8 @@ def refused_as_bad_state(error: MCPError) -> bool:
     ("reply", "said"),
     [
         (ElicitResult(action="accept", content={"guest": "Ada", "nights": 3}), "reserved 3 nights for Ada"),
-        (ElicitResult(action="decline"), "Declined"),
-        (ElicitResult(action="cancel"), "Cancelled"),
+        (ElicitResult(action="decline"), "DeclinedElicitation"),
+        (ElicitResult(action="cancel"), "CancelledElicitation"),
     ],
 )
 async def test_a_2025_servers_live_question_becomes_a_round_for_a_2026_host(

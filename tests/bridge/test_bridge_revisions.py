@@ -24,8 +24,8 @@ ELICITKIT = [PY, str(HERE / "upstream_elicitkit.py"), "stdio"]
     ("reply", "said"),
     [
         (ElicitResult(action="accept", content={"guest": "Ada", "nights": 3}), "reserved 3 nights for Ada"),
-        (ElicitResult(action="decline"), "Declined"),
-        (ElicitResult(action="cancel"), "Cancelled"),
+        (ElicitResult(action="decline"), "DeclinedElicitation"),
+        (ElicitResult(action="cancel"), "CancelledElicitation"),
     ],
 )
 async def test_a_2026_servers_rounds_become_live_questions_to_a_2025_host(
