@@ -172,6 +172,14 @@ async def test_a_replica_killed_mid_flow_the_other_completes_every_flow(
 
     https: list[httpx2.AsyncClient] = []
     clients: list[Client] = []
+    holders: list[asyncio.Task[None]] = []
+    leave = asyncio.Event()
+
+    async def hold(client: Client, entered: asyncio.Event) -> None:
+        async with client:
+            entered.set()
+            await leave.wait()
+
     try:
         for port, process, log in zip(ports, processes, logs, strict=True):
             await asyncio.to_thread(wait_until_serving, process, f"http://127.0.0.1:{port}/mcp", log, 60)  # type: ignore[arg-type]
@@ -183,7 +191,11 @@ async def test_a_replica_killed_mid_flow_the_other_completes_every_flow(
                 http = httpx2.AsyncClient(timeout=httpx2.Timeout(10, read=15))
                 https.append(http)
                 client = client_of(port, http)
-                await client.__aenter__()
+                entered = asyncio.Event()
+                # Each client is held open by a task of its own: when its replica dies, the
+                # client's task group cancels that task, not the test's.
+                holders.append(asyncio.create_task(hold(client, entered)))
+                await asyncio.wait_for(entered.wait(), 30)
                 clients.append(client)
                 row.append(client)
             sessions.append(row)
@@ -205,10 +217,10 @@ async def test_a_replica_killed_mid_flow_the_other_completes_every_flow(
     finally:
         for task in list(tasks):
             task.cancel()
-        for client in reversed(clients):  # in the reverse order of entering: anyio's scopes nest
-            # a client of the killed replica ends with its connection's error or cancellation
+        leave.set()
+        for holder in holders:  # a client of the killed replica ends with its connection's error
             with contextlib.suppress(Exception, asyncio.CancelledError):
-                await client.__aexit__(None, None, None)
+                await asyncio.wait_for(holder, 15)
         for http in https:
             await http.aclose()
         await bus.close()  # type: ignore[attr-defined]
