@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
+from support.sweeping import states, until
 
 from elicitkit.asgi import EmbeddedServer
 from elicitkit.server import Elicitation
@@ -59,19 +59,6 @@ async def over_http(server: MCPServer[Any]) -> AsyncIterator[str]:
     app = server.streamable_http_app()
     async with EmbeddedServer(lambda url: app, lifespan="on") as running:
         yield running.url
-
-
-def states(path: Path) -> dict[str, str]:
-    with sqlite3.connect(path) as db:
-        return dict(db.execute("SELECT id, state FROM records").fetchall())
-
-
-async def until(check: Callable[[], Any], seconds: float = 10.0) -> None:
-    for _ in range(int(seconds / 0.02)):
-        if check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the background sweep did not get there in time")
 
 
 async def test_overdue_records_are_swept_with_no_elicitation_starting(tmp_path: Path) -> None:
