@@ -8,8 +8,9 @@ front of it (`elicitkit bridge --listen`, its own process, 2025-11-25 both sides
 client per path calls the same `add` tool; rounds alternate direct and bridged (the order
 flips each round), so drift and noisy neighbours hit both alike. `concurrency` calls are in
 flight at once, as a host's agent has them. Figures: `bridge_call_ratio`, calls per second
-through the bridge over direct (target >= 0.7), and `bridge_added_ms`, the added p50 latency
-of one call.
+through the bridge over direct (target >= 0.7), `bridge_added_ms`, the added p50 latency
+of one call, and `bridge_cpu_ms_per_call`, the bridge process's CPU time per call (Linux),
+which a loaded machine changes far less than the first two.
 """
 
 from __future__ import annotations
@@ -55,10 +56,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) process `pid` has spent so far (Linux `/proc`; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def process(argv: list[str], url: str, log: Path) -> Iterator[str]:
+def process(argv: list[str], url: str, log: Path, pids: list[int] | None = None) -> Iterator[str]:
     with log.open("ab") as sink:
         child = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, env=dict(os.environ))
+    if pids is not None:
+        pids.append(child.pid)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -100,9 +112,10 @@ async def one_round(client: Client, calls: int, concurrency: int, latencies: lis
 
 
 async def measure(
-    direct: str, bridged: str, rounds: int, calls: int, concurrency: int, warmup: int
+    direct: str, bridged: str, rounds: int, calls: int, concurrency: int, warmup: int, bridge_pid: int = 0
 ) -> dict[str, Any]:
     spent = {"direct": 0.0, "bridge": 0.0}
+    bridge_cpu = 0.0
     latencies: dict[str, list[float]] = {"direct": [], "bridge": []}
     async with Client(direct, mode="legacy") as d, Client(bridged, mode="legacy") as b:
         clients = {"direct": d, "bridge": b}
@@ -111,7 +124,10 @@ async def measure(
         for n in range(rounds):
             order = ["direct", "bridge"] if n % 2 == 0 else ["bridge", "direct"]
             for name in order:
+                cpu = cpu_seconds(bridge_pid) if name == "bridge" else 0.0
                 spent[name] += await one_round(clients[name], calls, concurrency, latencies[name])
+                if name == "bridge":
+                    bridge_cpu += cpu_seconds(bridge_pid) - cpu
     rate = {name: rounds * calls / seconds for name, seconds in spent.items()}
     p50 = {name: statistics.median(values) * 1000 for name, values in latencies.items()}
     return {
@@ -121,6 +137,7 @@ async def measure(
         "bridge_direct_calls_per_s": rate["direct"],
         "bridge_p50_ms": p50["bridge"],
         "bridge_direct_p50_ms": p50["direct"],
+        "bridge_cpu_ms_per_call": bridge_cpu * 1000 / (rounds * calls),
     }
 
 
@@ -130,11 +147,12 @@ def run(rounds: int = 6, calls: int = 200, concurrency: int = 4, warmup: int = 2
         log = Path(folder) / "bench.log"
         upstream = [sys.executable, str(Path(__file__).resolve()), "--serve", str(up)]
         bridge = [sys.executable, "-m", "elicitkit", "bridge", "--listen", f"127.0.0.1:{br}"]
+        pids: list[int] = []
         with (
             process(upstream, f"http://127.0.0.1:{up}/mcp", log) as direct,
-            process([*bridge, direct], f"http://127.0.0.1:{br}/mcp", log) as bridged,
+            process([*bridge, direct], f"http://127.0.0.1:{br}/mcp", log, pids) as bridged,
         ):
-            return anyio.run(measure, direct, bridged, rounds, calls, concurrency, warmup)
+            return anyio.run(measure, direct, bridged, rounds, calls, concurrency, warmup, pids[0])
 
 
 def profile(out: str, calls: int = 400, concurrency: int = 4) -> dict[str, float]:

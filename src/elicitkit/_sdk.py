@@ -19,15 +19,19 @@ hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece go
   authorization server really uses.
 - `PrimitiveSchemaDefinition`: the SDK's type of one form field (2025-11-25), which `mcp_types`
   does not export; the tests check the schemas elicitkit builds against it.
+- `live_session`, `held_open`: a Streamable HTTP session's transport, and its idle countdown
+  held, for the bridge's short way that answers a request beside the session manager.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+import anyio
 import httpx2
 from mcp.client import Client, ClientSession
 from mcp.client._memory import InMemoryTransport
@@ -37,6 +41,8 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.connection import Connection
 from mcp.server.mcpserver import MCPServer
 from mcp.server.session import ServerSession
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import ClientCapabilities, ElicitationCapability, InputRequiredResult, InputResponses
 from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition
 
@@ -52,7 +58,9 @@ __all__ = [
     "TransportStreams",
     "WriteStream",
     "connection_of",
+    "held_open",
     "http_client",
+    "live_session",
     "run_in_lifespan",
     "token_verifier_of",
 ]
@@ -163,3 +171,37 @@ class IssuerAliasingOAuthProvider(OAuthClientProvider):
     def _select_authorization_server(self, advertised: list[str]) -> str:
         chosen = super()._select_authorization_server(advertised)
         return self.issuer_aliases.get(chosen, chosen)
+
+
+def live_session(
+    manager: StreamableHTTPSessionManager, session_id: str
+) -> StreamableHTTPServerTransport | None:
+    """The transport of `manager`'s stateful session `session_id` while it is open, not timing
+    out and bound to no credential; None otherwise (the manager itself then answers the request,
+    404 for an unknown one). The manager keeps both tables private."""
+    transport = manager._server_instances.get(session_id)
+    if transport is None or manager._session_owners.get(session_id) is not None:
+        return None
+    idle = transport.idle_scope
+    if transport.is_terminated or (idle is not None and idle.cancel_called):
+        return None
+    return transport
+
+
+@contextmanager
+def held_open(transport: StreamableHTTPServerTransport) -> Iterator[None]:
+    """Count a request served beside `transport` as one in flight, so its session's idle
+    countdown waits for it as for its own (`handle_request` does this with private counters)."""
+    idle = transport.idle_scope
+    timeout = transport._idle_timeout
+    if idle is None or timeout is None:
+        yield
+        return
+    transport._requests_in_flight += 1
+    idle.deadline = math.inf
+    try:
+        yield
+    finally:
+        transport._requests_in_flight -= 1
+        if not transport._requests_in_flight:
+            idle.deadline = anyio.current_time() + timeout

@@ -90,6 +90,15 @@ class Links:
             )
         return link
 
+    def peek(self, key: str) -> Link | None:
+        """The open link of host session `key`, if it has one now (never opens one)."""
+        link = self._links.get(key)
+        if link is None or link.client is None:
+            return None
+        self._links.move_to_end(key)
+        link.used = time.monotonic()
+        return link
+
     def drop(self, key: str) -> None:
         link = self._links.pop(key, None)
         if link is not None:

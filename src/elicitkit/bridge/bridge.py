@@ -24,8 +24,10 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, LoggingMessageNotificationParams
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from elicitkit.bridge._answering import Answer, RoutedUI
+from elicitkit.bridge._fastpath import FastPath
 from elicitkit.bridge._host import HostSession
 from elicitkit.bridge._rounds import Rounds
 from elicitkit.bridge._server import Forwarder, forwarding_server, host_logger, host_message_handler
@@ -149,7 +151,10 @@ class Bridge:
             async with self.running(learn=self._forwarder.capabilities is None), manager.run():
                 yield
 
-        return Starlette(routes=inner.routes, middleware=inner.user_middleware, lifespan=lifespan)
+        # Innermost, so a gateway's own middleware (authentication, say) still comes first.
+        fast = Middleware(FastPath, links=self._links, manager=lambda: self.server.session_manager, path=path)
+        middleware = [*inner.user_middleware, fast]
+        return Starlette(routes=inner.routes, middleware=middleware, lifespan=lifespan)
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 8787, *, path: str = "/mcp") -> None:
         """Serve Streamable HTTP at http://HOST:PORT/mcp until cancelled."""
