@@ -167,6 +167,23 @@ def test_ctrl_d_declines_a_form(start: Callable[..., Pane]) -> None:
     assert "Declined." in pane.screen()
 
 
+@pytest.mark.parametrize(
+    ("key", "action", "said"), [("C-d", "decline", "Declined."), ("C-c", "cancel", "Cancelled.")]
+)
+def test_a_key_pressed_as_soon_as_the_question_shows_reaches_its_screen(
+    start: Callable[..., Pane], key: str, action: str, said: str
+) -> None:
+    """On a slow terminal the header shows seconds before the first screen is up: a key pressed
+    then waits for that screen (it used to reach the terminal's line discipline, which turned
+    Ctrl-D into an end of file the form never saw and Ctrl-C into SIGINT, which killed the program)."""
+    pane = start("slow")
+    screen = pane.wait_for("What is your name?")
+    assert "Name ✱  (1/1)" not in screen  # the first screen is not up yet
+    pane.keys(key)
+    assert pane.reply() == {"action": action}
+    assert said in pane.screen()
+
+
 def test_d_on_the_review_screen_declines(start: Callable[..., Pane]) -> None:
     pane = start("small")
     pane.wait_for("Name ✱  (1/1)")

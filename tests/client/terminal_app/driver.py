@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import anyio
+from rich.console import Console
 
 from elicitkit.client.terminal import NotATerminalError, TerminalUI
 from elicitkit.client.ui import FormQuestion, UrlQuestion, Waiting
@@ -78,15 +79,23 @@ REPORTS = {
 }
 
 
+class SlowConsole(Console):
+    """A terminal slow to draw, as on a loaded machine: each print takes two seconds more."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*objects, **kwargs)
+        time.sleep(2)
+
+
 async def main(scenario: str) -> Any:
-    ui = TerminalUI()
+    ui = TerminalUI(console=SlowConsole(highlight=False, emoji=False)) if scenario == "slow" else TerminalUI()
     if scenario == "form":
         return await ui.ask_form(
             FormQuestion(
                 "Demo \x1b[31mserver", "Tell us about you.", EVERY_KIND, {"budget": 2.5, "newsletter": False}
             )
         )
-    if scenario == "small":
+    if scenario in ("small", "slow"):
         return await ui.ask_form(FormQuestion("Demo server", "What is your name?", SMALL, {}))
     if scenario == "problems":
         problems = [ValidationProblem("name", "pattern", "Letters only, please.")]

@@ -2,17 +2,20 @@
 
 Each runs inline in the caller's asyncio loop, wipes itself when done (the caller prints a
 one-line summary instead, so the scrollback stays a calm transcript), and turns the keys that
-are always there into exceptions: Ctrl-C cancels, Ctrl-D declines.
+are always there into exceptions: Ctrl-C cancels, Ctrl-D declines. `Screens.held` keeps the
+keys a person types between two screens of one question for the next screen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application
+from prompt_toolkit.application.current import get_app_session
 from prompt_toolkit.formatted_text import AnyFormattedText, to_formatted_text
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyBindingsBase, KeyPressEvent, merge_key_bindings
@@ -103,6 +106,28 @@ class Screens:
     current: Application[Any] | None = None
     color_depth: ColorDepth | None = None
     """`ColorDepth.DEPTH_1_BIT` when the person asked for no colour; None: the terminal's own."""
+    _raw: ExitStack = field(default_factory=ExitStack, init=False, repr=False)
+    _holds: int = field(default=0, init=False, repr=False)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The terminal stays in raw mode, as a screen puts it, for as long as this lasts.
+
+        A question is drawn (its header, a line after each answer) between its screens, when
+        no screen is up and the terminal would be back in cooked mode: there the kernel turns
+        Ctrl-D into an end of file (read later as a NUL byte), Ctrl-C into SIGINT, and echoes
+        the rest. So a key pressed as soon as the question showed was lost or did the wrong
+        thing; held, it waits in the terminal for the next screen. Holds that overlap share one.
+        """
+        if not self._holds:
+            self._raw.enter_context((self.input or get_app_session().input).raw_mode())
+        self._holds += 1
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            if not self._holds:
+                self._raw.close()
 
     async def _run(self, app: Application[T]) -> T:
         self.current = app

@@ -8,7 +8,8 @@ Keys, on every screen: Ctrl-C cancels, Ctrl-D declines (not while waiting). In a
 Enter confirms a field; on the review screen Enter changes the selected answer or submits,
 `s` submits, `d` declines. Choices: arrows or digits move, Enter picks, `y`/`n` answer yes/no
 questions; Space ticks a multi-choice. URL consent: `o` opens, `d` declines. Waiting: `r`
-retries now, `c` cancels.
+retries now, `c` cancels. A key typed as soon as a question shows, or between two of its
+screens, waits for the next screen rather than reaching a terminal no screen reads.
 
 Colour only repeats what the words say (a problem, a required answer, a risky URL): with
 `NO_COLOR` set, or a console made with `no_color=True`, nothing is drawn in colour.
@@ -119,23 +120,26 @@ class TerminalUI:
         fields = form_fields(question.schema)
         answers: dict[str, Any] = {f.name: question.initial.get(f.name) for f in fields}
         problems = problems_by_field(question.problems, [f.name for f in fields])
-        keys = _("✱ required answer   Ctrl-D declines   Ctrl-C cancels")
-        self.console.print(header(question.server, _("asks you to fill in a form"), question.message, keys))
-        try:
-            if not problems:
-                for index, field in enumerate(fields, 1):
-                    answers[field.name] = await self._ask(
-                        field, answers[field.name], None, index, len(fields)
-                    )
-            content = await self._review(question, fields, answers, problems)
-        except DeclinePressed:
-            self.console.print(Text(_("✗ Declined. Nothing you typed is sent."), style="yellow"))
-            return DeclinedElicitation()
-        except CancelPressed:
-            self.console.print(Text(_("✗ Cancelled. Nothing you typed is sent."), style="yellow"))
-            return CancelledElicitation()
-        self.console.print(Text(_("✓ Answers submitted:"), style="green"), answers_table(fields, answers))
-        return AcceptedElicitation(content)
+        with self._screens.held():  # a key pressed once the header shows waits for the screen
+            keys = _("✱ required answer   Ctrl-D declines   Ctrl-C cancels")
+            self.console.print(
+                header(question.server, _("asks you to fill in a form"), question.message, keys)
+            )
+            try:
+                if not problems:
+                    for index, field in enumerate(fields, 1):
+                        answers[field.name] = await self._ask(
+                            field, answers[field.name], None, index, len(fields)
+                        )
+                content = await self._review(question, fields, answers, problems)
+            except DeclinePressed:
+                self.console.print(Text(_("✗ Declined. Nothing you typed is sent."), style="yellow"))
+                return DeclinedElicitation()
+            except CancelPressed:
+                self.console.print(Text(_("✗ Cancelled. Nothing you typed is sent."), style="yellow"))
+                return CancelledElicitation()
+            self.console.print(Text(_("✓ Answers submitted:"), style="green"), answers_table(fields, answers))
+            return AcceptedElicitation(content)
 
     async def _review(
         self,
@@ -267,33 +271,36 @@ class TerminalUI:
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
         """The full URL with its domain highlighted, both forms of the host, every warning."""
         report = question.report
-        self.console.print(header(question.server, _("asks you to open a web page"), question.message))
-        self.console.print(url_details(report, question.server))
-        blocked = report.verdict == "block"
-        options: list[tuple[str, AnyFormattedText]] = []
-        if not blocked:
-            options.append(("open", _("Open it in my browser")))
-        options += [("decline", _("Don't open it (decline)")), ("cancel", _("Cancel"))]
-        try:
-            choice = await self._screens.one(
-                self._ansi(Text(_("Open this page?"), style="bold")),
-                options,
-                default="open" if report.verdict == "ok" else "decline",
-                toolbar=_(_BLOCKED_KEYS if blocked else _CONSENT_KEYS),
-                keys={"d": "decline"} if blocked else {"o": "open", "d": "decline"},
-            )
-        except DeclinePressed:
-            choice = "decline"
-        except CancelPressed:
-            choice = "cancel"
-        if choice == "open":
-            self.console.print(Text(_("✓ You agreed; the page opens in your system browser."), style="green"))
-            return AcceptedElicitation()
-        if choice == "decline":
-            self.console.print(Text(_("✗ Not opened: you declined."), style="yellow"))
-            return DeclinedElicitation()
-        self.console.print(Text(_("✗ Not opened: cancelled."), style="yellow"))
-        return CancelledElicitation()
+        with self._screens.held():  # a key pressed once the header shows waits for the screen
+            self.console.print(header(question.server, _("asks you to open a web page"), question.message))
+            self.console.print(url_details(report, question.server))
+            blocked = report.verdict == "block"
+            options: list[tuple[str, AnyFormattedText]] = []
+            if not blocked:
+                options.append(("open", _("Open it in my browser")))
+            options += [("decline", _("Don't open it (decline)")), ("cancel", _("Cancel"))]
+            try:
+                choice = await self._screens.one(
+                    self._ansi(Text(_("Open this page?"), style="bold")),
+                    options,
+                    default="open" if report.verdict == "ok" else "decline",
+                    toolbar=_(_BLOCKED_KEYS if blocked else _CONSENT_KEYS),
+                    keys={"d": "decline"} if blocked else {"o": "open", "d": "decline"},
+                )
+            except DeclinePressed:
+                choice = "decline"
+            except CancelPressed:
+                choice = "cancel"
+            if choice == "open":
+                self.console.print(
+                    Text(_("✓ You agreed; the page opens in your system browser."), style="green")
+                )
+                return AcceptedElicitation()
+            if choice == "decline":
+                self.console.print(Text(_("✗ Not opened: you declined."), style="yellow"))
+                return DeclinedElicitation()
+            self.console.print(Text(_("✗ Not opened: cancelled."), style="yellow"))
+            return CancelledElicitation()
 
     # -- waiting -------------------------------------------------------------------------
 
