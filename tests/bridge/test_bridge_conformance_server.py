@@ -4,6 +4,13 @@ elicitkit's conformance server (examples/conformance/server.py, what scripts/con
 runs behind `elicitkit bridge --answer host --listen`, and the harness (installed by
 scripts/conformance-setup) is pointed at the bridge: it is the host, it answers the questions,
 and every check it makes of the server, seen through the bridge, must pass.
+
+At 2026-07-28 the harness is a stateless host checking the server's own rounds (its
+`inputRequests` keys, its `requestState` echoed, a tampered state refused, a round asked only in
+what this request declared): the bridge passes each round the host can answer whole, and the
+host's retry, as they came. The list is every `input-required-result-*` scenario that passes
+against the server directly (basic-sampling, basic-list-roots and multiple-input-requests call
+tools the example server does not have).
 """
 
 from __future__ import annotations
@@ -28,6 +35,22 @@ SCENARIOS = [
     ("tools-call-elicitation", "2025-11-25"),
     ("elicitation-sep1034-defaults", "2025-11-25"),
     ("elicitation-sep1330-enums", "2025-11-25"),
+    *(
+        (f"input-required-result-{name}", "2026-07-28")
+        for name in (
+            "basic-elicitation",
+            "request-state",
+            "multi-round",
+            "tampered-state",
+            "capability-check",
+            "missing-input-response",
+            "non-tool-request",
+            "result-type",
+            "unsupported-methods",
+            "ignore-extra-params",
+            "validate-input",
+        )
+    ),
 ]
 
 

@@ -29,7 +29,7 @@ from elicitkit.client import ElicitationStream
 if TYPE_CHECKING:
     from elicitkit.bridge._rounds import HeldCall
 
-__all__ = ["HostCall", "PostStreamTap", "UpstreamCalls", "on_behalf_of"]
+__all__ = ["HostCall", "PostStreamTap", "UpstreamCalls", "behalf", "on_behalf_of"]
 
 _MAX_TIES = 1024
 
@@ -46,6 +46,9 @@ class HostCall:
     request_id: RequestId
     held: HeldCall | None = field(default=None, compare=False)
     """For a 2026-07-28 host: the held call its questions go to, as rounds."""
+    answers: frozenset[str] = field(default=frozenset(), compare=False)
+    """For a 2026-07-28 host: what it answers itself in a round passed to it whole ("form",
+    "url", "sampling", "roots"), as it declared on this request and `--answer` lets it."""
 
 
 @contextmanager
@@ -56,6 +59,11 @@ def on_behalf_of(call: HostCall) -> Iterator[None]:
         yield
     finally:
         _behalf.reset(token)
+
+
+def behalf() -> HostCall | None:
+    """The host call the upstream request being made now is made for, if any."""
+    return _behalf.get()
 
 
 class UpstreamCalls:

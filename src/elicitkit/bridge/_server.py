@@ -8,6 +8,7 @@ upstream call it caused.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -42,10 +43,11 @@ from mcp_types import (
     UnsubscribeRequest,
     UnsubscribeRequestParams,
 )
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elicitkit.bridge._calls import on_behalf_of
 from elicitkit.bridge._host import HostCall, HostSession
-from elicitkit.bridge._rounds import Rounds
+from elicitkit.bridge._rounds import Rounds, upstream_seeds
 from elicitkit.bridge._sessions import Link, Links
 from elicitkit.errors import ElicitationError
 
@@ -65,11 +67,18 @@ _STDIO = "stdio"
 
 
 def _session_key(ctx: ServerRequestContext[Any, Any]) -> str:
-    """The host session a request belongs to: its `mcp-session-id`, or the one stdio connection."""
+    """The host session a request belongs to: its `mcp-session-id`, or the one stdio connection.
+    2026-07-28 has no sessions: its requests that declare the same capabilities share one
+    upstream session, which declares what they declare."""
     headers = getattr(ctx.request, "headers", None)
     if headers is None:
         return _STDIO
-    return str(headers.get("mcp-session-id") or "")
+    session_id = headers.get("mcp-session-id")
+    if session_id:
+        return str(session_id)
+    declared = ctx.session.client_capabilities
+    text = declared.model_dump_json(exclude_none=True) if declared is not None else ""
+    return "declared:" + hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def host_message_handler(host: HostSession) -> MessageHandlerFnT:
@@ -122,7 +131,8 @@ class Forwarder:
         if client is None:
             raise MCPError(code=INTERNAL_ERROR, message="The upstream session closed; try again.")
         if call and self.rounds.takes(link.host, ctx):
-            return await self.rounds.call(link.host, ctx, lambda: send(client))  # type: ignore[no-any-return]
+            modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+            return await self.rounds.call(link.host, ctx, lambda: send(client), modern=modern)  # type: ignore[no-any-return]
         host_call = HostCall(ctx.session, ctx.request_id) if call and ctx.request_id is not None else None
         opened = link.host.open(host_call) if host_call is not None else None
         try:
@@ -153,7 +163,11 @@ class Forwarder:
         # per-call progress handler upstream, and nothing to relay.
         relay = progress if _wants_progress(params) else None
         return await self.forward(
-            ctx, lambda c: c.call_tool(params.name, params.arguments, progress_callback=relay), call=True
+            ctx,
+            lambda c: c.call_tool(
+                params.name, params.arguments, progress_callback=relay, **upstream_seeds(params, c)
+            ),
+            call=True,
         )
 
     async def list_resources(
@@ -171,7 +185,9 @@ class Forwarder:
     async def read_resource(
         self, ctx: ServerRequestContext[Any, Any], params: ReadResourceRequestParams
     ) -> Any:
-        return await self.forward(ctx, lambda c: c.read_resource(str(params.uri)), call=True)
+        return await self.forward(
+            ctx, lambda c: c.read_resource(str(params.uri), **upstream_seeds(params, c)), call=True
+        )
 
     async def subscribe(self, ctx: ServerRequestContext[Any, Any], params: SubscribeRequestParams) -> Any:
         request = SubscribeRequest(params=params)
@@ -188,7 +204,9 @@ class Forwarder:
         return await self.forward(ctx, lambda c: c.list_prompts(cursor=cursor))
 
     async def get_prompt(self, ctx: ServerRequestContext[Any, Any], params: GetPromptRequestParams) -> Any:
-        return await self.forward(ctx, lambda c: c.get_prompt(params.name, params.arguments), call=True)
+        return await self.forward(
+            ctx, lambda c: c.get_prompt(params.name, params.arguments, **upstream_seeds(params, c)), call=True
+        )
 
     async def complete(self, ctx: ServerRequestContext[Any, Any], params: CompleteRequestParams) -> Any:
         request = CompleteRequest(params=params)

@@ -14,10 +14,12 @@ from mcp.client.client import ConnectMode
 from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters
 
+from elicitkit._sdk import ExtendedClient
 from elicitkit._sdk import http_client as create_mcp_http_client
 from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
 from elicitkit.bridge._calls import PostStreamTap, UpstreamCalls
 from elicitkit.bridge._keepalive import finish_event_streams
+from elicitkit.bridge._rounds import passing_driver
 from elicitkit.client import (
     ElicitationConfig,
     ElicitingClient,
@@ -144,11 +146,15 @@ def upstream_client(
         "mode": mode,
     }
     if not modes:
+        plain: ExtendedClient
         if upstream.url is not None:
             from mcp.client.streamable_http import streamable_http_client
 
-            return Client(streamable_http_client(upstream.url, http_client=http), **options)
-        return Client(upstream.target(), **options)
+            plain = ExtendedClient(streamable_http_client(upstream.url, http_client=http), **options)
+        else:
+            plain = ExtendedClient(upstream.target(), **options)
+        plain.input_required_driver = passing_driver(plain)
+        return plain
     handler = ElicitationConfig(
         ui=ui,
         modes=tuple(sorted(modes)),
@@ -161,4 +167,5 @@ def upstream_client(
         http.event_hooks["response"].append(PostStreamTap(calls))
     client = BridgeClient(upstream.target(), config=handler, http_client=http, calls=calls, **options)
     client.elicitation_callback = capture_params(client.elicitations, ui)
+    client.input_required_driver = passing_driver(client)
     return client

@@ -149,6 +149,11 @@ class ServerElicitations:
         except ElicitationRateLimitedError:
             return ElicitResult(action="cancel")
 
+    def refusal(self, context: ClientRequestContext, params: ElicitRequestParams) -> str | None:
+        """Why this client would refuse `params` (-32602), or None: what a proxy checks before
+        it passes a question on to a person's own client instead of asking it here."""
+        return self._refusal(context, params)
+
     def _refusal(self, context: ClientRequestContext, params: ElicitRequestParams) -> str | None:
         """Why this request gets -32602 (C-02, C-03, C-04), or None when it may reach the person."""
         # C-04: a request without `mode` is a form request, even if it carries a `url`.
