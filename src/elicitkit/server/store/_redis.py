@@ -42,6 +42,7 @@ from elicitkit.server.store._redis_lua import (
     SWEEP,
     SWEEP_BATCH,
     TRANSITION,
+    VOID,
     packed,
     record_from,
     stored_record,
@@ -101,6 +102,23 @@ return 0
 """`replace_blob`: compare and set in one step (rotation is rare: sent whole, not by its SHA)."""
 
 
+_VOIDS_PER_USER = 32  # the creates told failed a store remembers per user, to void (newest kept)
+
+
+class _Sockets:
+    """Counts the (re)connections of one connection while a write and its WAIT run on it: WAIT
+    counts the writes of its own socket, so one that redis-py re-sent on a new socket would
+    confirm nothing and still pass. (A bound method: redis-py keeps connect callbacks weakly.)"""
+
+    __slots__ = ("__weakref__", "opened")
+
+    def __init__(self) -> None:
+        self.opened = 0
+
+    def connected(self, connection: object) -> None:
+        self.opened += 1
+
+
 def _num(value: float) -> str:
     return repr(float(value))  # exact round trip of the float, and readable by Lua's tonumber
 
@@ -123,7 +141,10 @@ class RedisStore:
     even if no one sweeps (one that finishes sooner, at least that long after it finishes).
     With `replicas_ack=n` every write is followed, on its connection, by `WAIT n`: it is
     acknowledged only once n replicas have it, so a Sentinel failover to one of them cannot lose
-    it (else `StoreUnavailableError`; a retry is safe).
+    it (else `StoreUnavailableError`; a retry is safe). The WAIT lasts `ack_timeout` at most, and
+    never past the call's `timeout`. A create its caller was told failed (unconfirmed, cut off
+    at its deadline, or lost with its connection) is voided, at once when its Redis still
+    answers and again in that user's next create, so it holds none of the user's places.
     With `announce` (the default) a transition to a final state publishes the record's id on
     `<prefix>completed` (`completions_channel`) in the same script; a `RedisBus` given this
     store then leaves publishing to it.
@@ -166,6 +187,11 @@ class RedisStore:
         self._owns_client = owns_client
         self.cluster = isinstance(client, RedisCluster)
         self.gate = cluster_gate(client)
+        # What is left of a call's deadline when its WAIT starts, kept for what follows it: a
+        # void of an unconfirmed create, the error (and the watchdog's granularity).
+        self._after_wait = min(0.5, timeout / 4)
+        self._told_failed: dict[User, dict[str, tuple[str, float]]] = {}
+        """Per user, the creates whose caller was told they failed: id -> (op mark, expiry)."""
         self._reachable_cm = Reachable(self)
         self._loading = asyncio.Lock()
         self.scripts_loaded = False
@@ -179,47 +205,74 @@ class RedisStore:
         self._release = client.register_script(RELEASE)
         self._reserve = client.register_script(RESERVE)
         self._increment = client.register_script(INCREMENT)
+        self._void = client.register_script(VOID)
 
-    async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
+    async def _acked(
+        self,
+        queue: Callable[[Any], Awaitable[Any]],
+        undo: Callable[[Any], Awaitable[Any]] | None = None,
+    ) -> Any:
         """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
-        acknowledged only once that many replicas hold it."""
+        acknowledged only once that many replicas hold it. `undo`, when the replicas did not
+        confirm it, runs on that connection before the error (best effort)."""
         if not self.replicas_ack or not isinstance(self.client, Redis):
             return await queue(self.client)
         demoted = None
+        sockets = _Sockets()
         # One connection for both (WAIT counts that connection's writes); a script's NOSCRIPT
         # is answered there too, before the WAIT.
         async with self.client.client() as one:
-            result = await queue(one)
+            connection = one.connection
+            assert connection is not None
+            connection.register_connect_callback(sockets.connected)  # type: ignore[no-untyped-call, unused-ignore]
             try:
-                acked = await one.wait(self.replicas_ack, self._wait_ms)
+                result = await queue(one)
+                wait_ms = max(1, min(self._wait_ms, int((self.deadlines.left() - self._after_wait) * 1000)))
+                acked = int(await one.wait(self.replicas_ack, wait_ms))
+                if (sockets.opened or acked < self.replicas_ack) and undo is not None:
+                    with contextlib.suppress(redis_errors.RedisError, OSError):
+                        await undo(one)
             except redis_errors.ResponseError as exc:
                 if "WAIT cannot be used with replica" not in str(exc):
                     raise
                 demoted = exc  # a write that changed nothing reached a node demoted by a failover
+            finally:
+                connection.deregister_connect_callback(sockets.connected)  # type: ignore[no-untyped-call, unused-ignore]
         if demoted is not None:
             # Its connection is idle again: close it, so the next call asks for the primary anew.
-            if isinstance(self.client, Redis):
-                await self.client.connection_pool.disconnect(inuse_connections=False)
+            await self.client.connection_pool.disconnect(inuse_connections=False)
             raise StoreUnavailableError(
                 f"Redis at {self.where()} answered from a replica, not the primary (a failover is "
                 "under way, or the store URL names a replica); retry: a retried change never "
                 "applies twice."
             ) from demoted
-        if int(acked) < self.replicas_ack:
+        if sockets.opened:
+            raise StoreUnavailableError(
+                f"Redis at {self.where()} lost the connection between a write and its replicas' "
+                "confirmation, so a failover now could lose it; retry (a retried change never "
+                "applies twice)."
+            )
+        if acked < self.replicas_ack:
             raise StoreUnavailableError(
                 f"Redis at {self.where()} applied a write that only {acked} of {self.replicas_ack} "
-                f"replica(s) confirmed within {self._wait_ms / 1000:g}s, so a failover now could lose it; "
+                f"replica(s) confirmed within {wait_ms / 1000:g}s, so a failover now could lose it; "
                 "retry (a retried change never applies twice) and check the replicas' health."
             )
         return result
 
     async def _eval(
-        self, script: AsyncScript, keys: Sequence[str], args: Sequence[str | int], *, acked: bool = True
+        self,
+        script: AsyncScript,
+        keys: Sequence[str],
+        args: Sequence[str | int],
+        *,
+        acked: bool = True,
+        undo: Callable[[Any], Awaitable[Any]] | None = None,
     ) -> Any:
         """Run `script`, a write acknowledged as `_acked` says (unless `acked` is false)."""
         if not acked or not self.replicas_ack:
             return await script(keys, args)
-        return await self._acked(lambda one: script(keys, args, client=one))
+        return await self._acked(lambda one: script(keys, args, client=one), undo)
 
     async def load_scripts(self) -> None:
         """Learn the slot map and load the scripts on every primary once, before many tasks do it
@@ -296,6 +349,8 @@ class RedisStore:
         ]
         keys = self._keys(record.id)
         index = self._user_key(user)
+        voids = [] if self.cluster else self._voids_of(user)
+        values += voids
         async with self._reachable():
             if self.cluster and active:  # the user's index is in a slot of its own: reserve first
                 reserve = [record.id, expires, values[17], values[18], values[16]]
@@ -304,14 +359,48 @@ class RedisStore:
             elif not self.cluster:
                 keys.append(index)
             try:
-                return bool(await self._eval(self._create, keys, [packed(values)]))
+                created = bool(
+                    await self._eval(
+                        self._create,
+                        keys,
+                        [packed(values)],
+                        undo=lambda one: self._void(
+                            keys[2:], [values[18], values[19], *values[:2]], client=one
+                        ),
+                    )
+                )
             except BaseException as exc:
+                duplicate = isinstance(exc, redis_errors.ResponseError) and "DUPLICATE" in str(exc)
+                if active and not self.cluster and not duplicate:
+                    self._told_failed.setdefault(user, {})[record.id] = (values[1], record.expires_at)
                 if self.cluster and active:  # best effort: the reservation's expiry frees it anyway
                     with contextlib.suppress(Exception):
                         await self.client.zrem(index, record.id)
-                if isinstance(exc, redis_errors.ResponseError) and "DUPLICATE" in str(exc):
+                if duplicate:
                     raise RecordExistsError(record.id) from exc
                 raise
+        if voids:  # acknowledged with this create: those records are void for good
+            failed = self._told_failed.get(user, {})
+            for elicitation_id in voids[::2]:
+                failed.pop(elicitation_id, None)
+            if not failed:
+                self._told_failed.pop(user, None)
+        return created
+
+    def _voids_of(self, user: User) -> list[str]:
+        """The (id, op) pairs of `user`'s creates told failed that may still be pending, newest
+        last, at most `_VOIDS_PER_USER`: the next create of the user voids them."""
+        failed = self._told_failed.get(user)
+        if not failed:
+            return []
+        now = self._clock()
+        for elicitation_id in [i for i, (_, expiry) in failed.items() if expiry <= now]:
+            del failed[elicitation_id]  # expired: counts for no one now
+        while len(failed) > _VOIDS_PER_USER:
+            del failed[next(iter(failed))]  # the oldest: its record expires in time anyway
+        if not failed:
+            del self._told_failed[user]
+        return [value for elicitation_id, (op, _) in failed.items() for value in (elicitation_id, op)]
 
     def _user_key(self, user: User) -> str:
         """The user's index of active record ids (scored by expiry): one key per user, in the
@@ -388,6 +477,8 @@ class RedisStore:
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         now = self._clock() if now is None else now
+        for user in list(self._told_failed):  # forget the voids whose records expired meanwhile
+            self._voids_of(user)
         changed = 0
         pace = Pace()  # Redis runs one script at a time: rests let the live commands through
         for space in self.spaces:  # one script call per hash tag, each within one slot

@@ -96,6 +96,12 @@ class Deadlines:
         if self._watch is None:
             self._watch = asyncio.get_running_loop().create_task(self._watching())
 
+    def left(self) -> float:
+        """The seconds this task's call has left (the whole deadline outside a call)."""
+        task = asyncio.current_task()
+        due = self._due.get(task) if task is not None else None
+        return self.seconds if due is None else due - time.monotonic()
+
     def exit(self) -> bool:
         """End this task's call; True when it was cut off at its deadline."""
         task = asyncio.current_task()

@@ -87,15 +87,39 @@ _INDEX_TTL = Template("""
   end
 """)
 
+# Void the creates of one user whose caller was told they failed (an error, or a write the
+# replicas did not confirm): each record that is still exactly as its create wrote it (its op
+# mark unchanged: no one opened it, no one knows its id) is cancelled and leaves the user's
+# index, so it holds none of the user's places. $args: the table of values, $first: the index
+# of the first (id, op) pair in it, $now, $prefix: the records' key prefix, $finished and
+# $index: the finished index and the user's index.
+_VOID = Template("""
+for i = $first, #$args, 2 do
+  local id, rec = $args[i], $prefix .. $args[i]
+  if redis.call('HGET', rec, 'op') == $args[i + 1] then
+    local state = redis.call('HGET', rec, 'state')
+    if state == 'pending' or state == 'opened' then
+      redis.call('HSET', rec, 'state', 'cancelled', 'updated_at', $now, 'op', '')
+      redis.call('ZADD', $finished, $now, id)
+    end
+  end
+  redis.call('ZREM', $index, id)
+end
+""")
+
 # KEYS: record, active index, finished index, and (not on a Cluster) the user's active index.
 # A: id, op, keep_ms, expire_at_ms, score, is_active, then the values of FIELDS in order
 # (the names are in the script: half the values to send), then the user's index's expiry, the
-# per-user cap ('' for none), now, and the records' key prefix. Returns 1, or 0 when the cap
-# refused it: the user's open records are counted (their states read, the index pruned) and
-# the record written in one script, so no two creates of one user can pass the cap together.
+# per-user cap ('' for none), now, and the records' key prefix, then (not on a Cluster) the
+# (id, op) pairs of this user's creates to void first. Returns 1, or 0 when the cap refused it:
+# the user's open records are counted (their states read, the index pruned) and the record
+# written in one script, so no two creates of one user can pass the cap together.
 CREATE = (
     """
 local A = cjson.decode(ARGV[1])
+if KEYS[4] then"""
+    + _VOID.substitute(args="A", first="21", now="A[19]", prefix="A[20]", finished="KEYS[3]", index="KEYS[4]")
+    + """end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   if redis.call('HGET', KEYS[1], 'op') == A[2] then return 1 end
   return redis.error_reply('DUPLICATE record id already exists')
@@ -127,6 +151,13 @@ else
 end
 return 1
 """
+)
+
+# KEYS: finished index, the user's active index.  ARGV: now, records' key prefix, then (id, op)
+# pairs: `_VOID` alone, for a create whose write the replicas did not confirm, run at once on
+# the connection that wrote it.
+VOID = "local A = ARGV\n" + _VOID.substitute(
+    args="A", first="3", now="A[1]", prefix="A[2]", finished="KEYS[1]", index="KEYS[2]"
 )
 
 # KEYS: record, finished index.

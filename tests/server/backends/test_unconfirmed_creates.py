@@ -1,0 +1,100 @@
+"""A create its caller was told failed holds none of the user's places.
+
+With `replicas_ack`, a create whose replicas did not confirm it raises `StoreUnavailableError`,
+yet the primary has the record. Nobody knows its id (the URL was never sent), so if it still
+counted toward `max_pending_per_user`, a person retrying through a failover would be refused
+until those records expired (issue 33: after a Sentinel failover, flows of users with three
+such creates still waited two minutes later). Real primary and replica; the replica frozen
+(SIGSTOP) is one that does not confirm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.redis_server import RedisServer
+from support.tcp_proxy import TcpProxy
+
+from elicitkit.server.backends import open_store, redis_client
+from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server.store import Record
+from elicitkit.server.user import User
+
+pytestmark = pytest.mark.timeout(120)
+
+ALICE = User("https://as.example", "alice")
+
+
+def new_record() -> Record:
+    return Record.new(ALICE, "client-1", "weather-key", "Your weather API key", ttl=600)
+
+
+@pytest.fixture
+def replicated(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
+    """A primary and a replica in sync with it."""
+    with RedisServer(tmp_path / "primary") as primary:
+        replica_args = ["--replicaof", "127.0.0.1", str(primary.port)]
+        with RedisServer(tmp_path / "replica", args=replica_args) as replica:
+            replica.wait_in_sync(primary)
+            yield primary, replica
+
+
+async def test_a_create_the_replicas_did_not_confirm_frees_its_place_at_once(
+    replicated: tuple[RedisServer, RedisServer],
+) -> None:
+    primary, replica = replicated
+    store = open_store(primary.url, replicas_ack=1, ack_timeout=1.0, timeout=3.0)
+    try:
+        replica.pause()
+        try:
+            started = time.monotonic()
+            with pytest.raises(StoreUnavailableError, match="confirmed"):
+                await store.create(new_record(), max_active=1)
+            assert time.monotonic() - started < 3.0  # within the call's deadline, void included
+            assert await store.count_active(ALICE) == 0  # the caller was told it failed: not open
+        finally:
+            replica.resume()
+        await asyncio.to_thread(replica.wait_in_sync, primary)
+        assert await store.create(new_record(), max_active=1)  # the one place is free
+        assert await store.count_active(ALICE) == 1
+    finally:
+        await store.close()
+
+
+async def test_a_create_whose_confirmation_was_cut_off_is_voided_by_the_next_create(
+    replicated: tuple[RedisServer, RedisServer],
+) -> None:
+    """The network to the primary goes silent between the write and its WAIT's answer: the call
+    ends at its deadline, the record stands on the primary, and this store cannot void it then.
+    The user's next create, once the network is back, voids it in the same script."""
+    primary, replica = replicated
+    proxy = TcpProxy(primary.port).start()
+    store = open_store(
+        primary.url.replace(f":{primary.port}", f":{proxy.port}", 1), replicas_ack=1, timeout=2.0
+    )
+    admin = redis_client(primary.url)
+    lost = new_record()
+    try:
+        replica.pause()  # the WAIT waits ...
+        try:
+            creating = asyncio.create_task(store.create(lost, max_active=1))
+            while not await admin.exists(f"{store.prefix}record:{lost.id}"):  # type: ignore[attr-defined]
+                await asyncio.sleep(0.01)
+            proxy.cut()  # ... and its answer never comes
+            with pytest.raises(StoreUnavailableError):
+                await creating
+        finally:
+            replica.resume()
+            proxy.restore()
+        await asyncio.to_thread(replica.wait_in_sync, primary)
+        assert await store.create(new_record(), max_active=1)
+        assert await admin.hget(f"{store.prefix}record:{lost.id}", "state") == b"cancelled"  # type: ignore[attr-defined]
+        assert await store.count_active(ALICE) == 1
+    finally:
+        await store.close()
+        await admin.aclose()  # type: ignore[attr-defined]
+        proxy.close()
