@@ -10,8 +10,9 @@ It serves only a live Streamable HTTP session of a 2025-11-25 host that declared
 elicitation (nothing can be asked of it on the call's stream), for the plain list/read/call
 methods without a progress token; anything else (initialize, notifications, responses,
 batches, progress, a host that answers questions, a 2026-07-28 host and its rounds) goes the
-full way, unchanged. A host's `notifications/cancelled`, or its dropping the connection,
-cancels the upstream call as the full way does.
+full way, unchanged. A host's `notifications/cancelled` cancels the upstream call as the full
+way does; a dropped connection does not (2025-11-25: a disconnection SHOULD NOT be taken for a
+cancellation), and watching for one would cost a task per request.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ class FastPath:
         message = _json(body) if not more else None
         if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
             self._cancel(key, message.get("params"))
-        served = await self._serve(scope, headers, key, link, message, receive, send)
+        served = await self._serve(scope, headers, key, link, message, send)
         if not served:
             await self.app(scope, replay, send)
 
@@ -135,7 +136,6 @@ class FastPath:
         key: str,
         link: Link,
         message: Any,
-        receive: Receive,
         send: Send,
     ) -> bool:
         plain = _plain_request(message)
@@ -158,10 +158,7 @@ class FastPath:
         with held_open(transport), anyio.CancelScope() as cancel:
             self._open[open_key] = cancel
             try:
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(_cancel_on_disconnect, receive, cancel)
-                    outcome = await self._forward(link, client, request_id, request)
-                    tasks.cancel_scope.cancel()
+                outcome = await self._forward(link, client, request_id, request)
             finally:
                 self._open.pop(open_key, None)
         if outcome is None:  # cancelled: no response for a cancelled request
@@ -291,12 +288,6 @@ def _json(body: bytes) -> Any:
         return json.loads(body)
     except ValueError:
         return None
-
-
-async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    scope.cancel()
 
 
 async def _respond(send: Send, status: int, body: bytes, session: str) -> None:
