@@ -238,8 +238,8 @@ async def test_sqlite_operation_waits_for_the_turn_another_holds(tmp_path: Path)
 
 
 async def test_sqlite_wal_stays_bounded_under_many_writes(tmp_path: Path) -> None:
-    """The event loop's connection never checkpoints; the worker's does, so the WAL file does not
-    grow with the number of writes (3,000 flows would leave it tens of megabytes otherwise)."""
+    """No write checkpoints; the store's checkpoint thread does, beside them, so the WAL file does
+    not grow with the number of writes (3,000 writes would leave it near 10 MB otherwise)."""
     path = tmp_path / "wal.sqlite3"
     store = SQLiteStore(path)
     for _ in range(1000):
@@ -363,7 +363,7 @@ def test_default_path_is_per_user_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_
 
 def test_a_crashed_process_with_an_open_store_still_exits(tmp_path: Path) -> None:
     """A server that dies without closing its SQLite store must exit (and be restarted), not hang
-    on aiosqlite's worker thread; what it committed is still there."""
+    on a thread of the store's; what it committed is still there."""
     crash = (
         "import asyncio, sys\n"
         "from elicitkit.server.store._sqlite import SQLiteStore\n"

@@ -8,12 +8,14 @@ import secrets
 import sqlite3
 import threading
 import time
+import warnings
+import weakref
 from collections.abc import AsyncIterator, Callable, Collection
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import anyio
+import anyio.to_thread
 import platformdirs
 
 from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
@@ -67,10 +69,12 @@ def default_store_path() -> Path:
     return Path(platformdirs.user_data_dir("elicitkit", appauthor=False)) / "elicitkit.sqlite3"
 
 
-# Of every so many writes, one runs on the worker thread, whose connection checkpoints the WAL
-# (copies it into the file and syncs, milliseconds of disk) when it has grown past SQLite's
-# default 1,000 pages; the event loop's connection never checkpoints.
-_CHECKPOINT_EVERY = 64
+# After every so many writes the store's checkpoint thread copies the WAL into the file and
+# syncs (milliseconds of disk) beside the writes, which go on meanwhile. 512 writes are some
+# 1,300 pages of WAL, near SQLite's own 1,000-page default.
+_CHECKPOINT_EVERY = 512
+# Frames (a page each: ~4 MiB) past which a checkpoint holds writers back to start the WAL over.
+_WAL_CAP = 4096
 # Every state change writes whole pages to the WAL (a table page and an index page), and each
 # of them reaches the disk again at the checkpoint: with records of a few hundred bytes, 1 KiB
 # pages write a quarter of what SQLite's default 4 KiB pages do, for the same rows.
@@ -84,16 +88,23 @@ class SQLiteStore:
     """A `Store` in a SQLite file (created with mode 0600, its folder 0700).
 
     Two connections per store, opened on first use, in autocommit mode (each statement is its
-    own transaction). A statement runs on the event loop when the file's write lock is free,
-    which it is unless another process is writing: a statement takes tens of microseconds and,
-    in WAL mode with `synchronous=NORMAL`, writes only to the OS page cache (no fsync), less than
-    the hand-off to a thread and back. If the lock is taken it does not wait there: it runs on
-    aiosqlite's worker thread, which waits for the lock up to the busy timeout (5 s), as does the
-    WAL checkpoint, the one step that syncs to disk. Every state change is one conditional
-    UPDATE, so concurrent completions cannot both win; and each operation runs alone (its
-    statement, fetched to the end and so committed, under one lock, or with no await at all
-    when no one holds that lock), so one task's commit never lands in the middle of another
-    task's statement.
+    own transaction, committed as it returns). A statement runs on the event loop when the
+    file's write lock is free, which it is unless another process is writing: a statement takes
+    tens of microseconds and, in WAL mode with `synchronous=NORMAL`, writes only to the OS page
+    cache (no fsync), less than the hand-off to a thread and back. If the lock is taken it does
+    not wait there: it runs on a worker thread (anyio's), on the store's second connection,
+    which waits for the lock up to the busy timeout (5 s). Every state change is one
+    conditional UPDATE, so concurrent completions cannot both win; and each operation runs
+    alone (its statement, fetched to the end and so committed, under one lock, or with no await
+    at all when no one holds that lock), so one task's commit never lands in the middle of
+    another task's statement.
+
+    The WAL checkpoint, the one step that syncs to disk, runs on a thread of the store's own,
+    every `_CHECKPOINT_EVERY` writes, beside them: no operation waits for it. That thread never
+    calls into an event loop, and nothing else the store holds is a thread: a store that is
+    never closed warns (`ResourceWarning`, like an unclosed file) when it is collected, and a
+    process that exits without closing it exits at once and quietly; every write it
+    acknowledged is committed in the WAL, which the next opening of the file reads.
 
     `clock` is the wall clock the store reads (seconds since the epoch): expiries, ttls, what
     a sweep finds overdue. A test advances its own instead of sleeping.
@@ -110,27 +121,30 @@ class SQLiteStore:
         self._clock = clock
         self.timeout = timeout
         """How long a statement waits for another process's write lock before it fails."""
-        self._db: aiosqlite.Connection | None = None
+        self._worker: sqlite3.Connection | None = None  # used on a worker thread, under `_turn`
         self._loop_db: sqlite3.Connection | None = None
+        self._checkpoints: _Checkpoints | None = None
+        self._unclosed: weakref.finalize[Any, Any] | None = None
         self._writes = 0
         self._turn = anyio.Lock(fast_acquire=True)  # no extra trip round the event loop when free
 
-    async def _first_open(self) -> aiosqlite.Connection:
-        self._db = await self._open()
-        return self._db
-
     async def _run(self, sql: str, params: Any, *, write: bool = True) -> list[Any]:
         """One statement with its rows, committed as it completes: on the event loop when the
-        file's lock is free, else (and for every `_CHECKPOINT_EVERY`th write) on the worker.
-        SQLite's own errors leave as `StoreUnavailableError` (see `_failed`)."""
+        file's lock is free, else on a worker thread. SQLite's own errors leave as
+        `StoreUnavailableError` (see `_failed`)."""
         try:
-            return await self._statement(sql, params, write)
+            rows = await self._statement(sql, params, write)
         except sqlite3.IntegrityError as exc:
             if sql.startswith("INSERT INTO records"):  # the one unique key written without ON CONFLICT
                 raise RecordExistsError(params[0]) from exc
             raise self._failed(exc) from exc
         except (sqlite3.Error, OSError) as exc:
             raise self._failed(exc) from exc
+        if write:
+            self._writes += 1
+            if self._writes % _CHECKPOINT_EVERY == 0 and self._checkpoints is not None:
+                self._checkpoints.wake()
+        return rows
 
     def _failed(self, exc: BaseException) -> StoreUnavailableError:
         """The sentence for an error of the file: locked past the timeout, a disk error, ..."""
@@ -145,10 +159,9 @@ class SQLiteStore:
         )
 
     async def _statement(self, sql: str, params: Any, write: bool) -> list[Any]:
-        on_worker = False
-        if write:
-            self._writes += 1
-            on_worker = self._writes % _CHECKPOINT_EVERY == 0
+        # The first write into a WAL started over syncs the WAL's new header: that write goes
+        # to the worker thread, so that the event loop never waits for the disk.
+        on_worker = write and self._checkpoints is not None and self._checkpoints.restarted()
         tried = False  # on the event loop's connection already, and refused (lock taken)
         if not on_worker and not self._turn.locked():  # no one's turn: no await until done
             tried = self._loop_db is not None
@@ -156,9 +169,12 @@ class SQLiteStore:
             if rows is not None:
                 return rows
         async with self._turn:
-            db = self._db if self._db is not None else await self._first_open()
+            worker = self._worker if self._worker is not None else await self._open()
             rows = None if on_worker or tried else self._here(sql, params)
-            return rows if rows is not None else list(await db.execute_fetchall(sql, params))
+            if rows is not None:
+                return rows
+            # Not abandoned when cancelled: the connection is the thread's until it returns.
+            return await anyio.to_thread.run_sync(_fetch, worker, sql, params)
 
     def _here(self, sql: str, params: Any) -> list[Any] | None:
         """The statement on the event loop's connection; None when it must run on the worker
@@ -167,11 +183,7 @@ class SQLiteStore:
         if here is None:
             return None
         try:
-            cursor = here.execute(sql, params)
-            try:
-                return cursor.fetchall()
-            finally:
-                cursor.close()
+            return _fetch(here, sql, params)
         except sqlite3.OperationalError as error:
             if error.sqlite_errorcode & 0xFF not in _BUSY:
                 raise
@@ -179,40 +191,12 @@ class SQLiteStore:
             # lock on the worker thread instead of on the event loop.
             return None
 
-    async def _open(self) -> aiosqlite.Connection:
-        path = self.path
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # Create the file owner-only before SQLite touches it; its -wal/-shm files copy this mode.
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        os.chmod(path, 0o600)
-        # Autocommit: each statement is its own transaction, committed as it completes in the
-        # worker thread, so an operation is one thread hand-off instead of statement + commit.
-        connecting = aiosqlite.connect(path, isolation_level=None)
-        _let_exit_without_close(connecting)
-        db = await connecting
-        await db.execute(f"PRAGMA busy_timeout={max(0, int(self.timeout * 1000))}")
-        await db.execute(f"PRAGMA page_size={_PAGE_SIZE}")  # a new file only; an old one keeps its own
-        await _switch_to_wal(db)
-        await db.execute("PRAGMA synchronous=NORMAL")
-        await db.executescript(_SCHEMA)
-        await _add_active(db)
-        await db.executescript(_INDEXES)
-        await db.commit()
-        for suffix in ("-wal", "-shm"):
-            side = path.with_name(path.name + suffix)
-            if side.exists():
-                os.chmod(side, 0o600)
-        # The event loop's connection: never waits for the lock (timeout 0) and never
-        # checkpoints; the file is in WAL mode already, so opening it touches no disk.
-        here = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
-        try:
-            here.execute("PRAGMA synchronous=NORMAL")
-            here.execute("PRAGMA wal_autocheckpoint=0")
-        except sqlite3.OperationalError:  # busy at this moment: the worker thread does it all
-            here.close()
-        else:
-            self._loop_db = here
-        return db
+    async def _open(self) -> sqlite3.Connection:
+        worker, here = await anyio.to_thread.run_sync(_connect, self.path, self.timeout)
+        self._worker, self._loop_db = worker, here
+        self._checkpoints = _Checkpoints(self.path)
+        self._unclosed = weakref.finalize(self, _never_closed, str(self.path), self._checkpoints)
+        return worker
 
     async def create(self, record: Record, *, max_active: int | None = None) -> bool:
         if max_active is None:
@@ -396,12 +380,147 @@ class SQLiteStore:
 
     async def close(self) -> None:
         async with self._turn:  # not in the middle of another task's statement
+            if self._unclosed is not None:
+                self._unclosed.detach()
+                self._unclosed = None
             if self._loop_db is not None:
                 here, self._loop_db = self._loop_db, None
-                here.close()
-            if self._db is not None:
-                db, self._db = self._db, None
-                await db.close()
+                here.close()  # not the file's last connection: closing it touches no disk
+            if self._checkpoints is not None:
+                checkpoints, self._checkpoints = self._checkpoints, None
+                await anyio.to_thread.run_sync(checkpoints.stop)
+            if self._worker is not None:
+                worker, self._worker = self._worker, None
+                # Off the loop: the file's last connection to close checkpoints the WAL and syncs.
+                await anyio.to_thread.run_sync(worker.close)
+
+
+def _fetch(db: sqlite3.Connection, sql: str, params: Any) -> list[Any]:
+    cursor = db.execute(sql, params)
+    try:
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def _connect(path: Path, timeout: float) -> tuple[sqlite3.Connection, sqlite3.Connection | None]:
+    """Open the file (creating it and its schema): the worker's connection, which waits for the
+    lock, and the event loop's, which never does (None if the file was busy at that moment).
+    Runs on a worker thread."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # Create the file owner-only before SQLite touches it; its -wal/-shm files copy this mode.
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    os.chmod(path, 0o600)
+    # Autocommit: each statement is its own transaction, committed as it completes.
+    db = sqlite3.connect(path, timeout=max(0.0, timeout), isolation_level=None, check_same_thread=False)
+    try:
+        db.execute(f"PRAGMA page_size={_PAGE_SIZE}")  # a new file only; an old one keeps its own
+        _switch_to_wal(db)
+        db.execute("PRAGMA synchronous=NORMAL")
+        # The checkpoint thread checkpoints; a commit never does (it would sync in the request).
+        db.execute("PRAGMA wal_autocheckpoint=0")
+        db.executescript(_SCHEMA)
+        _add_active(db)
+        db.executescript(_INDEXES)
+    except BaseException:
+        db.close()
+        raise
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            os.chmod(side, 0o600)
+    # The event loop's connection: never waits for the lock (timeout 0) and never
+    # checkpoints; the file is in WAL mode already, so opening it touches no disk.
+    here = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
+    try:
+        here.execute("PRAGMA synchronous=NORMAL")
+        here.execute("PRAGMA wal_autocheckpoint=0")
+    except sqlite3.OperationalError:  # busy at this moment: the worker thread does it all
+        here.close()
+        return db, None
+    return db, here
+
+
+class _Checkpoints:
+    """The store's checkpoint thread. On each `wake()` it copies what the WAL holds into the file
+    and syncs, on its own connection, while the store's writes go on: a PASSIVE checkpoint waits
+    for no reader or writer. The next write starts the WAL over once all of it is in the file,
+    which a pause in the writes allows; under writes that never pause, the WAL would grow
+    without end, so past `_WAL_CAP` frames a RESTART checkpoint holds the writers back for the
+    few frames the last pass left (a few milliseconds, once per some 1,500 writes at most).
+
+    A daemon that never calls into an event loop: a process that exits with the store open
+    neither waits for it nor hears from it; a checkpoint stopped in the middle is done again by
+    the next one (the WAL is made for that)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._woken = threading.Event()
+        self._stopping = False
+        self._restarted = False
+        self._thread = threading.Thread(
+            target=self._serve, name=f"elicitkit checkpoints {path.name}", daemon=True
+        )
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._woken.set()
+
+    def restarted(self) -> bool:
+        """Whether the WAL is all in the file since the last call, so that the next write
+        starts it over (and syncs its header)."""
+        restarted, self._restarted = self._restarted, False
+        return restarted
+
+    def stop(self, *, wait: bool = True) -> None:
+        """Stop the thread; `wait`: for it to end (a checkpoint under way finishes first)."""
+        self._stopping = True
+        self._woken.set()
+        if wait:
+            self._thread.join()
+
+    def _serve(self) -> None:
+        db: sqlite3.Connection | None = None
+        try:
+            while True:
+                self._woken.wait()
+                self._woken.clear()
+                if self._stopping:
+                    return
+                try:
+                    if db is None:
+                        # RESTART's wait for the write lock and then, holding it, for readers.
+                        db = sqlite3.connect(self._path, timeout=0.1, isolation_level=None)
+                        db.execute("PRAGMA synchronous=NORMAL")
+                    self._restarted = self._checkpoint(db)
+                except sqlite3.Error:
+                    pass  # busy (another process checkpoints) or the disk: the next wake tries again
+        finally:
+            if db is not None:
+                db.close()
+
+    @staticmethod
+    def _checkpoint(db: sqlite3.Connection) -> bool:
+        """One checkpoint; whether the WAL is all in the file now (the next write starts it over)."""
+        _, frames, _ = _fetch(db, "PRAGMA wal_checkpoint(PASSIVE)", ())[0]
+        # Again, for what was written meanwhile: if nothing was, the WAL is all in the file; if
+        # it is long, what RESTART copies while it holds the writers back is a few pages.
+        _, now, done = _fetch(db, "PRAGMA wal_checkpoint(PASSIVE)", ())[0]
+        if now >= _WAL_CAP:
+            busy, _, _ = _fetch(db, "PRAGMA wal_checkpoint(RESTART)", ())[0]
+            return not busy
+        return bool(now == frames == done)
+
+
+def _never_closed(path: str, checkpoints: _Checkpoints) -> None:
+    """A store collected (or still open at exit) without `close()`: say so, as an unclosed
+    file does, and let its checkpoint thread go; its connections close as they are collected."""
+    checkpoints.stop(wait=False)
+    warnings.warn(
+        f"The SQLite store {path} was never closed; call `await store.close()` when done with it.",
+        ResourceWarning,
+        stacklevel=1,  # no caller to point at: the collector or the exit called this
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -418,29 +537,29 @@ def _transition_sql(states: int, unexpired: bool, owned: bool, active: bool | No
     return f"{sql} RETURNING {_COLUMNS}"
 
 
-async def _add_active(db: aiosqlite.Connection) -> None:
+def _add_active(db: sqlite3.Connection) -> None:
     """Give a file made before the `active` column that column, set from each record's state.
 
     Under the write lock, checked again there: several processes may open an old file at once.
     """
-    if "active" in await _columns(db):
+    if "active" in _columns(db):
         return
-    await db.execute("BEGIN IMMEDIATE")
+    db.execute("BEGIN IMMEDIATE")
     try:
-        if "active" not in await _columns(db):
-            await db.execute("ALTER TABLE records ADD COLUMN active INTEGER NOT NULL DEFAULT 1")
-            await db.execute("UPDATE records SET active = 0 WHERE state NOT IN (?, ?)", sorted(ACTIVE))
-        await db.execute("COMMIT")
+        if "active" not in _columns(db):
+            db.execute("ALTER TABLE records ADD COLUMN active INTEGER NOT NULL DEFAULT 1")
+            db.execute("UPDATE records SET active = 0 WHERE state NOT IN (?, ?)", sorted(ACTIVE))
+        db.execute("COMMIT")
     except BaseException:
-        await db.execute("ROLLBACK")
+        db.execute("ROLLBACK")
         raise
 
 
-async def _columns(db: aiosqlite.Connection) -> set[str]:
-    return {row[1] for row in await db.execute_fetchall("PRAGMA table_info(records)")}
+def _columns(db: sqlite3.Connection) -> set[str]:
+    return {row[1] for row in _fetch(db, "PRAGMA table_info(records)", ())}
 
 
-async def _switch_to_wal(db: aiosqlite.Connection, within: float = 5.0) -> None:
+def _switch_to_wal(db: sqlite3.Connection, within: float = 5.0) -> None:
     """Put the file in WAL mode, waiting while another worker opening it at the same moment does.
 
     SQLite answers "database is locked" at once here, without its busy timeout, when several
@@ -450,23 +569,10 @@ async def _switch_to_wal(db: aiosqlite.Connection, within: float = 5.0) -> None:
     pause = 0.01
     while True:
         try:
-            await db.execute("PRAGMA journal_mode=WAL")
+            _fetch(db, "PRAGMA journal_mode=WAL", ())
             return
         except sqlite3.OperationalError as error:
             if "locked" not in str(error) or time.monotonic() + pause > deadline:
                 raise
-        await anyio.sleep(pause)
+        time.sleep(pause)
         pause = min(pause * 2, 0.2)
-
-
-def _let_exit_without_close(connection: aiosqlite.Connection) -> None:
-    """Make aiosqlite's worker thread a daemon, before it starts.
-
-    It is not one by default, so a server that crashes without closing its store would hang at
-    exit, waiting for that thread, instead of dying and being restarted. Letting it go at exit
-    loses nothing committed: each commit is atomic. aiosqlite has no option for this; the test
-    `test_a_crashed_process_with_an_open_store_still_exits` pins it.
-    """
-    worker = getattr(connection, "_thread", None)
-    if isinstance(worker, threading.Thread) and not worker.is_alive():
-        worker.daemon = True
