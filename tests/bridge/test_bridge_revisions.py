@@ -3,17 +3,22 @@
 A 2025-11-25 host (the SDK's `mcp.Client`, legacy mode) in front of an elicitkit server on
 2026-07-28: the server asks with input-required rounds, and the host gets a live
 `elicitation/create` inside its call; the bridge retries upstream with the answer.
+
+A 2026-07-28 host in front of a 2026-07-28 server (elicitkit's conformance server over HTTP):
+the host gets the server's own rounds and the server gets the host's retries, as they came.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from bridge_harness import HERE, PY, bridge_stdio, text_of
+from bridge_harness import HERE, PY, ROOT, bridge_http, bridge_stdio, http_process, text_of
 from mcp import Client
-from mcp_types import ElicitResult
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, ElicitResult, InputRequiredResult
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -53,3 +58,89 @@ async def test_by_default_the_server_speaks_the_hosts_revision(tmp_path: Path) -
     async with Client(bridge_stdio(ELICITKIT, "host"), elicitation_callback=host, mode="legacy") as client:
         result = await client.call_tool("reserve", {})
     assert text_of(result) == "2025-11-25: reserved 1 nights for Ada"
+
+
+# -- a 2026-07-28 host in front of a 2026-07-28 server: the server's own rounds
+
+
+CONFORMANCE = [PY, str(ROOT / "examples" / "conformance" / "server.py"), "--port", "PORT"]
+
+
+@pytest.fixture(scope="module")
+def modern_pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """elicitkit's conformance server over HTTP, and `elicitkit bridge --answer host` in front."""
+    logs = tmp_path_factory.mktemp("modern-pair")
+    with (
+        http_process(CONFORMANCE, logs / "server.log") as server,
+        bridge_http([server], logs / "bridge.log", "host") as bridge,
+    ):
+        yield server, bridge
+
+
+async def declined(context: Any, params: Any) -> ElicitResult:
+    return ElicitResult(action="decline")
+
+
+async def test_a_round_the_host_answers_whole_reaches_it_as_the_server_sent_it(
+    modern_pair: tuple[str, str],
+) -> None:
+    """The key is the server's, and the state is the server's own: the server itself takes it
+    back from the host's retry, byte for byte."""
+    server, bridge = modern_pair
+    tool = "test_input_required_result_request_state"
+    async with Client(bridge, elicitation_callback=declined) as host:
+        assert host.protocol_version == "2026-07-28"
+        round_ = await host.session.call_tool(tool, {}, allow_input_required=True)
+    assert isinstance(round_, InputRequiredResult) and round_.request_state is not None
+    assert list(round_.input_requests or {}) == ["confirm"]
+    answer = {"confirm": ElicitResult(action="accept", content={"ok": True})}
+    async with Client(server, elicitation_callback=declined) as direct:
+        result = await direct.session.call_tool(
+            tool, {}, input_responses=answer, request_state=round_.request_state, allow_input_required=True
+        )
+    assert isinstance(result, CallToolResult) and text_of(result) == "state-ok: accept"
+
+
+async def test_a_form_answer_the_schema_refuses_never_reaches_the_server(
+    modern_pair: tuple[str, str],
+) -> None:
+    """The host is told why, and its round is still good for a fitting answer."""
+    _, bridge = modern_pair
+    tool = "test_input_required_result_elicitation"
+    async with Client(bridge, elicitation_callback=declined) as host:
+        round_ = await host.session.call_tool(tool, {}, allow_input_required=True)
+        assert isinstance(round_, InputRequiredResult)
+        [key] = list(round_.input_requests or {})
+
+        async def answer(content: dict[str, Any]) -> Any:
+            return await host.session.call_tool(
+                tool,
+                {},
+                input_responses={key: ElicitResult(action="accept", content=content)},
+                request_state=round_.request_state,
+                allow_input_required=True,
+            )
+
+        with pytest.raises(MCPError) as refused:
+            await answer({"name": 7})
+        assert refused.value.code == INVALID_PARAMS and "does not fit" in refused.value.message
+        result = await answer({"name": "Ada"})
+    assert isinstance(result, CallToolResult) and text_of(result) == "Hello, Ada!"
+
+
+async def test_a_2026_host_answers_the_servers_rounds_through_the_bridge_with_its_own_driver(
+    modern_pair: tuple[str, str],
+) -> None:
+    """The SDK client's own driver, two rounds in a row, through the bridge."""
+    _, bridge = modern_pair
+    answers = iter([{"name": "Ada"}, {"color": "blue"}])
+    asked: list[str] = []
+
+    async def host(context: Any, params: Any) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content=next(answers))
+
+    async with Client(bridge, elicitation_callback=host) as client:
+        result = await client.call_tool("test_input_required_result_multi_round", {})
+    assert text_of(result) == "Ada likes blue"
+    assert asked == ["Step 1: What is your name?", "Step 2: What is your favorite color?"]
