@@ -14,11 +14,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
-from bridge_harness import HERE, PY, ROOT, bridge_http, bridge_stdio, http_process, text_of
+from bridge_harness import (
+    HERE,
+    PY,
+    ROOT,
+    BrowserRecord,
+    bridge_http,
+    bridge_stdio,
+    environment,
+    http_process,
+    text_of,
+)
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, ElicitResult, InputRequiredResult
+from playwright.async_api import Browser
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -144,3 +156,31 @@ async def test_a_2026_host_answers_the_servers_rounds_through_the_bridge_with_it
         result = await client.call_tool("test_input_required_result_multi_round", {})
     assert text_of(result) == "Ada likes blue"
     assert asked == ["Step 1: What is your name?", "Step 2: What is your favorite color?"]
+
+
+async def test_a_round_the_bridge_answers_stays_with_the_bridge(tmp_path: Path, chromium: Browser) -> None:
+    """`--answer browser`, both sides on 2026-07-28: the bridge's page answers the server's
+    round, and the host, which could answer it, never gets one."""
+    record = BrowserRecord(tmp_path)
+    asked: list[Any] = []
+
+    async def host(context: Any, params: Any) -> ElicitResult:
+        asked.append(params)
+        return ElicitResult(action="decline")
+
+    async def person() -> None:
+        page = await chromium.new_page()
+        await page.goto(await anyio.to_thread.run_sync(record.next_url, 0))
+        await page.get_by_label("Guest").fill("Ada")
+        await page.get_by_label("Nights").fill("2")
+        await page.get_by_role("button", name="Review answers").click()
+        await page.get_by_role("button", name="Submit answers").click()
+
+    options = ("--upstream-protocol", "2026-07-28")
+    target = bridge_stdio(ELICITKIT, "browser", *options, env=environment(**record.env))
+    async with Client(target, elicitation_callback=host) as client, anyio.create_task_group() as tasks:
+        assert client.protocol_version == "2026-07-28"
+        tasks.start_soon(person)
+        result = await client.call_tool("reserve", {})
+    assert text_of(result) == "2026-07-28: reserved 2 nights for Ada"
+    assert asked == []
