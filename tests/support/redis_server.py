@@ -12,6 +12,7 @@ Tests import it from the `support` package (pytest puts `tests/` on the path thr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -107,6 +108,59 @@ class RedisServer:
             return False
         return reply.startswith((b"+PONG", b"-NOAUTH"))
 
+    def info(self, section: str = "replication") -> dict[str, str]:
+        """`INFO <section>` as a dict, asked as an operator would (redis-cli INFO replication),
+        logged in with the server's password (or its `--requirepass`)."""
+        password = self.password
+        if password is None and "--requirepass" in self.args:
+            password = self.args[self.args.index("--requirepass") + 1]
+        commands = ([("AUTH", password)] if password else []) + [("INFO", section)]
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as raw:
+            sock = (
+                raw
+                if self.tls is None
+                else self.tls.client_context().wrap_socket(raw, server_hostname="127.0.0.1")
+            )
+            sock.sendall(b"".join(_resp(*command) for command in commands))
+            reader = sock.makefile("rb")
+            for _ in commands[:-1]:
+                if not reader.readline().startswith(b"+OK"):
+                    raise OSError(f"redis-server on {self.port} refused the password")
+            header = reader.readline()
+            if not header.startswith(b"$"):
+                raise OSError(f"INFO on {self.port} answered {header!r}")
+            body = reader.read(int(header[1:]) + 2).decode()
+        return dict(line.split(":", 1) for line in body.splitlines() if ":" in line)
+
+    def wait_in_sync(self, primary: RedisServer, within: float = 60.0) -> None:
+        """Wait until this replica of `primary` is in sync, as an operator checks before relying
+        on it: its own `INFO replication` says the link is up with no sync in progress (the
+        initial copy is loaded), and the primary lists it `state=online`, so a `WAIT` on the
+        primary counts it. A replica that has only connected (`connected_slaves:1`) may still be
+        copying, and a write then waits for it in vain."""
+        deadline = time.monotonic() + within
+        mine: dict[str, str] = {}
+        theirs: dict[str, str] = {}
+        while True:
+            with contextlib.suppress(OSError):  # not answering yet: asked again
+                mine, theirs = self.info(), primary.info()
+            online = any(
+                key.startswith("slave") and f"port={self.port}," in value and "state=online" in value
+                for key, value in theirs.items()
+            )
+            if (
+                mine.get("master_link_status") == "up"
+                and mine.get("master_sync_in_progress") == "0"
+                and online
+            ):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the replica on {self.port} was not in sync with {primary.port} within {within:g}s: "
+                    f"replica {mine}, primary {theirs}"
+                )
+            time.sleep(0.05)
+
     def stop(self) -> None:
         """A clean shutdown (SIGTERM: Redis flushes the append-only file and exits)."""
         self._end(signal.SIGTERM)
@@ -153,6 +207,14 @@ class RedisServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _resp(*words: str) -> bytes:
+    """One command as RESP, what redis-cli sends."""
+    encoded = [word.encode() for word in words]
+    return f"*{len(encoded)}\r\n".encode() + b"".join(
+        b"$%d\r\n%s\r\n" % (len(word), word) for word in encoded
+    )
 
 
 class TLSFiles:

@@ -71,8 +71,7 @@ class SentinelGroup:
     def start(self) -> None:
         for node in self.nodes:
             node.start()
-        replica = self.nodes[1].port
-        self._wait(lambda: "master_link_status:up" in _ask(replica, "INFO", "replication", tls=self.tls))
+        self.nodes[1].wait_in_sync(self.nodes[0])
         primary = self.nodes[0].port
         for index, port in enumerate(self.sentinel_ports):
             config = self.folder / f"sentinel-{index}.conf"

@@ -273,10 +273,7 @@ async def test_a_least_privilege_acl_user_with_wait_is_enough_for_replicas_ack(t
         with RedisServer(tmp_path / "replica", args=replica_args) as replica:
             admin = redis_client(primary.url)
             await admin.execute_command("ACL", "SETUSER", "elicitkit", *ACL_RULES, "+wait")  # type: ignore[no-untyped-call]
-            for _ in range(200):  # the replica has connected and synced
-                if (await admin.info("replication")).get("connected_slaves") == 1:
-                    break
-                await asyncio.sleep(0.05)
+            await asyncio.to_thread(replica.wait_in_sync, primary)  # copied, linked, counted online
             url = f"redis://elicitkit:elicitkit-pw@127.0.0.1:{primary.port}/0"
             store = open_store(url, replicas_ack=1)
             assert isinstance(store, RedisStore) and store.replicas_ack == 1
