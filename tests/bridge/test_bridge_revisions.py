@@ -29,7 +29,7 @@ from bridge_harness import (
 )
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, ElicitResult, InputRequiredResult
+from mcp_types import INVALID_PARAMS, CallToolResult, ElicitRequest, ElicitResult, InputRequiredResult
 from playwright.async_api import Browser
 
 pytestmark = pytest.mark.timeout(300)
@@ -184,3 +184,34 @@ async def test_a_round_the_bridge_answers_stays_with_the_bridge(tmp_path: Path, 
         result = await client.call_tool("reserve", {})
     assert text_of(result) == "2026-07-28: reserved 2 nights for Ada"
     assert asked == []
+
+
+ROUNDS = [PY, str(HERE / "upstream_rounds.py"), "stdio"]
+
+
+async def test_a_url_round_passes_with_its_warnings_and_a_blocked_one_never_reaches_the_host() -> None:
+    """The bridge inspects a URL before passing the round: a bare IP reaches the host with the
+    caution added (the key and state still the server's); a URL whose user-name part poses as
+    the site is declined by the bridge, and the host is never asked."""
+    target = bridge_stdio(ROUNDS, "host", "--upstream-protocol", "2026-07-28")
+    async with Client(target, elicitation_callback=declined) as host:
+        warned = await host.session.call_tool(
+            "visit", {"url": "https://192.168.1.1/a"}, allow_input_required=True
+        )
+        assert isinstance(warned, InputRequiredResult)
+        [(key, request)] = (warned.input_requests or {}).items()
+        assert key == "visit" and isinstance(request, ElicitRequest)
+        assert request.params.message.startswith("Sign in to go on.")
+        assert "192.168.1.1" in request.params.message  # the caution the bridge's client would show
+        accepted = await host.session.call_tool(
+            "visit",
+            {"url": "https://192.168.1.1/a"},
+            input_responses={key: ElicitResult(action="accept")},
+            request_state=warned.request_state,
+            allow_input_required=True,
+        )
+        blocked = await host.session.call_tool(
+            "visit", {"url": "https://accounts.example.com@evil.example/"}, allow_input_required=True
+        )
+    assert isinstance(accepted, CallToolResult) and text_of(accepted) == "answered accept"
+    assert isinstance(blocked, CallToolResult) and text_of(blocked) == "answered decline"
