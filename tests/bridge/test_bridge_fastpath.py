@@ -8,13 +8,18 @@ JSON-RPC message itself: the server's own reply, on its event stream, against th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 import httpx
 import pytest
-from bridge_harness import bridge_http, fastmcp_http
+from bridge_harness import SDK, bridge_http, fastmcp_http, http_process
+from support.url_harness import serve
+
+from elicitkit.bridge import Bridge
+from elicitkit.client import AcceptedElicitation, ScriptedUI
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -141,3 +146,79 @@ async def test_a_request_for_an_ended_session_is_refused_as_before(bridged: str)
         message = {"jsonrpc": "2.0", "id": 9, "method": "tools/list"}
         response = await http.post(bridged, json=message, headers=host.headers)
         assert response.status_code == 404
+
+
+# -- questions from the server during a call on the short way
+
+
+@pytest.fixture(scope="module")
+def sdk_upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with http_process([*SDK, "http", "PORT"], tmp_path_factory.mktemp("sdk") / "upstream.log") as url:
+        yield url
+
+
+@asynccontextmanager
+async def bridge_in_process(upstream: str, ui: ScriptedUI) -> AsyncIterator[str]:
+    """The bridge as a library, answering questions itself with `ui` (what `--answer browser` does
+    with its web page); yields its MCP URL."""
+    bridge = Bridge(upstream, answer="browser", ui=ui)
+    async with serve(lambda url: bridge.asgi_app()) as base:
+        yield f"{base}/mcp"
+
+
+_FULL_WAY = {"_meta": {"progressToken": "full"}}
+"""A progress token sends a request the full way (the short way does not carry progress)."""
+
+
+async def both_ways(
+    url: str, tool: str, arguments: dict[str, Any]
+) -> tuple[tuple[str, Any], tuple[str, Any]]:
+    """`tool` called on the short way, then the full way, each from a host session of its own."""
+    async with httpx.AsyncClient(timeout=60) as http:
+        short, full = RawHost(http, url), RawHost(http, url)
+        await short.open()
+        await full.open()
+        await short.request("tools/list")  # the upstream session opens, and learns its session id
+        await full.request("tools/list")
+        fast = await short.request("tools/call", {"name": tool, "arguments": arguments})
+        slow = await full.request("tools/call", {"name": tool, "arguments": arguments, **_FULL_WAY})
+    return fast, slow
+
+
+async def test_a_question_during_a_call_on_the_short_way_is_answered_by_the_bridge_as_on_the_full_way(
+    sdk_upstream: str,
+) -> None:
+    ui = ScriptedUI(AcceptedElicitation({"name": "Ada"}), AcceptedElicitation({"name": "Ada"}))
+    async with bridge_in_process(sdk_upstream, ui) as url:
+        (kind, fast), (full_kind, slow) = await both_ways(url, "ask_name", {})
+    assert kind == "application/json" and full_kind == "text/event-stream"  # the short way, then the full
+    assert fast == slow
+    assert json.loads(fast["result"]["content"][0]["text"]) == {
+        "action": "accept",
+        "content": {"name": "Ada"},
+    }
+    assert [question.message for question in ui.shown] == ["Your name?", "Your name?"]  # type: ignore[union-attr]
+
+
+async def test_a_question_outside_the_form_subset_is_refused_on_the_short_way_too(sdk_upstream: str) -> None:
+    """The client's rules hold on the short way: the server is told -32602, nobody is asked."""
+    ui = ScriptedUI()
+    async with bridge_in_process(sdk_upstream, ui) as url:
+        (kind, fast), (_, slow) = await both_ways(url, "ask_nested", {})
+    assert kind == "application/json"
+    assert fast == slow
+    assert json.loads(fast["result"]["content"][0]["text"])["error"] == -32602
+    assert ui.shown == []
+
+
+async def test_an_error_keeps_its_code_and_data_on_the_short_way(sdk_upstream: str) -> None:
+    async with bridge_in_process(sdk_upstream, ScriptedUI()) as url, httpx.AsyncClient(timeout=30) as http:
+        direct, through = RawHost(http, sdk_upstream), RawHost(http, url)
+        await direct.open()
+        await through.open()
+        await through.request("tools/list")
+        _, expected = await direct.request("tools/call", {"name": "fail_with_data", "arguments": {}})
+        kind, got = await through.request("tools/call", {"name": "fail_with_data", "arguments": {}})
+    assert kind == "application/json"
+    assert got == expected
+    assert got["error"]["data"] == {"retryAfter": 30, "plan": "free"}

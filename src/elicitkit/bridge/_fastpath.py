@@ -48,6 +48,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from elicitkit._sdk import held_open, live_session
 from elicitkit.bridge._calls import HostCall, on_behalf_of
 from elicitkit.bridge._sessions import Link, Links
+from elicitkit.bridge._upstream import BridgeClient
 from elicitkit.client import ElicitingClient, until_urls_complete
 from elicitkit.errors import ElicitationError
 
@@ -78,8 +79,13 @@ class _AsSent(RootModel[dict[str, Any]]):
 
 
 async def _send_once(client: Client, request: Request[Any, Any]) -> dict[str, Any]:
-    """`request` upstream through the session, as every SDK call goes (stamped, named, its result
-    checked, a later revision's fields dropped), the result kept as JSON for the host."""
+    """`request` upstream, its result kept as JSON for the host: as one POST on the client's own
+    wire (`DirectWire`) once the session is up, else through the SDK session as every call goes
+    (stamped, named, its result checked, a later revision's fields dropped)."""
+    wire = client.direct if isinstance(client, BridgeClient) else None
+    if wire is not None and wire.ready:
+        data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return await wire.request(request.method, data.get("params"))
     return (await client.session.send_request(request, _AsSent)).root
 
 

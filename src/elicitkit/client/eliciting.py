@@ -133,6 +133,8 @@ class ElicitingClient(ExtendedClient):
     """For a URL `server`: the HTTP client to use (headers, auth, timeouts); the caller closes it."""
     rounds: RoundsPolicy = field(default_factory=RoundsPolicy, kw_only=True)
     """How a 2026-07-28 call waits for a URL: backoff and the re-ask bound (see `rounds`)."""
+    wire: Callable[[Transport], Transport] | None = field(default=None, kw_only=True, repr=False)
+    """Wraps the transport this client builds, below its own watch of the wire (a proxy's layer)."""
     elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
     _get_stream: _GetStream = field(default_factory=_GetStream, init=False, repr=False, compare=False)
 
@@ -152,6 +154,8 @@ class ElicitingClient(ExtendedClient):
         self.elicitation_capability = self.config.capability  # exactly the configured modes (C-01)
         self.input_required_driver = self._drive_rounds
         transport = _transport_for(self.server, watch, self.http_client, self._get_stream)
+        if self.wire is not None:
+            transport = self.wire(transport)
         self.server = WatchedTransport(transport, watch)
         super().__post_init__()
 
