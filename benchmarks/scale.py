@@ -215,6 +215,7 @@ async def _measure_ops(store: Store, samples: int, seed: int) -> dict[str, list[
 async def _store_curve(backend: str, base: str, sizes: list[int], samples: int) -> dict[str, float]:
     figures: dict[str, float] = {}
     size = _Size(backend, base, "records")
+    started, shown = time.monotonic(), 0  # each size's figures on stderr: a 1M fill takes many minutes
     async with _store(base, "records") as store:
         await _measure_ops(store, 20, seed=0)  # warm-up: connections, schema, scripts
         empty = await size.bytes()
@@ -228,6 +229,7 @@ async def _store_curve(backend: str, base: str, sizes: list[int], samples: int) 
                 p50, p99_ms = _ms(values)
                 figures[f"scale_{op}_p50_ms_{backend}_{n}"] = p50
                 figures[f"scale_{op}_p99_ms_{backend}_{n}"] = p99_ms
+            shown = _progress(f"store on {backend} at {n:,} records", started, figures, shown)
     return figures
 
 
