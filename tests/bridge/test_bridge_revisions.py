@@ -215,3 +215,14 @@ async def test_a_url_round_passes_with_its_warnings_and_a_blocked_one_never_reac
         )
     assert isinstance(accepted, CallToolResult) and text_of(accepted) == "answered accept"
     assert isinstance(blocked, CallToolResult) and text_of(blocked) == "answered decline"
+
+
+async def test_a_round_past_the_rate_limit_is_answered_cancel_and_never_reaches_the_host() -> None:
+    """Each question passed to the host counts against the server's rate limit, as one the
+    bridge would show: past it the bridge's client answers cancel itself."""
+    options = ("--upstream-protocol", "2026-07-28", "--burst", "1", "--per-second", "0")
+    async with Client(bridge_stdio(ELICITKIT, "host", *options), elicitation_callback=declined) as host:
+        first = await host.session.call_tool("reserve", {}, allow_input_required=True)
+        second = await host.session.call_tool("reserve", {}, allow_input_required=True)
+    assert isinstance(first, InputRequiredResult)
+    assert isinstance(second, CallToolResult) and text_of(second) == "2026-07-28: CancelledElicitation"
