@@ -14,6 +14,7 @@ It returns the client's raw `ElicitResult`; what an answer means is the caller's
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import anyio
@@ -74,7 +75,8 @@ async def ask(
             current.ask(name, question)
         return answer
     try:
-        with anyio.fail_after(timeout):
+        # No cancel scope without a timeout: a live URL elicitation's call would keep it while it waits.
+        with anyio.fail_after(timeout) if timeout is not None else contextlib.nullcontext():
             return await request.session.send_request(
                 question,
                 ElicitResult,

@@ -59,7 +59,7 @@ def digest(request: ElicitRequest) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-@dataclass
+@dataclass(slots=True)  # one per tools/call in flight: no per-instance dict
 class Round:
     """One run of a handler: the keys its questions used and, on 2026-07-28, what earlier rounds
     recorded and what this one carries on.

@@ -360,10 +360,12 @@ class UrlMode:
             record.id, ctx.session, related_request_id=ctx.request_id
         )
         try:
-            answer = await ask(ctx, params)
-            if answer.action != "accept":  # S-22: accept is consent to open, not completion
+            # Only the action is kept: this frame lives while the person is on the page.
+            action = (await ask(ctx, params)).action
+            del params, url
+            if action != "accept":  # S-22: accept is consent to open, not completion
                 unsubscribe()  # the client said no itself: no notice to send back
-                await self._close(record, "declined" if answer.action == "decline" else "cancelled")
+                await self._close(record, "declined" if action == "decline" else "cancelled")
             await finished.wait(record.expires_at - time.time())
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True), contextlib.suppress(Exception):  # the session ended:

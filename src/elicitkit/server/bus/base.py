@@ -40,10 +40,14 @@ class Bus(Protocol):
 
 
 class Listeners:
-    """Who waits for which elicitation in this process. Each listener is handed out once."""
+    """Who waits for which elicitation in this process. Each listener is handed out once.
+
+    A server holds one entry per pending elicitation, almost always with one listener, so that
+    listener is stored as it is (a list only for a second one) and `add` returns a slotted
+    subscription object rather than a closure: about 250 bytes less per pending elicitation."""
 
     def __init__(self) -> None:
-        self._by_id: dict[str, list[Listener]] = {}
+        self._by_id: dict[str, Listener | list[Listener]] = {}
         self._deliveries: set[asyncio.Task[None]] = set()
 
     def __contains__(self, elicitation_id: object) -> bool:
@@ -57,20 +61,34 @@ class Listeners:
         return list(self._by_id)
 
     def add(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
-        self._by_id.setdefault(elicitation_id, []).append(listener)
+        present = self._by_id.get(elicitation_id)
+        if present is None:
+            self._by_id[elicitation_id] = listener
+        elif isinstance(present, list):
+            present.append(listener)
+        else:
+            self._by_id[elicitation_id] = [present, listener]
+        return _Subscription(self, elicitation_id, listener)
 
-        def unsubscribe() -> None:
-            listeners = self._by_id.get(elicitation_id, [])
-            if listener in listeners:
-                listeners.remove(listener)
-            if not listeners:
-                self._by_id.pop(elicitation_id, None)
-
-        return unsubscribe
+    def remove(self, elicitation_id: str, listener: Listener) -> None:
+        """Forget `listener` of `elicitation_id` (nothing happens if it was handed out already)."""
+        present = self._by_id.get(elicitation_id)
+        if isinstance(present, list):
+            if listener in present:
+                present.remove(listener)
+            if len(present) == 1:
+                self._by_id[elicitation_id] = present[0]
+            elif not present:
+                del self._by_id[elicitation_id]
+        elif present is not None and present == listener:
+            del self._by_id[elicitation_id]
 
     def take(self, elicitation_id: str) -> list[Listener]:
         """Remove and return the listeners of `elicitation_id`, so none runs twice."""
-        return self._by_id.pop(elicitation_id, [])
+        present = self._by_id.pop(elicitation_id, None)
+        if present is None:
+            return []
+        return present if isinstance(present, list) else [present]
 
     def deliver(self, elicitation_id: str) -> None:
         """Start the listeners of `elicitation_id` as tasks (a bus's reader must not wait on them)."""
@@ -97,6 +115,20 @@ class Listeners:
         for task in list(self._deliveries):
             task.cancel()
         await asyncio.gather(*self._deliveries, return_exceptions=True)
+
+
+class _Subscription:
+    """The `Unsubscribe` that `Listeners.add` returns: call it to forget that one listener."""
+
+    __slots__ = ("elicitation_id", "listener", "listeners")
+
+    def __init__(self, listeners: Listeners, elicitation_id: str, listener: Listener) -> None:
+        self.listeners = listeners
+        self.elicitation_id = elicitation_id
+        self.listener = listener
+
+    def __call__(self) -> None:
+        self.listeners.remove(self.elicitation_id, self.listener)
 
 
 async def call_listener(listener: Listener, elicitation_id: str) -> None:
