@@ -410,8 +410,8 @@ def passing_driver(client: ExtendedClient) -> InputRequiredDriver:
         asked = sorted({request.method for request in (first.input_requests or {}).values()})
         raise MCPError(
             code=INTERNAL_ERROR,
-            message=f"The server asked for {', '.join(asked)}, which the bridge declared it cannot "
-            "answer; the call was stopped.",
+            message=f"The server asked for {', '.join(asked)}, which neither this host (by what it "
+            "declared) nor the bridge answers; the call was stopped.",
         )
 
     return drive
