@@ -49,7 +49,8 @@ class Term:
         )
 
     async def screen_up(self) -> None:
-        for _ in range(200):
+        deadline = time.monotonic() + 60  # generous: a loaded CI box is slow, not broken
+        while time.monotonic() < deadline:
             app = self.ui._screens.current
             if app is not None and app.is_running:
                 return

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from support.tmux_pane import PATIENCE
 from support.tmux_terminal import Terminal
 
 from elicitkit.demo.browser import ScriptedBrowser
@@ -54,18 +55,6 @@ def complete_in_browser(url: str, **fields: str) -> tuple[str, str]:
     return asyncio.run(visit())
 
 
-def wait_after(t: Terminal, marker: str, text: str, timeout: float = 30) -> str:
-    """Wait for `text` printed after the last `marker` (the same prompt may be in the scroll-back)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        screen = t.screen()
-        if marker in screen and text in screen[screen.rindex(marker) :]:
-            return screen
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{text!r} did not appear after {marker!r}; the screen shows:\n{screen}")
-        time.sleep(0.2)
-
-
 def last_url(screen: str) -> str:
     found = URL.findall(screen)
     assert found, screen
@@ -75,7 +64,7 @@ def last_url(screen: str) -> str:
 @pytest.mark.timeout(150)
 def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> None:
     t = terminal
-    t.wait_for("Date ✱", timeout=60)
+    t.wait_for("Date ✱")
     # the form, one field at a time
     t.type("2026-12-24")
     t.keys("Enter")
@@ -112,12 +101,11 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     t.keys("s")
     t.wait_for("result  Booked Chez Elicit on 2026-12-24 for 4, on the terrace; vegetarian, gluten-free;")
     # decline, then cancel
-    # each key waits for the screen that takes it: a key sent while the form is still being
-    # drawn (before the terminal is in raw mode) is read by the line discipline, not the form
-    wait_after(t, "Book a table at Le Refus", "Date ✱")
+    # each key waits for the question it answers (the same form is in the scroll-back already)
+    t.wait_for("Date ✱", after="Book a table at Le Refus")
     t.keys("C-d")
     t.wait_for("result  No table booked: you declined")
-    wait_after(t, "Book a table at Chez Annul", "Date ✱")
+    t.wait_for("Date ✱", after="Book a table at Chez Annul")
     t.keys("C-c")
     t.wait_for("result  No table booked: the question was dismissed.")
     # the URL consent screen: the full URL, the domain, the choice
@@ -132,14 +120,14 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
     assert complete_in_browser(url, secret="demo-weather-123") == ("Demo Weather API key", "Done")
     t.wait_for("result  Sunny and 21 °C in Lisbon")
     # -32042: consent, the waiting screen, then the call retries by itself once the page is done
-    wait_after(t, "Sending messages needs your Demo Messenger token", "Open this page?")
+    t.wait_for("Open this page?", after="Sending messages needs your Demo Messenger token")
     t.keys("o")
     t.wait_for("retry")
     url = last_url(t.screen())
     assert complete_in_browser(url, secret="demo-messenger-456") == ("Demo Messenger token", "Done")
     t.wait_for("result  Message to bob sent")
     # decline the calendar: nothing opens, and step 7 is skipped
-    wait_after(t, "list_events needs to read your Demo Calendar", "Open this page?")
+    t.wait_for("Open this page?", after="list_events needs to read your Demo Calendar")
     t.keys("d")
     # the same form on a 2026-07-28 connection: the question comes in the tool result
     t.wait_for("[8/10] The same tool on a 2026-07-28 connection")
@@ -153,7 +141,7 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
         ("High chair needed?", "", ["n"]),
         ("Review your answers", "", ["s"]),
     ]:
-        wait_after(t, "[8/10]", prompt)
+        t.wait_for(prompt, after="[8/10]")
         if typed:
             t.type(typed)
         t.keys(*keys)
@@ -167,10 +155,10 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
         assert seen in last, last
     # the URL flows on 2026-07-28: alice declines both links this time; nothing opens
     for number, asking in [(9, "The weather tool needs your"), (10, "list_events needs to read")]:
-        wait_after(t, f"[{number}/10]", asking)
-        wait_after(t, asking, "Open this page?")
+        t.wait_for(asking, after=f"[{number}/10]")
+        t.wait_for("Open this page?", after=asking)
         t.keys("d")
-    screen = t.wait_for("EXIT=", timeout=30)
+    screen = t.wait_for("EXIT=")
     assert "That was the whole story" in screen
     assert "EXIT=0" in screen
 
@@ -179,11 +167,11 @@ def test_interactive_demo_form_review_and_url_consent(terminal: Terminal) -> Non
 def test_web_flag_asks_in_the_web_ui(tmp_path: Path) -> None:
     term = Terminal(["env", "BROWSER=true", str(ELICITKIT), "demo", "--web", "--data-dir", str(tmp_path)])
     try:
-        screen = term.wait_for("The questions appear at", timeout=60)
+        screen = term.wait_for("The questions appear at")
         found = re.search(r"The questions appear at (http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]+/)", screen)
         assert found, screen
         term.wait_for('calls book_table {"restaurant": "Chez Elicit"}')
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + PATIENCE
         while "Book a table at Chez Elicit" not in (page := httpx.get(found.group(1), timeout=5).text):
             assert time.monotonic() < deadline, page
             time.sleep(0.2)

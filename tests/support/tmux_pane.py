@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 
 TMUX = shutil.which("tmux") or "/usr/bin/tmux"
+PATIENCE = 60.0
+"""Seconds any wait for the screen allows: generous, for a CI box running three workers on two cores.
+
+A test sends a key once it sees the screen that takes it, so this bounds a hang; it is not a pace."""
 
 
 class Pane:
@@ -39,7 +43,9 @@ class Pane:
         self.socket_path = Path(self.tmux("display-message", "-p", "#{socket_path}").strip())
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run([TMUX, "-L", self.socket, *args], check=True, capture_output=True, text=True)
+        done = subprocess.run(
+            [TMUX, "-L", self.socket, *args], check=True, capture_output=True, text=True, timeout=PATIENCE
+        )
         return done.stdout
 
     def keys(self, *keys: str) -> None:
@@ -53,7 +59,7 @@ class Pane:
         """The visible screen; with `escapes`, with its colours and styles as SGR sequences."""
         return self.tmux("capture-pane", "-p", "-t", "main", *(["-e"] if escapes else []))
 
-    def wait_for(self, *texts: str, timeout: float = 20.0) -> str:
+    def wait_for(self, *texts: str, timeout: float = PATIENCE) -> str:
         """Poll the screen until every text shows; fail with the screen if they never do."""
         deadline = time.monotonic() + timeout
         while True:
