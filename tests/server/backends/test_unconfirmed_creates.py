@@ -20,7 +20,7 @@ from support.redis_server import RedisServer
 from support.tcp_proxy import TcpProxy
 
 from elicitkit.server.backends import open_store, redis_client
-from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store import Record
 from elicitkit.server.user import User
 
@@ -97,4 +97,64 @@ async def test_a_create_whose_confirmation_was_cut_off_is_voided_by_the_next_cre
     finally:
         await store.close()
         await admin.aclose()  # type: ignore[attr-defined]
+        proxy.close()
+
+
+async def test_a_caller_retrying_the_very_record_it_was_told_failed_gets_it(
+    replicated: tuple[RedisServer, RedisServer],
+) -> None:
+    """`RecordExistsError` lets a caller retry a create with the same record: a voided record is
+    as if never written, so the retry creates it anew (under the cap) instead of finding it."""
+    primary, replica = replicated
+    store = open_store(primary.url, replicas_ack=1, ack_timeout=1.0, timeout=3.0)
+    record = new_record()
+    try:
+        replica.pause()
+        try:
+            with pytest.raises(StoreUnavailableError):
+                await store.create(record, max_active=1)
+        finally:
+            replica.resume()
+        await asyncio.to_thread(replica.wait_in_sync, primary)
+        assert await store.create(record, max_active=1)
+        again = await store.get(record.id)
+        assert again is not None and again.state == "pending"
+        assert await store.count_active(ALICE) == 1
+    finally:
+        await store.close()
+
+
+async def test_a_record_another_replica_retried_is_never_voided(
+    replicated: tuple[RedisServer, RedisServer],
+) -> None:
+    """Replica A is told its create failed (cut off between the write and its confirmation);
+    the caller retries the same record on replica B, which finds it landed (`RecordExistsError`).
+    The record is the caller's now: A's next create for the user must not void it."""
+    primary, replica = replicated
+    proxy = TcpProxy(primary.port).start()
+    a = open_store(primary.url.replace(f":{primary.port}", f":{proxy.port}", 1), replicas_ack=1, timeout=2.0)
+    b = open_store(primary.url, replicas_ack=1, timeout=5.0)
+    record = new_record()
+    try:
+        replica.pause()
+        try:
+            creating = asyncio.create_task(a.create(record, max_active=2))
+            while await b.get(record.id) is None:
+                await asyncio.sleep(0.01)
+            proxy.cut()
+            with pytest.raises(StoreUnavailableError):
+                await creating
+        finally:
+            replica.resume()
+            proxy.restore()
+        await asyncio.to_thread(replica.wait_in_sync, primary)
+        with pytest.raises(RecordExistsError):
+            await b.create(record, max_active=2)  # the retry: it landed
+        assert await a.create(new_record(), max_active=2)
+        kept = await b.get(record.id)
+        assert kept is not None and kept.state == "pending"
+        assert await b.count_active(ALICE) == 2
+    finally:
+        await a.close()
+        await b.close()
         proxy.close()

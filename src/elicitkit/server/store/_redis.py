@@ -349,36 +349,44 @@ class RedisStore:
         ]
         keys = self._keys(record.id)
         index = self._user_key(user)
+        if not self.cluster and (failed := self._told_failed.get(user)):
+            failed.pop(record.id, None)  # its caller retries it: theirs again, not one to void
         voids = [] if self.cluster else self._voids_of(user)
         values += voids
-        async with self._reachable():
-            if self.cluster and active:  # the user's index is in a slot of its own: reserve first
-                reserve = [record.id, expires, values[17], values[18], values[16]]
-                if not await self._eval(self._reserve, [index], reserve):
-                    return False
-            elif not self.cluster:
-                keys.append(index)
-            try:
-                created = bool(
-                    await self._eval(
-                        self._create,
-                        keys,
-                        [packed(values)],
-                        undo=lambda one: self._void(
-                            keys[2:], [values[18], values[19], *values[:2]], client=one
-                        ),
+        try:
+            async with self._reachable():
+                if self.cluster and active:  # the user's index is in a slot of its own: reserve first
+                    reserve = [record.id, expires, values[17], values[18], values[16]]
+                    if not await self._eval(self._reserve, [index], reserve):
+                        return False
+                elif not self.cluster:
+                    keys.append(index)
+                try:
+                    created = bool(
+                        await self._eval(
+                            self._create,
+                            keys,
+                            [packed(values)],
+                            undo=lambda one: self._void(
+                                keys[2:], [values[18], values[19], *values[:2]], client=one
+                            ),
+                        )
                     )
-                )
-            except BaseException as exc:
-                duplicate = isinstance(exc, redis_errors.ResponseError) and "DUPLICATE" in str(exc)
-                if active and not self.cluster and not duplicate:
-                    self._told_failed.setdefault(user, {})[record.id] = (values[1], record.expires_at)
-                if self.cluster and active:  # best effort: the reservation's expiry frees it anyway
-                    with contextlib.suppress(Exception):
-                        await self.client.zrem(index, record.id)
-                if duplicate:
-                    raise RecordExistsError(record.id) from exc
-                raise
+                except BaseException as exc:
+                    if self.cluster and active:  # best effort: the reservation's expiry frees it anyway
+                        with contextlib.suppress(Exception):
+                            await self.client.zrem(index, record.id)
+                    if isinstance(exc, redis_errors.ResponseError) and "DUPLICATE" in str(exc):
+                        raise RecordExistsError(record.id) from exc
+                    raise
+        except RecordExistsError:
+            raise  # another record's id: not this create's to void
+        except BaseException:
+            # The caller is told this create failed (even one Redis applied and confirmed just as
+            # its deadline passed): no one will know its id, so it must not hold a place.
+            if active and not self.cluster:
+                self._told_failed.setdefault(user, {})[record.id] = (values[1], record.expires_at)
+            raise
         if voids:  # acknowledged with this create: those records are void for good
             failed = self._told_failed.get(user, {})
             for elicitation_id in voids[::2]:

@@ -78,6 +78,9 @@ def unavailable(where: str, exc: BaseException) -> StoreUnavailableError | None:
     return None
 
 
+_TICK = 0.01  # the watchdog's shortest sleep: 100 wakeups a second at most, whatever the load
+
+
 class Deadlines:
     """The calls in flight and when each must end. One watchdog task (running while there are
     calls) cancels a late one, so a call costs a dict entry, not a timer of its own."""
@@ -114,14 +117,22 @@ class Deadlines:
         return False
 
     async def _watching(self) -> None:
+        """Wake at the next deadline (not on a tick: a late call is cut off on time, and a
+        watchdog with nothing due sleeps). Every call has the same length, so the calls are
+        due in the order they entered, the dict's own order."""
         try:
             while self._due:
-                await asyncio.sleep(min(0.25, self.seconds / 4))
                 now = time.monotonic()
-                for task, due in list(self._due.items()):
-                    if due <= now and task not in self._late:
-                        self._late.add(task)
-                        task.cancel()  # delivered at the await inside the call: no other place
+                wake = now + self.seconds
+                for task, due in self._due.items():
+                    if task in self._late:
+                        continue  # cut off already, on its way out
+                    if due > now:
+                        wake = due
+                        break
+                    self._late.add(task)
+                    task.cancel()  # delivered at the await inside the call: no other place
+                await asyncio.sleep(max(_TICK, wake - now))
         finally:
             self._watch = None
 

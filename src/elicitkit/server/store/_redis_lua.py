@@ -89,8 +89,10 @@ _INDEX_TTL = Template("""
 
 # Void the creates of one user whose caller was told they failed (an error, or a write the
 # replicas did not confirm): each record that is still exactly as its create wrote it (its op
-# mark unchanged: no one opened it, no one knows its id) is cancelled and leaves the user's
-# index, so it holds none of the user's places. $args: the table of values, $first: the index
+# mark unchanged: no one opened it, no one retried it) is cancelled, marked `void`, and leaves
+# the user's index, so it holds none of the user's places; a retry of that very record (its
+# caller may retry with the same record: RecordExistsError tells it an earlier try landed)
+# finds it void and creates it anew, under the cap. $args: the table of values, $first: the index
 # of the first (id, op) pair in it, $now, $prefix: the records' key prefix, $finished and
 # $index: the finished index and the user's index.
 _VOID = Template("""
@@ -99,11 +101,11 @@ for i = $first, #$args, 2 do
   if redis.call('HGET', rec, 'op') == $args[i + 1] then
     local state = redis.call('HGET', rec, 'state')
     if state == 'pending' or state == 'opened' then
-      redis.call('HSET', rec, 'state', 'cancelled', 'updated_at', $now, 'op', '')
+      redis.call('HSET', rec, 'state', 'cancelled', 'updated_at', $now, 'op', 'void')
       redis.call('ZADD', $finished, $now, id)
+      redis.call('ZREM', $index, id)
     end
   end
-  redis.call('ZREM', $index, id)
 end
 """)
 
@@ -121,8 +123,22 @@ if KEYS[4] then"""
     + _VOID.substitute(args="A", first="21", now="A[19]", prefix="A[20]", finished="KEYS[3]", index="KEYS[4]")
     + """end
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  if redis.call('HGET', KEYS[1], 'op') == A[2] then return 1 end
-  return redis.error_reply('DUPLICATE record id already exists')
+  local op = redis.call('HGET', KEYS[1], 'op')
+  if op == A[2] then return 1 end
+  local same = redis.call('HGET', KEYS[1], 'created_at') == A[13]
+    and redis.call('HGET', KEYS[1], 'subject') == A[8] and redis.call('HGET', KEYS[1], 'issuer') == A[7]
+  if same and op == 'void' then
+    -- its caller retries a create it was told failed, which was voided: as if never written
+    redis.call('DEL', KEYS[1])
+    redis.call('ZREM', KEYS[3], A[1])
+  else
+    -- a retry by a new call, which finds its earlier try landed: it claims the record, so
+    -- no void of that earlier try (in this or another process) may take it now
+    if same and redis.call('HGET', KEYS[1], 'state') == 'pending' then
+      redis.call('HSET', KEYS[1], 'op', A[2])
+    end
+    return redis.error_reply('DUPLICATE record id already exists')
+  end
 end
 if A[18] ~= '' and KEYS[4] then
   local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', A[19])
