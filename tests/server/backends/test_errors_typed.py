@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import signal
 import sqlite3
 import subprocess
 import time
@@ -95,6 +96,25 @@ async def test_a_hung_redis_fails_every_call_within_the_timeout(redis_server: Re
         await bus.close()
     assert await store.get_blob("warm") == b"up"  # and it works again once Redis answers
     await store.close()
+
+
+async def test_a_hung_sentinel_is_passed_over_within_the_deadline(sentinel_group: SentinelGroup) -> None:
+    """The first Sentinel the URL names hangs (SIGSTOP: it accepts connections and never
+    answers). Finding the primary asks the next one in time, so the calls succeed within their
+    deadline instead of all failing at it for as long as that Sentinel hangs."""
+    hung = sentinel_group.sentinels[0]
+    hung.send_signal(signal.SIGSTOP)
+    try:
+        store = open_store(sentinel_group.url, timeout=4.0)
+        try:
+            started = time.monotonic()
+            await store.put_blob("b", b"x")
+            assert await store.get_blob("b") == b"x"
+            assert time.monotonic() - started < 4.0
+        finally:
+            await store.close()
+    finally:
+        hung.send_signal(signal.SIGCONT)
 
 
 async def test_a_missing_replica_with_replicas_ack_fails_within_the_ack_timeout(

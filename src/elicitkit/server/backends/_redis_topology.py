@@ -27,6 +27,7 @@ __all__ = ["TOPOLOGY_SCHEMES", "cluster_client", "hosts_of", "sentinel_client"]
 TOPOLOGY_SCHEMES = ("redis+sentinel", "rediss+sentinel", "redis+cluster", "rediss+cluster")
 
 _SENTINEL_QUERY = ("sentinel_username", "sentinel_password")
+_SENTINEL_ANSWER = 1.0  # seconds a Sentinel has to answer before the next one is asked
 
 
 class _BlockingSentinelPool(SentinelConnectionPool, BlockingConnectionPool):
@@ -91,6 +92,13 @@ def sentinel_client(parts: SplitResult, shown: str, common: dict[str, Any], **op
     sentinel_kwargs: dict[str, Any] = {
         key: value for key, value in options.items() if key.startswith(("socket_", "ssl"))
     }
+    # A Sentinel answers from memory: one that has not answered within a second (or the socket
+    # timeout, if shorter) hangs, and finding the primary moves on to the next Sentinel well
+    # within a call's deadline (without a timeout, every call would wait on it to its deadline).
+    sentinel_kwargs.setdefault("socket_connect_timeout", common.get("socket_connect_timeout"))
+    sentinel_kwargs.setdefault(
+        "socket_timeout", min(common.get("socket_timeout") or _SENTINEL_ANSWER, _SENTINEL_ANSWER)
+    )
     sentinel_kwargs.update({key.removeprefix("sentinel_"): value for key, value in query.items()})
     for key in _SENTINEL_QUERY:
         if key in options:
