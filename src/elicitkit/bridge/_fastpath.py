@@ -4,7 +4,8 @@ Most of a bridged call's cost is the SDK's server machinery toward the host (a s
 host, a task tree and an event stream per request, each message validated into a model and
 out again), not the bridge's own work. A request that can bring no question back to the host
 needs none of it: `FastPath` answers it at the HTTP level, from the parsed JSON, through the
-same upstream client (which keeps every client rule and the C-03 tie of upstream calls).
+same upstream client, which keeps every client rule and the C-03 tie of upstream calls (once
+its session is open, as one POST on its own wire: `_direct.DirectWire`).
 
 It serves only a live Streamable HTTP session of a 2025-11-25 host that declared no
 elicitation (nothing can be asked of it on the call's stream), for the plain list/read/call
