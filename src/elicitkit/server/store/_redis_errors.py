@@ -79,16 +79,21 @@ def unavailable(where: str, exc: BaseException) -> StoreUnavailableError | None:
 
 
 _TICK = 0.01  # the watchdog's shortest sleep: 100 wakeups a second at most, whatever the load
+_AGAIN = 0.1  # how often a call cut off but not out yet is cancelled again
 
 
 class Deadlines:
     """The calls in flight and when each must end. One watchdog task (running while there are
-    calls) cancels a late one, so a call costs a dict entry, not a timer of its own."""
+    calls) cancels a late one, so a call costs a dict entry, not a timer of its own. A late call
+    is cancelled again every `_AGAIN` seconds until it is out: one cancellation can be lost
+    inside a driver (Python 3.11's `asyncio.wait_for` drops it when what it waits for finishes
+    at the same moment, and redis-py waits that way to send), and the call would then run on
+    to its socket timeouts and retries."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self._due: dict[asyncio.Task[Any], float] = {}
-        self._late: set[asyncio.Task[Any]] = set()
+        self._late: dict[asyncio.Task[Any], tuple[int, float]] = {}  # cancellations, the last's time
         self._watch: asyncio.Task[None] | None = None
 
     def enter(self) -> None:
@@ -110,11 +115,12 @@ class Deadlines:
         task = asyncio.current_task()
         if task is None or self._due.pop(task, None) is None:
             return False
-        if task in self._late:
-            self._late.discard(task)
+        late = self._late.pop(task, None)
+        if late is None:
+            return False
+        for _ in range(late[0]):  # every cancellation it was sent, delivered or lost
             task.uncancel()
-            return True
-        return False
+        return True
 
     async def _watching(self) -> None:
         """Wake at the next deadline (not on a tick: a late call is cut off on time, and a
@@ -124,14 +130,21 @@ class Deadlines:
             while self._due:
                 now = time.monotonic()
                 wake = now + self.seconds
+                for task, (cancels, last) in self._late.items():  # cut off, not out yet
+                    if now - last >= _AGAIN:
+                        self._late[task] = (cancels + 1, now)
+                        task.cancel()
+                        last = now
+                    wake = min(wake, last + _AGAIN)
                 for task, due in self._due.items():
                     if task in self._late:
-                        continue  # cut off already, on its way out
+                        continue
                     if due > now:
-                        wake = due
+                        wake = min(wake, due)
                         break
-                    self._late.add(task)
+                    self._late[task] = (1, now)
                     task.cancel()  # delivered at the await inside the call: no other place
+                    wake = min(wake, now + _AGAIN)
                 await asyncio.sleep(max(_TICK, wake - now))
         finally:
             self._watch = None
