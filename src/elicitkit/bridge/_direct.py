@@ -84,9 +84,9 @@ class DirectWire:
         write = self._write
         assert write is not None, "request() before the upstream session is open"
         request_id = f"{_PREFIX}{next(self._ids)}"
-        message = JSONRPCRequest(
-            jsonrpc="2.0", id=request_id, method=method, params=dict(params or {}) or None
-        )
+        # No params stays absent, never `null`: strict servers (the TypeScript SDK's) refuse null.
+        extra = {"params": dict(params)} if params else {}
+        message = JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, **extra)
         send, receive = anyio.create_memory_object_stream[JSONRPCResponse | JSONRPCError](1)
         self._waiting[request_id] = send
         try:
