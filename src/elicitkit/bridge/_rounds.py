@@ -180,6 +180,12 @@ class Rounds:
         """The task group held upstream calls run in (the bridge's own)."""
         self._tasks = tasks
 
+    def sealed_for(self, state: Any) -> str | None:
+        """The host session (its tag) a state of the bridge's own was sealed for; None for any other."""
+        claims = self._unseal(state)
+        owner = claims.get("s") if claims is not None else None
+        return owner if isinstance(owner, str) else None
+
     def takes(self, host: HostSession, ctx: ServerRequestContext[Any, Any]) -> bool:
         """Does this host call go round by round (or carry a state or answers only the rounds can judge)?"""
         if not host.modern:

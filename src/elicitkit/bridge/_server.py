@@ -64,12 +64,13 @@ _PASSED = (
     ElicitCompleteNotification,
 )
 _STDIO = "stdio"
+_SESSIONLESS = "declared:"
 
 
 def _session_key(ctx: ServerRequestContext[Any, Any]) -> str:
     """The host session a request belongs to: its `mcp-session-id`, or the one stdio connection.
-    2026-07-28 has no sessions: its requests that declare the same capabilities share one
-    upstream session, which declares what they declare."""
+    2026-07-28 has no sessions: its requests that declare the same capabilities share a pool of
+    upstream sessions (`Links.pooled`), which declare what they declare."""
     headers = getattr(ctx.request, "headers", None)
     if headers is None:
         return _STDIO
@@ -78,7 +79,7 @@ def _session_key(ctx: ServerRequestContext[Any, Any]) -> str:
         return str(session_id)
     declared = ctx.session.client_capabilities
     text = declared.model_dump_json(exclude_none=True) if declared is not None else ""
-    return "declared:" + hashlib.sha256(text.encode()).hexdigest()[:24]
+    return _SESSIONLESS + hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def host_message_handler(host: HostSession) -> MessageHandlerFnT:
@@ -113,8 +114,20 @@ class Forwarder:
         self.rounds = Rounds()
         """A 2026-07-28 host's calls, held upstream while it answers round by round."""
 
-    async def link(self, ctx: ServerRequestContext[Any, Any]) -> Link:
-        link = await self.links.get(_session_key(ctx), lambda: HostSession.of(ctx.session))
+    async def link(self, ctx: ServerRequestContext[Any, Any], *, call: bool = False) -> Link:
+        key = _session_key(ctx)
+
+        def host() -> HostSession:
+            return HostSession.of(ctx.session)
+
+        if key.startswith(_SESSIONLESS):
+            # A call that may be held gets an upstream session holding no other host's call; a
+            # retry, the one its state was sealed for.
+            owner = self.rounds.sealed_for((ctx.params or {}).get("requestState")) if call else None
+            size = self.rounds.max_held
+            link = await self.links.pooled(key, host, owner=owner, alone=call, size=size)
+        else:
+            link = await self.links.get(key, host)
         link.host.channel = ctx.session
         return link
 
@@ -126,7 +139,7 @@ class Forwarder:
         call: bool = False,
     ) -> _T:
         """Run `send` on the upstream client; a `call` is one an upstream question may serve."""
-        link = await self.link(ctx)
+        link = await self.link(ctx, call=call)
         client = link.client
         if client is None:
             raise MCPError(code=INTERNAL_ERROR, message="The upstream session closed; try again.")

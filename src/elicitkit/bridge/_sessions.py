@@ -3,11 +3,17 @@
 An `mcp.Client` must be entered and left in one task, so each upstream session lives in a task
 of the bridge's own task group, held open until the host session is dropped (LRU beyond
 `max_sessions`, or idle for `idle_timeout`) or the bridge stops.
+
+Requests with no host session (2026-07-28 over HTTP) that declare alike share a small pool
+instead (`Links.pooled`): a call that may be held for a host's answer takes a session holding
+no other, since a session's client puts one question at a time and one host leaving its round
+unanswered would hold up every other host's questions.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -41,6 +47,10 @@ class Link:
     ready: anyio.Event = field(default_factory=anyio.Event)
     stop: anyio.Event = field(default_factory=anyio.Event)
     used: float = field(default_factory=time.monotonic)
+    pool: str | None = None
+    """The pool of sessionless requests this link serves, if it is one of them."""
+    taken: int = 0
+    """Calls that chose this link and wait for it to open (not yet holding anything)."""
 
     @property
     def busy(self) -> bool:
@@ -90,6 +100,44 @@ class Links:
             )
         return link
 
+    async def pooled(
+        self,
+        pool: str,
+        host: Callable[[], HostSession],
+        *,
+        owner: str | None = None,
+        alone: bool = False,
+        size: int = 1,
+    ) -> Link:
+        """A link of `pool` (sessionless requests that declare alike): the one whose host
+        session is `owner` (a retry carrying a state sealed for it), else for a call that may be
+        held (`alone`) one holding no call, opening another up to `size` and past that the least
+        held, else the most recent."""
+        members = [link for link in self._links.values() if link.pool == pool]
+        chosen = next((link for link in members if owner is not None and link.host.tag == owner), None)
+        if chosen is None and alone:
+            free = [link for link in members if not link.host.held and not link.taken]
+            chosen = free[-1] if free else None
+            if chosen is None and members and (len(members) >= size or not self._room()):
+                chosen = min(members, key=lambda link: len(link.host.held) + link.taken)
+        elif chosen is None and members:
+            chosen = members[-1]
+        if chosen is None:
+            async with self._opening:
+                members = [link for link in self._links.values() if link.pool == pool]
+                if alone and members and len(members) >= size:  # others opened while this waited
+                    chosen = min(members, key=lambda link: len(link.host.held) + link.taken)
+                else:
+                    chosen = self._start(f"{pool}#{secrets.token_hex(6)}", host())
+                    chosen.pool = pool
+        chosen.taken += alone
+        try:
+            link = await self.get(chosen.key, host)
+        finally:
+            chosen.taken -= alone  # from here the call holds its link before anything else runs
+        link.pool = pool  # (a member dropped meanwhile reopens under its key)
+        return link
+
     def peek(self, key: str) -> Link | None:
         """The open link of host session `key`, if it has one now (never opens one)."""
         link = self._links.get(key)
@@ -117,6 +165,11 @@ class Links:
         self._links[key] = link
         self._tasks.start_soon(self._hold, link)
         return link
+
+    def _room(self) -> bool:
+        """Could another link open now (after dropping idle ones)?"""
+        self._sweep()
+        return len(self._links) < self._max
 
     def _sweep(self) -> None:
         """Drop idle links: past the idle timeout, or the least recent idle one when full."""
