@@ -239,16 +239,18 @@ async def test_sqlite_operation_waits_for_the_turn_another_holds(tmp_path: Path)
 
 async def test_sqlite_wal_stays_bounded_under_many_writes(tmp_path: Path) -> None:
     """No write checkpoints; the store's checkpoint thread does, beside them, so the WAL file does
-    not grow with the number of writes (3,000 writes would leave it near 10 MB otherwise)."""
+    not grow with the number of writes (9,000 writes would leave it near 28 MB otherwise; it
+    stays near 5, the ~4 MiB past which the WAL is started over, and what a busy machine lets
+    the writes add before the thread gets its turn)."""
     path = tmp_path / "wal.sqlite3"
     store = SQLiteStore(path)
-    for _ in range(1000):
+    for _ in range(3000):
         record = _record()
         await store.create(record)
         assert await store.transition(record.id, from_states={"pending"}, to="opened", user=ALICE)
         assert await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
     wal = path.with_name(path.name + "-wal").stat().st_size
-    assert wal < 8 * 1024 * 1024, wal
+    assert wal < 16 * 1024 * 1024, wal
     await store.close()
 
 
