@@ -358,6 +358,137 @@ def _sessions_curve(folder: Path, sizes: list[int], timed: int) -> dict[str, flo
     return figures
 
 
+# --- where a session's memory goes (`--trace-sessions N`, not part of `run`) ---------------------
+
+TRACE_OWNERS = (
+    ("/elicitkit/", "elicitkit"),
+    ("/_harness.py", "harness"),
+    ("/mcp/", "mcp"),
+    ("/mcp_types/", "mcp"),
+    ("/sse_starlette/", "sse_starlette"),
+    ("/starlette/", "starlette"),
+    ("/uvicorn/", "uvicorn"),
+    ("/h11/", "h11"),
+)
+"""Who asked for an allocation: the innermost frame of its traceback in one of these (anyio,
+asyncio, pydantic and the like are counted to whichever of these called them)."""
+
+
+def _serve_traced(port: int, store_url: str) -> None:
+    """The benchmark server with one more route: `GET /trace?to=PATH` writes a tracemalloc
+    snapshot to PATH after a garbage collection. Tracing starts once the app is built (tracing
+    the imports would take minutes), with the frames `ELICITKIT_TRACE_DEPTH` says."""
+    import gc
+    import tracemalloc
+    from urllib.parse import parse_qs
+
+    import uvicorn
+    from _harness import build_app
+
+    app = build_app(f"http://127.0.0.1:{port}", store_url)
+    tracemalloc.start(int(os.environ.get("ELICITKIT_TRACE_DEPTH", "25")))
+
+    async def traced(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/trace":
+            gc.collect()
+            tracemalloc.take_snapshot().dump(parse_qs(scope["query_string"].decode())["to"][0])
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await app(scope, receive, send)
+
+    uvicorn.run(traced, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+async def _open_traced(base: str, n: int, folder: Path) -> tuple[Path, Path]:
+    """5 sessions, then `n`, a snapshot, `n` more, a snapshot; each with a live URL elicitation."""
+    from mcp import Client
+
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    snapshots: list[Path] = []
+    async with httpx.AsyncClient(timeout=600, limits=limits) as http, AsyncExitStack() as stack:
+        sessions: list[_Session] = []
+        calls: list[asyncio.Task[Any]] = []
+        for count, snapshot in ((5, None), (n, folder / "trace-1.pickle"), (n, folder / "trace-2.pickle")):
+            for _ in range(count):
+                session = _Session()
+                sessions.append(session)
+                client = await stack.enter_async_context(
+                    Client(
+                        f"{base}/mcp",
+                        mode="legacy",
+                        elicitation_callback=session.on_elicit,
+                        message_handler=session.on_message,
+                    )
+                )
+                calls.append(asyncio.create_task(client.call_tool("wait_for_finish", {})))
+                await asyncio.wait_for(asyncio.shield(session.asked), 120)
+            if snapshot is not None:
+                await asyncio.sleep(6)  # steady state: uvicorn closes idle keep-alive connections after 5 s
+                (await http.get(f"{base}/trace", params={"to": str(snapshot)})).raise_for_status()
+                snapshots.append(snapshot)
+        ids = [session.asked.result() for session in sessions]
+        await _bounded(
+            [lambda i=i: http.post(f"{base}/bench/finish/{i}", params={"after": 0}) for i in ids], 64
+        )
+        await asyncio.wait_for(asyncio.gather(*calls), 300)
+    return snapshots[0], snapshots[1]
+
+
+def trace_sessions(n: int, depth: int = 25, top: int = 25) -> tuple[dict[str, float], list[str]]:
+    """Where a session's memory goes: the server's Python allocations (tracemalloc, `depth` frames)
+    between `n` and `2n` open sessions, per session, by who asked for them and by source line."""
+    import subprocess
+    import tracemalloc
+
+    from support.server_process import free_port, stop, wait_until_serving
+
+    with tempfile.TemporaryDirectory(prefix="elicitkit-trace-") as name:
+        folder = Path(name)
+        port = free_port()
+        log = folder / "server.log"
+        env = {**server_env(), "ELICITKIT_TRACE_DEPTH": str(depth)}
+        command = [
+            sys.executable,
+            __file__,
+            "--serve-traced",
+            str(port),
+            f"sqlite:///{folder / 'trace.sqlite3'}",
+        ]
+        with log.open("wb") as out:
+            process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+            try:
+                base = f"http://127.0.0.1:{port}"
+                wait_until_serving(process, f"{base}/bench/bare", log, within=120)
+                first, second = asyncio.run(_open_traced(base, n, folder))
+            finally:
+                stop(process)
+        diff = tracemalloc.Snapshot.load(str(second)).compare_to(
+            tracemalloc.Snapshot.load(str(first)), "traceback"
+        )
+    owners: dict[str, float] = {}
+    lines: dict[str, list[float]] = {}
+    for stat in diff:
+        frames = list(stat.traceback)[::-1]  # innermost first
+        owner, where = "other", frames[0]
+        for frame in frames:
+            found = next((who for part, who in TRACE_OWNERS if part in frame.filename), None)
+            if found is not None:
+                owner, where = found, frame
+                break
+        owners[owner] = owners.get(owner, 0.0) + stat.size_diff / n
+        source = where.filename.rpartition("site-packages/")[2].rpartition("src/")[2]
+        place = f"{owner:13} {source}:{where.lineno}"
+        entry = lines.setdefault(place, [0.0, 0.0])
+        entry[0] += stat.size_diff / n
+        entry[1] += stat.count_diff / n
+    figures = {f"scale_session_trace_bytes_{owner}": value for owner, value in owners.items()}
+    figures["scale_session_trace_bytes_total"] = sum(owners.values())
+    ranked = sorted(lines.items(), key=lambda item: -item[1][0])[:top]
+    report = [f"{size:8.0f} B {count:5.1f} blocks  {place}" for place, (size, count) in ranked]
+    return figures, report
+
+
 # --- part 3: replicas on one shared store ---------------------------------------------------------
 
 
@@ -623,7 +754,23 @@ def main() -> None:
     parser.add_argument(
         "--backends", nargs="+", choices=BACKENDS, default=BACKENDS, help="store and sweep parts: only these"
     )
+    parser.add_argument(
+        "--trace-sessions",
+        type=int,
+        metavar="N",
+        help="instead: where a session's memory goes, by tracemalloc between N and 2N sessions",
+    )
+    parser.add_argument("--serve-traced", nargs=2, metavar=("PORT", "STORE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_traced:
+        _serve_traced(int(args.serve_traced[0]), args.serve_traced[1])
+        return
+    if args.trace_sessions:
+        traced, report = trace_sessions(args.trace_sessions)
+        for name, value in sorted(traced.items(), key=lambda item: -item[1]):
+            print(f"{name:52} {value:12.0f}")
+        print("\n".join(["", "bytes per session by source line (who asked):", *report]))
+        return
     figures = run(big=args.big, parts=args.parts, samples=args.samples, backends=args.backends)
     for name, value in figures.items():
         print(f"{name:52} {value:12.3f}" if math.isfinite(value) else f"{name:52} {value}")
