@@ -27,7 +27,8 @@ figure named `scale_<what>_<backend>_<size>`, which `plot()` draws.
 
 Run: `.venv/bin/python benchmarks/scale.py [--big] [--plots DIR] [--parts store sessions ...]`
 (about 20 minutes; `--big` adds the 1M store size and 10,000 sessions, about 30 minutes more).
-`run()` returns the figures; progress goes to stderr as each part ends.
+`run()` returns the figures; progress goes to stderr as each part ends. `--trace-sessions N`
+instead shows where a session's memory goes (tracemalloc on the server, between N and 2N sessions).
 """
 
 from __future__ import annotations
