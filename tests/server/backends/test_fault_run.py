@@ -77,6 +77,7 @@ async def test_two_replicas_200_flows_and_a_redis_restart(redis_server: RedisSer
     wins: Counter[str] = Counter()
     rounds: Counter[str] = Counter()  # acknowledged increments per flow
     created: list[Record] = []
+    retried_completions: set[str] = set()  # completions that met the outage and were tried again
 
     async def on_complete(elicitation_id: str) -> None:
         heard[elicitation_id] += 1
@@ -103,9 +104,15 @@ async def test_two_replicas_200_flows_and_a_redis_restart(redis_server: RedisSer
         await retried(
             calls, lambda: store_b.transition(record.id, from_states={"pending"}, to="opened", user=user)
         )
-        done = await retried(
-            calls, lambda: store_b.transition(record.id, from_states=ACTIVE, to="completed", user=user)
-        )
+        while True:  # the completion, retried through the outage
+            try:
+                done = await calls(
+                    store_b.transition(record.id, from_states=ACTIVE, to="completed", user=user)
+                )
+                break
+            except (StoreUnavailableError, BusUnavailableError):
+                retried_completions.add(record.id)
+                await asyncio.sleep(0.2)
         if done is not None:
             wins[record.id] += 1
 
@@ -143,8 +150,10 @@ async def test_two_replicas_200_flows_and_a_redis_restart(redis_server: RedisSer
         final = [await store_a.get(r.id) for r in created]
         assert [r.state if r else None for r in final] == ["completed"] * FLOWS  # nothing lost
         # none completed twice (a completion whose reply the crash swallowed is done, but its
-        # retry, a new call, is told it changed nothing: so at most one acknowledged win each)
-        assert max(wins.values()) == 1 and len(wins) >= FLOWS - 5, len(wins)
+        # retry, a new call, is told it changed nothing: so at most one acknowledged win each,
+        # and a flow without one is a flow whose completion met the outage)
+        assert max(wins.values()) == 1, wins.most_common(3)
+        assert {r.id for r in created} - set(wins) <= retried_completions, len(wins)
         assert set(heard) == {r.id for r in created} and set(heard.values()) == {1}  # heard once each
         for record in created:  # no acknowledged round lost (a retried one may count twice)
             assert await store_a.increment(f"url-rounds:{record.id}", ttl=600) > rounds[record.id]
