@@ -428,8 +428,11 @@ class RedisStore:
                 _text(i) for i in cast(list[bytes], await self.client.zrangebyscore(mine, f"({now}", "+inf"))
             ]
             done, count = [], 0
-            for elicitation_id in ids:
-                state = await self.client.hget(self._record_key(elicitation_id), "state")
+            async with self.client.pipeline(transaction=False) as reads:  # one round trip, not one a record
+                for elicitation_id in ids:
+                    reads.hget(self._record_key(elicitation_id), "state")
+                states = cast(list[bytes | None], await reads.execute()) if ids else []
+            for elicitation_id, state in zip(ids, states, strict=True):
                 if state is not None and _text(state) in ACTIVE:
                     count += 1
                 elif state is not None or not self.cluster:  # on a Cluster, maybe a create under way
