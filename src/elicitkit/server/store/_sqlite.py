@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 import platformdirs
 
@@ -81,7 +82,9 @@ _WAL_CAP = 4096
 _PAGE_SIZE = 1024
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 _KEYS_BATCH = 500  # blob keys one `blob_keys` statement reads
-_SWEEP_BATCH = 100  # rows one sweep statement changes (a few ms): what a live operation may wait
+# Rows one sweep statement changes: what a live operation may wait for. 100 took some 5 ms under
+# load, ten times a live flow's idle p99; 25 stay near a millisecond (docs/performance.md).
+_SWEEP_BATCH = 25
 
 
 class SQLiteStore:
@@ -97,7 +100,9 @@ class SQLiteStore:
     conditional UPDATE, so concurrent completions cannot both win; and each operation runs
     alone (its statement, fetched to the end and so committed, under one lock, or with no await
     at all when no one holds that lock), so one task's commit never lands in the middle of
-    another task's statement.
+    another task's statement. Each operation still gives the event loop one turn before its
+    statement, as every `await` is expected to: a task that runs operations back to back does
+    not hold the loop from the others (the sweep among them).
 
     The WAL checkpoint, the one step that syncs to disk, runs on a thread of the store's own,
     every `_CHECKPOINT_EVERY` writes, beside them: no operation waits for it. That thread never
@@ -161,6 +166,12 @@ class SQLiteStore:
     async def _statement(self, sql: str, params: Any, write: bool) -> list[Any]:
         # The first write into a WAL started over syncs the WAL's new header: that write goes
         # to the worker thread, so that the event loop never waits for the disk.
+        # A turn of the event loop first, even when the statement itself never awaits: a task
+        # running operations back to back (a client's flows, a replay) would otherwise hold the
+        # loop, and a paced sweep beside it got a batch in only when one of them happened to go
+        # to the worker thread (a 100k sweep took 299 s instead of about 60). Before the
+        # statement, so that a cancellation here leaves nothing done.
+        await anyio.lowlevel.checkpoint()
         on_worker = write and self._checkpoints is not None and self._checkpoints.restarted()
         tried = False  # on the event loop's connection already, and refused (lock taken)
         if not on_worker and not self._turn.locked():  # no one's turn: no await until done
