@@ -97,9 +97,14 @@ async def test_a_retry_is_held_then_told_still_waiting_and_the_url_is_never_aske
         briefing.complete_soon(url)
         started = time.monotonic()
         done = await briefing.run(retry(client, "forecast", state))  # held until the page is done
-        assert not isinstance(done, InputRequiredResult) and not done.is_error
+        while isinstance(done, InputRequiredResult) and time.monotonic() - started < 30:
+            # A page slower than one hold (a loaded machine) is one more "still waiting", never
+            # the URL asked again.
+            assert not done.input_requests and done.request_state, done
+            done = await briefing.run(retry(client, "forecast", done.request_state))
+        assert not isinstance(done, InputRequiredResult) and not done.is_error, done
         assert fingerprint(SECRET) in done.content[0].text
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 30
 
 
 async def test_rounds_past_the_bound_end_the_call_with_a_clear_error(
