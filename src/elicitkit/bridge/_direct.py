@@ -30,7 +30,7 @@ from typing import Any
 
 import anyio
 import httpx2
-from anyio.abc import TaskGroup
+from anyio.abc import ObjectReceiveStream, ObjectSendStream, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client import Transport
 from mcp.shared.exceptions import MCPError
@@ -240,7 +240,7 @@ class _Top:
         return await self._inner.__aexit__(exc_type, exc, tb)
 
 
-class _TakenOff:
+class _TakenOff(ObjectReceiveStream[_Item]):
     """The read stream the session reads, without the wire's responses."""
 
     def __init__(self, inner: ReadStream[_Item], wire: DirectWire) -> None:
@@ -257,26 +257,8 @@ class _TakenOff:
             if not isinstance(item, SessionMessage) or not self._wire.takes(item.message):
                 return item
 
-    def __aiter__(self) -> _TakenOff:
-        return self
-
-    async def __anext__(self) -> _Item:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> _TakenOff:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
 
 
 class _Bottom:
@@ -322,7 +304,7 @@ async def _pump(read: ReadStream[_Item], up: MemoryObjectSendStream[_Envelope]) 
             pass
 
 
-class _Merged:
+class _Merged(ObjectReceiveStream[_Item]):
     """The read stream above the bottom layer: the SDK transport's messages and the wire's."""
 
     def __init__(self, inner: MemoryObjectReceiveStream[_Envelope]) -> None:
@@ -333,29 +315,11 @@ class _Merged:
         self.last_context, item = await self._inner.receive()
         return item
 
-    def __aiter__(self) -> _Merged:
-        return self
-
-    async def __anext__(self) -> _Item:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    async def __aenter__(self) -> _Merged:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class _Posting:
+class _Posting(ObjectSendStream[SessionMessage]):
     """The write stream above the bottom layer: the wire's requests are POSTed here, in the
     sender's task; everything else goes to the SDK's transport."""
 
@@ -372,12 +336,3 @@ class _Posting:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> _Posting:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
