@@ -35,6 +35,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx2
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
 from mcp.client import Transport
 from mcp.shared.message import SessionMessage
 from mcp_types import (
@@ -126,7 +127,7 @@ def _is_modern(request: JSONRPCRequest) -> bool:
     return isinstance(meta, dict) and meta.get(PROTOCOL_VERSION_META_KEY) in MODERN_PROTOCOL_VERSIONS
 
 
-class _WatchedRead:
+class _WatchedRead(ObjectReceiveStream[SessionMessage | Exception]):
     def __init__(self, inner: ReadStream[SessionMessage | Exception], watch: Watch) -> None:
         self._inner = inner
         self._watch = watch
@@ -143,25 +144,8 @@ class _WatchedRead:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def __aiter__(self) -> _WatchedRead:
-        return self
 
-    async def __anext__(self) -> SessionMessage | Exception:
-        item = await self._inner.__anext__()
-        self._watch.received(item)
-        return item
-
-    async def __aenter__(self) -> _WatchedRead:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
-
-
-class _WatchedWrite:
+class _WatchedWrite(ObjectSendStream[SessionMessage]):
     def __init__(self, inner: WriteStream[SessionMessage], watch: Watch) -> None:
         self._inner = inner
         self._watch = watch
@@ -172,15 +156,6 @@ class _WatchedWrite:
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> _WatchedWrite:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
 
 
 class WatchedTransport:
