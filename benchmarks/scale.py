@@ -262,10 +262,26 @@ class _Session:
             self.arrived.set_result(time.monotonic())
 
 
+async def _open_waiting(stack: AsyncExitStack, base: str, session: _Session) -> asyncio.Task[Any]:
+    """One session held open in `stack`, its call waiting on a live URL elicitation."""
+    from mcp import Client
+
+    client = await stack.enter_async_context(
+        Client(
+            f"{base}/mcp",
+            mode="legacy",
+            elicitation_callback=session.on_elicit,
+            message_handler=session.on_message,
+        )
+    )
+    call = asyncio.create_task(client.call_tool("wait_for_finish", {}))
+    await asyncio.wait_for(asyncio.shield(session.asked), 120)
+    return call
+
+
 async def _sessions_at(base: str, n: int, timed: int) -> tuple[float, list[float]]:
     """Open `n` sessions each waiting on a live URL elicitation; the server's KiB per session and
     the latencies of `timed` completions reaching their sessions."""
-    from mcp import Client
 
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     async with httpx.AsyncClient(timeout=120, limits=limits) as http, AsyncExitStack() as stack:
@@ -274,16 +290,7 @@ async def _sessions_at(base: str, n: int, timed: int) -> tuple[float, list[float
         calls: list[asyncio.Task[Any]] = []
 
         async def open_one(session: _Session) -> None:
-            client = await stack.enter_async_context(
-                Client(
-                    f"{base}/mcp",
-                    mode="legacy",
-                    elicitation_callback=session.on_elicit,
-                    message_handler=session.on_message,
-                )
-            )
-            calls.append(asyncio.create_task(client.call_tool("wait_for_finish", {})))
-            await asyncio.wait_for(asyncio.shield(session.asked), 120)
+            calls.append(await _open_waiting(stack, base, session))
 
         # AsyncExitStack is entered from one task at a time; opening is batched, not timed.
         for start in range(0, n, 50):
@@ -403,7 +410,6 @@ def _serve_traced(port: int, store_url: str) -> None:
 
 async def _open_traced(base: str, n: int, folder: Path) -> tuple[Path, Path]:
     """5 sessions, then `n`, a snapshot, `n` more, a snapshot; each with a live URL elicitation."""
-    from mcp import Client
 
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     snapshots: list[Path] = []
@@ -414,16 +420,7 @@ async def _open_traced(base: str, n: int, folder: Path) -> tuple[Path, Path]:
             for _ in range(count):
                 session = _Session()
                 sessions.append(session)
-                client = await stack.enter_async_context(
-                    Client(
-                        f"{base}/mcp",
-                        mode="legacy",
-                        elicitation_callback=session.on_elicit,
-                        message_handler=session.on_message,
-                    )
-                )
-                calls.append(asyncio.create_task(client.call_tool("wait_for_finish", {})))
-                await asyncio.wait_for(asyncio.shield(session.asked), 120)
+                calls.append(await _open_waiting(stack, base, session))
             if snapshot is not None:
                 await asyncio.sleep(6)  # steady state: uvicorn closes idle keep-alive connections after 5 s
                 (await http.get(f"{base}/trace", params={"to": str(snapshot)})).raise_for_status()
