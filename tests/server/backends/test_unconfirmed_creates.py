@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -43,22 +44,34 @@ def replicated(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
             yield primary, replica
 
 
+@asynccontextmanager
+async def replica_paused(
+    primary: RedisServer, replica: RedisServer, proxy: TcpProxy | None = None
+) -> AsyncIterator[None]:
+    """The replica confirms nothing inside; on the way out it resumes (and the proxy's network
+    comes back), and after a block that ended well it is in sync again before the test goes on."""
+    replica.pause()
+    try:
+        yield
+    finally:
+        replica.resume()
+        if proxy is not None:
+            proxy.restore()
+    await asyncio.to_thread(replica.wait_in_sync, primary)
+
+
 async def test_a_create_the_replicas_did_not_confirm_frees_its_place_at_once(
     replicated: tuple[RedisServer, RedisServer],
 ) -> None:
     primary, replica = replicated
     store = open_store(primary.url, replicas_ack=1, ack_timeout=1.0, timeout=3.0)
     try:
-        replica.pause()
-        try:
+        async with replica_paused(primary, replica):
             started = time.monotonic()
             with pytest.raises(StoreUnavailableError, match="confirmed"):
                 await store.create(new_record(), max_active=1)
             assert time.monotonic() - started < 3.0  # within the call's deadline, void included
             assert await store.count_active(ALICE) == 0  # the caller was told it failed: not open
-        finally:
-            replica.resume()
-        await asyncio.to_thread(replica.wait_in_sync, primary)
         assert await store.create(new_record(), max_active=1)  # the one place is free
         assert await store.count_active(ALICE) == 1
     finally:
@@ -79,18 +92,13 @@ async def test_a_create_whose_confirmation_was_cut_off_is_voided_by_the_next_cre
     admin = redis_client(primary.url)
     lost = new_record()
     try:
-        replica.pause()  # the WAIT waits ...
-        try:
+        async with replica_paused(primary, replica, proxy):  # the WAIT waits ...
             creating = asyncio.create_task(store.create(lost, max_active=1))
             while not await admin.exists(f"{store.prefix}record:{lost.id}"):  # type: ignore[attr-defined]
                 await asyncio.sleep(0.01)
             proxy.cut()  # ... and its answer never comes
             with pytest.raises(StoreUnavailableError):
                 await creating
-        finally:
-            replica.resume()
-            proxy.restore()
-        await asyncio.to_thread(replica.wait_in_sync, primary)
         assert await store.create(new_record(), max_active=1)
         assert await admin.hget(f"{store.prefix}record:{lost.id}", "state") == b"cancelled"  # type: ignore[attr-defined]
         assert await store.count_active(ALICE) == 1
@@ -109,13 +117,9 @@ async def test_a_caller_retrying_the_very_record_it_was_told_failed_gets_it(
     store = open_store(primary.url, replicas_ack=1, ack_timeout=1.0, timeout=3.0)
     record = new_record()
     try:
-        replica.pause()
-        try:
+        async with replica_paused(primary, replica):
             with pytest.raises(StoreUnavailableError):
                 await store.create(record, max_active=1)
-        finally:
-            replica.resume()
-        await asyncio.to_thread(replica.wait_in_sync, primary)
         assert await store.create(record, max_active=1)
         again = await store.get(record.id)
         assert again is not None and again.state == "pending"
@@ -136,18 +140,13 @@ async def test_a_record_another_replica_retried_is_never_voided(
     b = open_store(primary.url, replicas_ack=1, timeout=5.0)
     record = new_record()
     try:
-        replica.pause()
-        try:
+        async with replica_paused(primary, replica, proxy):
             creating = asyncio.create_task(a.create(record, max_active=2))
             while await b.get(record.id) is None:
                 await asyncio.sleep(0.01)
             proxy.cut()
             with pytest.raises(StoreUnavailableError):
                 await creating
-        finally:
-            replica.resume()
-            proxy.restore()
-        await asyncio.to_thread(replica.wait_in_sync, primary)
         with pytest.raises(RecordExistsError):
             await b.create(record, max_active=2)  # the retry: it landed
         assert await a.create(new_record(), max_active=2)
