@@ -18,10 +18,10 @@ import uvicorn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for support.url_harness
 
-from support.url_harness import build_weather  # noqa: E402
+from support.url_harness import build_weather
 
-from elicitkit.server import KeyRing, McpUsers  # noqa: E402
-from elicitkit.server.store import SQLiteStore  # noqa: E402
+from elicitkit.server import KeyRing, McpUsers
+from elicitkit.server.store import SQLiteStore
 
 if __name__ == "__main__":
     port, db = int(sys.argv[1]), Path(sys.argv[2])
