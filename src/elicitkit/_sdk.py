@@ -43,7 +43,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp_types import ClientCapabilities, ElicitationCapability, InputRequiredResult, InputResponses
+from mcp_types import (
+    ClientCapabilities,
+    ElicitationCapability,
+    InputRequiredResult,
+    InputResponses,
+    RootsCapability,
+)
 from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition
 
 __all__ = [
@@ -83,7 +89,8 @@ class ExtendedClient(Client):
     """`mcp.Client` with the two hooks mcp 2.3 keeps private (docs/upstream.md).
 
     `elicitation_capability`, when set, is the `elicitation` capability declared, on every path
-    the SDK builds capabilities from (initialize, discover, the 2026-07-28 per-request `_meta`).
+    the SDK builds capabilities from (initialize, discover, the 2026-07-28 per-request `_meta`);
+    `roots_capability` likewise for `roots` (mcp 2.3 always declares `listChanged`).
     `input_required_driver`, when set, drives the input rounds of `call_tool`, `get_prompt` and
     `read_resource` in place of the SDK's driver. Both are set by a subclass, not the caller.
     """
@@ -91,18 +98,20 @@ class ExtendedClient(Client):
     elicitation_capability: ElicitationCapability | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    roots_capability: RootsCapability | None = field(default=None, init=False, repr=False, compare=False)
     input_required_driver: InputRequiredDriver | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
     async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
         session = await super()._build_session(exit_stack)
-        declared = self.elicitation_capability
-        if declared is not None:
+        declared = {"elicitation": self.elicitation_capability, "roots": self.roots_capability}
+        update = {name: value for name, value in declared.items() if value is not None}
+        if update:
             sdk_build = session._build_capabilities
 
             def declare(version: str) -> ClientCapabilities:
-                return sdk_build(version).model_copy(update={"elicitation": declared})
+                return sdk_build(version).model_copy(update=update)
 
             session._build_capabilities = declare  # type: ignore[method-assign]
         return session

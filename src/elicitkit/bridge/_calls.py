@@ -4,8 +4,9 @@ The bridge makes each upstream call on behalf of one host call, and over Streama
 upstream sends a question about a call on that call's own POST stream. `UpstreamCalls` keeps
 both ties: the host call behind each upstream request (noted as the request is sent, in the
 host call's own task, through `on_behalf_of`) and the upstream call whose POST stream each
-`elicitation/create` came on (`PostStreamTap`, an httpx response hook reading the stream as its
-bytes pass; the SDK merges every stream into one before anything else can tell them apart).
+`elicitation/create` (and `sampling/createMessage`, `roots/list`) came on (`PostStreamTap`, an
+httpx response hook reading the stream as its bytes pass; the SDK merges every stream into one
+before anything else can tell them apart).
 A question no stream ties (the standalone GET stream, a stdio upstream) gets no call here.
 """
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 __all__ = ["HostCall", "PostStreamTap", "UpstreamCalls", "behalf", "on_behalf_of"]
 
 _MAX_TIES = 1024
+_TIED = ("elicitation/create", "sampling/createMessage", "roots/list")
+"""The server-to-client requests the host answers on the stream of the call they serve."""
 
 _behalf: contextvars.ContextVar[HostCall | None] = contextvars.ContextVar(
     "elicitkit_bridge_behalf", default=None
@@ -91,7 +94,8 @@ class UpstreamCalls:
             self._calls.pop(message.id, None)
 
     def arrived_on(self, question_id: RequestId, call_id: RequestId) -> None:
-        """An `elicitation/create` came on the POST stream of upstream request `call_id`."""
+        """A question (or a sampling or roots request) came on the POST stream of upstream
+        request `call_id`."""
         self._streams[question_id] = call_id
         while len(self._streams) > _MAX_TIES:
             self._streams.popitem(last=False)
@@ -106,7 +110,7 @@ class UpstreamCalls:
 
 
 class PostStreamTap:
-    """An httpx response hook: notes which POST stream each upstream `elicitation/create` came on.
+    """An httpx response hook: notes which POST stream each upstream request of `_TIED` came on.
 
     It reads the event stream's `data:` lines as the bytes pass and changes nothing; a
     compressed stream is left untapped (its questions then go by the fallback)."""
@@ -126,7 +130,7 @@ class PostStreamTap:
             def note(question_id: RequestId) -> None:
                 self._calls.arrived_on(question_id, tied)
 
-            response.stream = ElicitationStream(response.stream, note)
+            response.stream = ElicitationStream(response.stream, note, methods=_TIED)
 
 
 def _request_id(body: bytes) -> RequestId | None:

@@ -223,11 +223,12 @@ def _route_path(scope: Scope) -> str:
 
 
 def _eligible(link: Link, headers: dict[bytes, bytes], scope: Scope) -> bool:
-    """A 2025-11-25 host that declared no elicitation, on the version it negotiated, accepting
+    """A 2025-11-25 host that declared no elicitation, sampling or roots (a server's request
+    within a call would have no stream to reach it), on the version it negotiated, accepting
     JSON, with no credential (a session bound to one is the session manager's to check)."""
     host = link.host
     session = host.channel
-    if host.modes or host.modern or session is None or scope.get("user") is not None:
+    if host.modes or host.relays or host.modern or session is None or scope.get("user") is not None:
         return False
     version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
     if version != session.protocol_version:

@@ -1,9 +1,10 @@
-"""The host side of one bridged session: its declared modes, its open calls, its channel.
+"""The host side of one bridged session: what it declared, its open calls, its channel.
 
 The 2025-11-25 wire does not say which client request an `elicitation/create` serves; over
 Streamable HTTP the stream it came on does, and `UpstreamCalls` keeps that tie, so a question
 goes to the host call whose upstream call asked it. When nothing ties it (the standalone GET
 stream, a stdio upstream), it goes to the only host call open, or with several, the newest.
+A 2025-11-25 host's `sampling/createMessage` and `roots/list` go the same way (`_relayed`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from mcp.server.session import ServerSession
 from mcp_types import (
     ClientCapabilities,
     ElicitCompleteNotification,
     InitializeRequestParams,
     RequestId,
+    RootsCapability,
+    SamplingCapability,
     ServerNotification,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -55,6 +59,13 @@ class HostSession:
     """A 2026-07-28 host: it cannot be sent `elicitation/create` (no back-channel); its
     questions go as input-required rounds of a held call."""
     channel: ServerSession | None = None
+    """Where the host is sent what no call of its carries (set through `reach`)."""
+    sampling: SamplingCapability | None = None
+    roots: RootsCapability | None = None
+    """What a 2025-11-25 host declared of sampling and roots, declared upstream as it is (the
+    bridge passes those requests to the host); None for a 2026-07-28 host (no live requests)."""
+    reached: anyio.Event = field(default_factory=anyio.Event)
+    """Set once the host can be sent requests (`channel` is set)."""
     calls: OrderedDict[int, HostCall] = field(default_factory=OrderedDict)
     upstream: UpstreamCalls = field(default_factory=UpstreamCalls)
     """Which host call each upstream call and question belongs to."""
@@ -68,12 +79,31 @@ class HostSession:
     def from_initialize(cls, params: Mapping[str, Any] | None) -> HostSession:
         """The host as its `initialize` request describes it (before the SDK commits it)."""
         init = InitializeRequestParams.model_validate(params or {}, by_name=False)
-        return cls(modes=declared_modes(init.capabilities))
+        return cls._declaring(init.capabilities, modern=False)
 
     @classmethod
     def of(cls, session: ServerSession) -> HostSession:
         modern = session.protocol_version in MODERN_PROTOCOL_VERSIONS
-        return cls(modes=declared_modes(session.client_capabilities), modern=modern, channel=session)
+        host = cls._declaring(session.client_capabilities, modern=modern)
+        host.reach(session)
+        return host
+
+    @classmethod
+    def _declaring(cls, capabilities: ClientCapabilities | None, *, modern: bool) -> HostSession:
+        host = cls(modes=declared_modes(capabilities), modern=modern)
+        if capabilities is not None and not modern:
+            host.sampling, host.roots = capabilities.sampling, capabilities.roots
+        return host
+
+    def reach(self, session: ServerSession) -> None:
+        """The host can be sent requests on `session` from now on."""
+        self.channel = session
+        self.reached.set()
+
+    @property
+    def relays(self) -> bool:
+        """Does this host answer a server's sampling or roots requests itself?"""
+        return self.sampling is not None or self.roots is not None
 
     def asks_host(self, mode: str) -> bool:
         """Can this host be asked in `mode` (live, or for a 2026-07-28 host as a round)?"""
@@ -98,7 +128,7 @@ class HostSession:
     def open(self, call: HostCall) -> int:
         key = id(call)
         self.calls[key] = call
-        self.channel = call.session
+        self.reach(call.session)
         return key
 
     def close(self, key: int) -> None:

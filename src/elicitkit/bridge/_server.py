@@ -3,7 +3,8 @@
 Results and errors come back unchanged (an `MCPError` keeps its code and data); upstream
 notifications (list changes, resource updates, log messages, completion notices) go to the
 host, progress to the host call it belongs to, and a host's cancellation cancels the
-upstream call it caused.
+upstream call it caused. A host's roots list change goes upstream (`_relayed` carries the
+requests themselves).
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from mcp_types import (
     Implementation,
     LoggingMessageNotification,
     LoggingMessageNotificationParams,
+    NotificationParams,
     PaginatedRequestParams,
     PromptListChangedNotification,
     ReadResourceRequestParams,
     ResourceListChangedNotification,
     ResourceUpdatedNotification,
+    RootsListChangedNotification,
     ServerCapabilities,
     SetLevelRequestParams,
     SubscribeRequest,
@@ -128,7 +131,7 @@ class Forwarder:
             link = await self.links.pooled(key, host, owner=owner, alone=call, size=size)
         else:
             link = await self.links.get(key, host)
-        link.host.channel = ctx.session
+        link.host.reach(ctx.session)
         return link
 
     async def forward(
@@ -228,6 +231,24 @@ class Forwarder:
     async def set_level(self, ctx: ServerRequestContext[Any, Any], params: SetLevelRequestParams) -> Any:
         return await self.forward(ctx, lambda c: c.set_logging_level(params.level))
 
+    # -- notifications from the host
+
+    async def initialized(self, ctx: ServerRequestContext[Any, Any], params: NotificationParams) -> None:
+        """The host may be sent requests now (a stdio host's upstream session opened before)."""
+        link = self.links.peek(_session_key(ctx))
+        if link is not None:
+            link.host.reach(ctx.session)
+
+    async def roots_changed(self, ctx: ServerRequestContext[Any, Any], params: NotificationParams) -> None:
+        """The host's roots changed: tell the upstream, which was told the host's `roots`."""
+        link = self.links.peek(_session_key(ctx))
+        if link is None or link.client is None or link.host.roots is None:
+            return
+        try:
+            await link.client.session.send_notification(RootsListChangedNotification())
+        except Exception as error:  # an upstream gone must not break the host's side
+            logger.debug("could not pass the roots change upstream: %s", error)
+
     # -- middleware: the host sees the upstream's name, instructions and capabilities
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -288,6 +309,10 @@ def forwarding_server(forwarder: Forwarder, name: str) -> Server[Any]:
     ]
     for method, params_type, handler in handlers:
         server.add_request_handler(method, params_type, handler)
+    server.add_notification_handler("notifications/initialized", NotificationParams, forwarder.initialized)
+    server.add_notification_handler(
+        "notifications/roots/list_changed", NotificationParams, forwarder.roots_changed
+    )
     server.middleware.insert(0, forwarder)
     forwarder.server = server
     return server

@@ -20,6 +20,7 @@ from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
 from elicitkit.bridge._calls import PostStreamTap, UpstreamCalls
 from elicitkit.bridge._direct import DirectWire
 from elicitkit.bridge._keepalive import finish_event_streams
+from elicitkit.bridge._relayed import Relay
 from elicitkit.bridge._rounds import passing_driver
 from elicitkit.client import (
     ElicitationConfig,
@@ -141,8 +142,11 @@ def upstream_client(
     logging_callback: LoggingFnT,
     mode: ConnectMode = "auto",
     calls: UpstreamCalls | None = None,
+    relay: Relay | None = None,
 ) -> Client:
-    """The client of one host session: elicitkit's, declaring `modes`; a plain one when none."""
+    """The client of one host session: elicitkit's, declaring `modes`; a plain one when none.
+    With `relay`, it declares the sampling and roots its host declared and passes those
+    requests to the host."""
     options: dict[str, Any] = {
         "message_handler": message_handler,
         "logging_callback": logging_callback,
@@ -150,6 +154,12 @@ def upstream_client(
         "read_timeout_seconds": None,
         "mode": mode,
     }
+    if relay is not None and relay.host.sampling is not None:
+        options["sampling_callback"] = relay.sample
+        options["sampling_capabilities"] = relay.host.sampling
+    if relay is not None and relay.host.roots is not None:
+        options["list_roots_callback"] = relay.list_roots
+    roots = relay.host.roots if relay is not None else None
     if not modes:
         plain: ExtendedClient
         if upstream.url is not None:
@@ -159,6 +169,7 @@ def upstream_client(
         else:
             plain = ExtendedClient(upstream.target(), **options)
         plain.input_required_driver = passing_driver(plain)
+        plain.roots_capability = roots
         return plain
     handler = ElicitationConfig(
         ui=ui,
@@ -182,4 +193,5 @@ def upstream_client(
     )
     client.elicitation_callback = capture_params(client.elicitations, ui)
     client.input_required_driver = passing_driver(client)
+    client.roots_capability = roots
     return client

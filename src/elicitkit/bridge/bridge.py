@@ -29,6 +29,7 @@ from starlette.middleware import Middleware
 from elicitkit.bridge._answering import Answer, RoutedUI
 from elicitkit.bridge._fastpath import FastPath
 from elicitkit.bridge._host import HostSession
+from elicitkit.bridge._relayed import Relay
 from elicitkit.bridge._rounds import Rounds
 from elicitkit.bridge._server import Forwarder, forwarding_server, host_logger, host_message_handler
 from elicitkit.bridge._sessions import Links
@@ -214,6 +215,7 @@ class Bridge:
             logging_callback=host_logger(host),
             mode=self._mode(host),
             calls=host.upstream,
+            relay=Relay(host, self.question_timeout) if host.relays else None,
         )
         await stack.enter_async_context(client)
         # Results pass through unchanged: the host checks a tool's output against the listing it

@@ -209,9 +209,17 @@ class ElicitationStream(httpx2.AsyncByteStream):
     `elicitation/create` it carries: how a hook learns which stream a question came on (the
     standalone GET stream here; a call's own POST stream in the bridge)."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream, note: Callable[[RequestId], None]) -> None:
+    def __init__(
+        self,
+        inner: httpx2.AsyncByteStream,
+        note: Callable[[RequestId], None],
+        *,
+        methods: tuple[str, ...] = ("elicitation/create",),
+    ) -> None:
         self._inner = inner
         self._note = note
+        self._methods = methods
+        """The requests noted (a proxy also ties `sampling/createMessage` and `roots/list`)."""
         self._line = b""
         self._data: list[bytes] = []
         self._size = 0
@@ -239,13 +247,13 @@ class ElicitationStream(httpx2.AsyncByteStream):
 
     def _dispatch(self) -> None:
         data, self._data, self._size = b"\n".join(self._data), [], 0
-        if b"elicitation/create" not in data:
+        if not any(method.encode() in data for method in self._methods):
             return
         try:
             message = json.loads(data)
         except ValueError:
             return
-        if isinstance(message, dict) and message.get("method") == "elicitation/create":
+        if isinstance(message, dict) and message.get("method") in self._methods:
             request_id = message.get("id")
             if isinstance(request_id, str | int) and not isinstance(request_id, bool):
                 self._note(request_id)

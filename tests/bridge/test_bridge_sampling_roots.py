@@ -1,0 +1,285 @@
+"""Sampling and roots through the bridge, with the reference "everything" server behind it.
+
+A 2025-11-25 host (`mcp.Client`) that declares sampling and roots is what the server sees
+through the bridge: the server's `sampling/createMessage` and `roots/list` reach the host's own
+callbacks, their results (and errors, code and data kept) reach the server, and the host's
+roots change reaches the server too. A host that declares neither sees what it sees directly.
+Over stdio (the host runs the bridge, the bridge runs the server) and over HTTP (`--listen`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bridge_harness import bridge_http, bridge_stdio, environment, http_process, text_of
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ErrorData,
+    ListRootsResult,
+    LoggingMessageNotificationParams,
+    Root,
+    SamplingCapability,
+    SamplingContextCapability,
+    SamplingToolsCapability,
+    TextContent,
+)
+from support.server_process import free_port
+from test_bridge_everything import EVERYTHING, PEER
+
+pytestmark = [pytest.mark.timeout(300), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
+
+HOW = ["stdio", "http"]
+ANSWER = "Paris, said the host's model."
+
+
+@pytest.fixture(scope="module")
+def everything_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    log = tmp_path_factory.mktemp("everything") / "upstream.log"
+    with http_process(
+        ["node", str(PEER / "serve_http.mjs")], log, port=port, env=environment(PORT=str(port))
+    ) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def bridged_http(everything_http: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with bridge_http([everything_http], tmp_path_factory.mktemp("bridge") / "bridge.log", "host") as url:
+        yield url
+
+
+def through(how: str, bridged: str) -> Any:
+    return bridged if how == "http" else bridge_stdio(EVERYTHING, "host")
+
+
+def direct(how: str, everything_http: str) -> Any:
+    if how == "http":
+        return everything_http
+    return StdioServerParameters(command=EVERYTHING[0], args=EVERYTHING[1:])
+
+
+class Host:
+    """A host's sampling and roots: a model that answers `reply` (text or an error), and roots."""
+
+    def __init__(self, reply: str | ErrorData = ANSWER) -> None:
+        self.reply = reply
+        self.sampled: list[CreateMessageRequestParams] = []
+        self.roots = [Root(uri="file:///work/atlas", name="Atlas")]  # type: ignore[arg-type]
+        self.listed = 0
+        self.logs: list[str] = []
+
+    async def sample(
+        self, context: Any, params: CreateMessageRequestParams
+    ) -> CreateMessageResult | ErrorData:
+        self.sampled.append(params)
+        if isinstance(self.reply, ErrorData):
+            return self.reply
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text=self.reply), model="host-model"
+        )
+
+    async def list_roots(self, context: Any) -> ListRootsResult:
+        self.listed += 1
+        return ListRootsResult(roots=self.roots)
+
+    async def log(self, params: LoggingMessageNotificationParams) -> None:
+        self.logs.append(str(params.data))
+
+    def client(self, server: Any) -> Client:
+        return Client(
+            server,
+            mode="legacy",
+            sampling_callback=self.sample,
+            list_roots_callback=self.list_roots,
+            logging_callback=self.log,
+        )
+
+
+async def eventually(check: Any, within: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + within
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "the host was not asked in time"
+        await asyncio.sleep(0.1)
+
+
+@pytest.mark.parametrize("how", HOW)
+async def test_the_servers_sampling_request_reaches_the_hosts_model(how: str, bridged_http: str) -> None:
+    host = Host()
+    async with host.client(through(how, bridged_http)) as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        assert "trigger-sampling-request" in tools  # the server saw the host's `sampling`
+        result = await client.call_tool("trigger-sampling-request", {"prompt": "capital of France?"})
+    assert not result.is_error, text_of(result)
+    assert ANSWER in text_of(result) and "host-model" in text_of(result), text_of(result)
+    [asked] = host.sampled
+    assert asked.system_prompt == "You are a helpful test server."
+    assert asked.max_tokens == 100
+    [message] = asked.messages
+    assert isinstance(message.content, TextContent) and "capital of France?" in message.content.text
+
+
+@pytest.mark.parametrize("how", HOW)
+async def test_the_hosts_sampling_error_reaches_the_server_as_it_reaches_it_directly(
+    how: str, everything_http: str, bridged_http: str
+) -> None:
+    refusal = ErrorData(code=-32001, message="The person did not allow sampling.", data={"why": "policy"})
+    said: list[str] = []
+    for server in (direct(how, everything_http), through(how, bridged_http)):
+        host = Host(refusal)
+        async with host.client(server) as client:
+            result = await client.call_tool("trigger-sampling-request", {"prompt": "hello?"})
+        assert result.is_error and len(host.sampled) == 1
+        said.append(text_of(result))
+    assert said[0] == said[1], said
+    assert "-32001" in said[1] and "The person did not allow sampling." in said[1], said[1]
+
+
+@pytest.mark.parametrize("how", HOW)
+async def test_the_servers_roots_request_reaches_the_host_and_a_change_goes_upstream(
+    how: str, bridged_http: str
+) -> None:
+    host = Host()
+    async with host.client(through(how, bridged_http)) as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        assert "get-roots-list" in tools  # the server saw the host's `roots`
+        first = await client.call_tool("get-roots-list", {})
+        assert "file:///work/atlas" in text_of(first) and "Atlas" in text_of(first), text_of(first)
+        asked = host.listed
+        host.roots = [*host.roots, Root(uri="file:///work/beacon", name="Beacon")]  # type: ignore[arg-type]
+        await client.send_roots_list_changed()
+        await eventually(lambda: host.listed > asked)  # the server asked again, told of the change
+        await eventually(lambda: any("2 root(s)" in log for log in host.logs))
+        second = await client.call_tool("get-roots-list", {})
+    assert "file:///work/beacon" in text_of(second) and "Beacon" in text_of(second), text_of(second)
+
+
+@pytest.mark.parametrize("how", HOW)
+async def test_a_host_without_sampling_or_roots_sees_what_it_sees_directly(
+    how: str, everything_http: str, bridged_http: str
+) -> None:
+    seen: list[tuple[list[str], str, str]] = []
+    for server in (direct(how, everything_http), through(how, bridged_http)):
+        async with Client(server, mode="legacy") as client:
+            tools = sorted(tool.name for tool in (await client.list_tools()).tools)
+            sampling = await client.call_tool("trigger-sampling-request", {"prompt": "hello?"})
+            roots = await client.call_tool("get-roots-list", {})
+        assert sampling.is_error and roots.is_error
+        seen.append((tools, text_of(sampling), text_of(roots)))
+    assert seen[0] == seen[1], seen
+    assert "trigger-sampling-request" not in seen[1][0] and "get-roots-list" not in seen[1][0]
+
+
+DECLARED = """
+import sys
+from mcp.server.mcpserver import Context, MCPServer
+
+mcp = MCPServer("Declared")
+
+
+@mcp.tool()
+async def declared(ctx: Context) -> str:
+    capabilities = ctx.session.client_capabilities
+    return capabilities.model_dump_json(by_alias=True, exclude_none=True) if capabilities else "{}"
+
+
+mcp.run("stdio")
+"""
+"""An SDK server with one tool: the capabilities its client declared, as JSON."""
+
+
+@pytest.fixture
+def declared_server(tmp_path: Path) -> list[str]:
+    script = tmp_path / "declared.py"
+    script.write_text(DECLARED)
+    return [sys.executable, str(script)]
+
+
+def declared_of(text: str) -> dict[str, Any]:
+    declared: dict[str, Any] = json.loads(text)
+    return {name: declared[name] for name in ("sampling", "roots", "elicitation") if name in declared}
+
+
+async def test_upstream_is_declared_exactly_the_sampling_and_roots_a_stdio_host_declared(
+    declared_server: list[str],
+) -> None:
+    """A host on stdio, speaking JSON-RPC itself: roots without `listChanged`, sampling with
+    `context` and `tools`, no elicitation; the server behind the bridge is told just that."""
+    bridge = bridge_stdio(declared_server, "host")
+    process = await asyncio.create_subprocess_exec(
+        bridge.command,
+        *bridge.args,
+        env=bridge.env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    async def send(message: dict[str, Any]) -> None:
+        stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+        await stdin.drain()
+
+    async def response(request_id: int) -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = json.loads(await asyncio.wait_for(stdout.readline(), 60))
+            if message.get("id") == request_id and "method" not in message:
+                return message
+
+    capabilities = {"roots": {}, "sampling": {"context": {}, "tools": {}}}
+    try:
+        await send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": capabilities,
+                    "clientInfo": {"name": "raw-host", "version": "1"},
+                },
+            }
+        )
+        assert "result" in await response(1)
+        await send({"method": "notifications/initialized"})
+        await send({"id": 2, "method": "tools/call", "params": {"name": "declared", "arguments": {}}})
+        result = (await response(2))["result"]
+    finally:
+        stdin.close()
+        await asyncio.wait_for(process.wait(), 30)
+    assert declared_of(result["content"][0]["text"]) == capabilities
+
+
+async def test_upstream_is_declared_exactly_the_sampling_and_roots_an_http_host_declared(
+    declared_server: list[str], tmp_path: Path
+) -> None:
+    async def sample(context: Any, params: CreateMessageRequestParams) -> ErrorData:
+        return ErrorData(code=-1, message="unused")
+
+    async def list_roots(context: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[])
+
+    sampling = SamplingCapability(context=SamplingContextCapability(), tools=SamplingToolsCapability())
+    with bridge_http(declared_server, tmp_path / "bridge.log", "host") as url:
+        async with Client(
+            url,
+            mode="legacy",
+            sampling_callback=sample,
+            sampling_capabilities=sampling,
+            list_roots_callback=list_roots,
+        ) as client:
+            with_both = text_of(await client.call_tool("declared", {}))
+        async with Client(url, mode="legacy", list_roots_callback=list_roots) as client:
+            roots_only = text_of(await client.call_tool("declared", {}))
+    assert declared_of(with_both) == {
+        "sampling": {"context": {}, "tools": {}},
+        "roots": {"listChanged": True},
+    }
+    assert declared_of(roots_only) == {"roots": {"listChanged": True}}
