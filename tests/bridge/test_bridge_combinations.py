@@ -1,0 +1,258 @@
+"""Every combination of host revision, what the host declared, server revision and `--answer`.
+
+The table under "Every combination" in docs/bridge.md is read here and each of its rows is run
+for every combination it stands for, so the page and the test cannot part: the SDK's
+`mcp.Client` as the host (2025-11-25 or 2026-07-28, declaring no elicitation, form only, or
+form and URL), `elicitkit.bridge.Bridge` served by uvicorn on 127.0.0.1 with the row's
+`--answer` and the server's revision pinned, and an elicitkit server over HTTP
+(tests/bridge/upstream_matrix.py) with a form tool and a URL-mode tool. Form accept, decline and
+cancel and URL mode complete (a secret typed on the server's own page, fetched over HTTP as a
+browser would) come back as the server's tool result says, from whoever the row names; a
+"cannot" is checked as its sentence states (nobody is asked, and the server says it was told).
+
+Stand-in: where the bridge answers itself, its own UI is elicitkit's `ScriptedUI` here (given as
+`Bridge(ui=...)`), with `open_url` handing the URL to the scripted browser. The real page is
+driven in Chromium by tests/bridge/test_bridge_browser.py, test_bridge_revisions.py,
+test_bridge_reverse.py and test_bridge_stock_hosts.py; the terminal UI the bridge makes for
+`terminal` is elicitkit's `TerminalUI`, driven in a real terminal by tests/client/ and
+tests/cli/test_client_interactive.py; the command's refusal over stdio is checked below.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import pytest
+import pytest_asyncio
+from anyio.abc import TaskGroup
+from bridge_harness import HERE, PY, ROOT, environment, http_process, text_of
+from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult
+from support.declaring import declaring
+from support.server_process import free_port
+from support.url_harness import Browser, serve
+
+from elicitkit.bridge import Bridge
+from elicitkit.client import FormQuestion, ScriptedUI, UrlQuestion
+from elicitkit.results import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
+
+pytestmark = pytest.mark.timeout(300)
+
+REVISIONS = ("2025-11-25", "2026-07-28")
+DECLARED: dict[str, dict[str, Any] | None] = {
+    "no elicitation": None,
+    "form only": {"form": {}},
+    "form and URL": {"form": {}, "url": {}},
+}
+ANSWERS = ("host", "browser", "terminal", "auto")
+WHO = ("the host", "the bridge's page", "the bridge's terminal", "cannot")
+
+
+# -- the table, as docs/bridge.md states it
+
+
+@dataclass(frozen=True)
+class Cell:
+    host: str
+    declared: str
+    server: str
+    answer: str
+    form: str
+    url: str
+
+    @property
+    def id(self) -> str:
+        declared = self.declared.replace(" ", "-").lower()
+        return f"host-{self.host}-{declared}-server-{self.server}-{self.answer}"
+
+
+def who(cell: str) -> str:
+    for name in WHO:
+        if cell.startswith(name):
+            return name
+    raise AssertionError(f"a cell of the table names no one who answers: {cell!r}")
+
+
+def table() -> list[Cell]:
+    """Every combination the table in docs/bridge.md stands for, one `Cell` each."""
+    text = (ROOT / "docs" / "bridge.md").read_text()
+    section = text.split("\n## Every combination\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line]
+    cells: list[Cell] = []
+    for row in rows[1:]:  # the header is the first
+        hosts, declared, servers, answer, form, url = (part.strip() for part in row.strip("|").split(" | "))
+        for host, what, server in itertools.product(
+            hosts.split(", "), list(DECLARED) if declared == "any" else [declared], servers.split(", ")
+        ):
+            cells.append(Cell(host, what, server, answer.strip("`"), who(form), who(url)))
+    return cells
+
+
+CELLS = table()
+
+
+def test_the_table_holds_every_combination_once() -> None:
+    wanted = set(itertools.product(REVISIONS, DECLARED, REVISIONS, ANSWERS))
+    stated = [(c.host, c.declared, c.server, c.answer) for c in CELLS]
+    assert sorted(stated) == sorted(wanted)
+
+
+# -- the pieces: one upstream, one bridge per setting and server revision, a person
+
+
+FORMS = {
+    "accept": ElicitResult(action="accept", content={"guest": "Ada", "nights": 3}),
+    "decline": ElicitResult(action="decline"),
+    "cancel": ElicitResult(action="cancel"),
+}
+SAID = {
+    "accept": "reserved 3 nights for Ada",
+    "decline": "DeclinedElicitation",
+    "cancel": "CancelledElicitation",
+}
+KEY = "k-typed-on-the-servers-page"
+
+
+@dataclass
+class Person:
+    """Whoever answers: at the host (its elicitation callback) or at the bridge (its UI), with
+    the form answer of the moment; a URL is agreed to, then completed on the server's page."""
+
+    form: ElicitResult = field(default_factory=lambda: FORMS["accept"])
+    tasks: TaskGroup | None = None
+    asked: list[tuple[str, str]] = field(default_factory=list)
+    completed: list[str] = field(default_factory=list)
+
+    async def at_host(self, context: Any, params: Any) -> ElicitResult:
+        if isinstance(params, ElicitRequestURLParams):
+            self.asked.append(("the host", "url"))
+            self.complete_later(params.url)  # the host's person opens what they agreed to
+            return ElicitResult(action="accept")
+        assert isinstance(params, ElicitRequestFormParams)
+        self.asked.append(("the host", "form"))
+        return self.form
+
+    def at_bridge(self, question: FormQuestion | UrlQuestion) -> Any:
+        if isinstance(question, UrlQuestion):
+            self.asked.append(("the bridge", "url"))
+            return AcceptedElicitation()
+        self.asked.append(("the bridge", "form"))
+        if self.form.action == "accept":
+            return AcceptedElicitation(dict(self.form.content or {}))
+        return DeclinedElicitation() if self.form.action == "decline" else CancelledElicitation()
+
+    def open_url(self, url: str) -> bool:
+        """The bridge's `open_url`: called once the person agreed in the bridge's UI."""
+        self.complete_later(url)
+        return True
+
+    def complete_later(self, url: str) -> None:
+        assert self.tasks is not None
+        self.tasks.start_soon(self._complete, url)
+
+    async def _complete(self, url: str) -> None:
+        async with Browser(None, "local-user") as browser:
+            page = await browser.open(url)
+            done = await browser.submit(page, secret=KEY, action="save")
+        assert done.status_code == 200, done.text
+        self.completed.append(url)
+
+
+PERSON = Person()
+
+
+@pytest.fixture(scope="module")
+def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("matrix") / "upstream.log"
+    with http_process([PY, str(HERE / "upstream_matrix.py"), "PORT"], log) as url:
+        yield url
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def bridges(upstream: str) -> AsyncIterator[dict[tuple[str, str], str]]:
+    """`Bridge(answer=..., upstream_protocol=...)` for each setting and server revision."""
+    served: dict[tuple[str, str], str] = {}
+    ui = ScriptedUI(otherwise=PERSON.at_bridge)  # the stand-in for the bridge's page or terminal
+    async with AsyncExitStack() as stack:
+        for answer, server in itertools.product(ANSWERS, REVISIONS):
+            bridge = Bridge(
+                upstream,
+                answer=answer,
+                ui=ui,
+                open_url=PERSON.open_url,
+                upstream_protocol=server,  # type: ignore[arg-type]
+            )
+            base = await stack.enter_async_context(serve(lambda url, bridge=bridge: bridge.asgi_app()))
+            served[answer, server] = f"{base}/mcp"
+        yield served
+
+
+# -- every row
+
+
+def expected(cell: Cell, mode: str, action: str) -> tuple[list[tuple[str, str]], str]:
+    """Who is asked for `mode`, and what the server's tool says after `action`."""
+    by = cell.form if mode == "form" else cell.url
+    if by == "cannot":
+        return [], f"{cell.server}: not asked, {mode} mode not declared"
+    asker = "the host" if by == "the host" else "the bridge"
+    said = SAID[action] if mode == "form" else "url completed, key "
+    return [(asker, mode)], f"{cell.server}: {said}"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("cell", CELLS, ids=[cell.id for cell in CELLS])
+async def test_every_combination_answers_as_the_table_says(
+    cell: Cell, bridges: dict[tuple[str, str], str]
+) -> None:
+    target = bridges[cell.answer, cell.server]
+    mode = "legacy" if cell.host == "2025-11-25" else "auto"
+    for action, tool in [*((a, "reserve") for a in FORMS), ("complete", "connect")]:
+        PERSON.asked.clear()
+        PERSON.completed.clear()
+        PERSON.form = FORMS.get(action, FORMS["accept"])
+        asked, said = expected(cell, "form" if tool == "reserve" else "url", action)
+        async with anyio.create_task_group() as tasks:
+            PERSON.tasks = tasks
+            with anyio.fail_after(120):
+                client = declaring(
+                    DECLARED[cell.declared], target, elicitation_callback=PERSON.at_host, mode=mode
+                )
+                async with client:
+                    assert client.protocol_version == cell.host
+                    result = await client.call_tool(tool, {})
+        text = text_of(result)
+        assert not result.is_error, text
+        assert text.startswith(said), (action, text)
+        assert PERSON.asked == asked, (action, PERSON.asked)
+        if tool == "connect" and asked:
+            assert len(PERSON.completed) == 1  # the URL was completed on the server's page, once
+
+
+# -- the one thing no row can show: the terminal needs a terminal of the bridge's own
+
+
+def refused(*options: str) -> str:
+    done = subprocess.run(
+        [PY, "-m", "elicitkit", "bridge", "--answer", "terminal", *options, "http://127.0.0.1:9/mcp"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment(),
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    return re.sub(r"\s+", " ", done.stderr)
+
+
+def test_the_terminal_is_refused_where_the_bridge_has_no_terminal_of_its_own() -> None:
+    """Over stdio the host owns it; with `--listen` but no terminal (here: none), it has none."""
+    for options in [(), ("--listen", f"127.0.0.1:{free_port()}")]:
+        assert "the terminal UI needs a terminal of the bridge's own" in refused(*options)
