@@ -13,9 +13,13 @@ watches to the same session, which answers it under the client's rules (modes, t
 subset, validation, rate limits, the bridge's UI). The response itself is taken off at the top,
 after the watches have seen it, and handed to the request's caller.
 
-A POST whose stream ends without a response is an error for the caller (the SDK would try to
-resume it; the short way does not). Everything else, the SDK's own requests and notifications
-included, passes through untouched.
+A server may close a POST's event stream before the response (SSE polling): the wire resumes
+it as the SDK's transport does, after the server's `retry` with a GET carrying `Last-Event-ID`,
+on the same HTTP client, passing up whatever the resumed stream brings. A stream that ends with
+no event id to resume from is an error for the caller, and so is one whose resumes fail or bring
+nothing `MAX_RECONNECTION_ATTEMPTS` times in a row (the SDK's transport counts only the failed
+ones, so a server that keeps closing in silence would hold the call for ever). Everything else,
+the SDK's own requests and notifications included, passes through untouched.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import itertools
 import json
 from collections.abc import Mapping
 from contextlib import suppress
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -33,6 +38,7 @@ import httpx2
 from anyio.abc import ObjectReceiveStream, ObjectSendStream, TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.client import Transport
+from mcp.client.streamable_http import DEFAULT_RECONNECTION_DELAY_MS, MAX_RECONNECTION_ATTEMPTS
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import (
@@ -142,20 +148,56 @@ class DirectWire:
         return True
 
     async def post(self, request: JSONRPCRequest) -> None:
-        """POST `request`; everything the server answers on it goes up the read stream."""
+        """POST `request`; everything the server answers on it goes up the read stream, its event
+        stream resumed if the server closes it before the response."""
         headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
         headers.update(self._session)
         body = json.dumps(request.model_dump(by_alias=True, mode="json", exclude_unset=True)).encode()
+        cursor = _Cursor()
         try:
             async with self._http.stream("POST", self._url, content=body, headers=headers) as response:
-                answered = await self._read(request.id, response)
+                if await self._read(request.id, response, cursor):
+                    return
         except (httpx2.HTTPError, httpx2.StreamError, OSError) as error:
-            answered = False
-            await self._failed(request.id, CONNECTION_CLOSED, f"The upstream request failed: {error}")
-        if not answered:
+            # A connection lost mid-stream resumes as a closed stream does; a malformed one does not.
+            if cursor.event_id is None or isinstance(error, httpx2.SSEError):
+                await self._failed(request.id, CONNECTION_CLOSED, f"The upstream request failed: {error}")
+                return
+        if cursor.event_id is None:
             await self._failed(request.id, CONNECTION_CLOSED, "The upstream stream ended without a response.")
+            return
+        await self._resume(request.id, cursor)
 
-    async def _read(self, request_id: RequestId, response: httpx2.Response) -> bool:
+    async def _resume(self, request_id: RequestId, cursor: _Cursor) -> None:
+        """Resume a request's event stream as the SDK's transport does: after the server's `retry`
+        (else the SDK's default), a GET with `Last-Event-ID`, again each time it ends without the
+        response; a resume that fails or brings no message counts toward the SDK's bound."""
+        attempts = 0
+        while attempts < MAX_RECONNECTION_ATTEMPTS and cursor.event_id is not None:
+            delay = cursor.retry_ms if cursor.retry_ms is not None else DEFAULT_RECONNECTION_DELAY_MS
+            await anyio.sleep(delay / 1000)
+            headers = {"accept": "text/event-stream", "cache-control": "no-store", **self._session}
+            headers["last-event-id"] = cursor.event_id
+            brought = cursor.messages
+            try:
+                async with self._http.stream("GET", self._url, headers=headers) as response:
+                    if _event_stream(response) and await self._events(request_id, response, cursor):
+                        return
+            except httpx2.SSEError as error:  # an event stream that breaks the rules: no resuming it
+                text = f"The upstream event stream failed: {error}"
+                await self._failed(request_id, CONNECTION_CLOSED, text)
+                return
+            except (httpx2.HTTPError, httpx2.StreamError, OSError):
+                pass
+            attempts = 0 if cursor.messages > brought else attempts + 1
+        await self._failed(
+            request_id,
+            CONNECTION_CLOSED,
+            f"The upstream stream ended without a response, and {attempts} tries in a row to resume "
+            "it failed or brought nothing.",
+        )
+
+    async def _read(self, request_id: RequestId, response: httpx2.Response, cursor: _Cursor) -> bool:
         """Pass up what `response` carries; whether it carried the response (or an error for it)."""
         if response.status_code == 202 or 300 <= response.status_code < 400:
             return await self._failed(
@@ -180,12 +222,22 @@ class DirectWire:
             return _answers(reply, request_id)
         if not kind.startswith("text/event-stream"):
             return await self._failed(request_id, INVALID_REQUEST, f"Unexpected content type: {kind}")
+        return await self._events(request_id, response, cursor)
+
+    async def _events(self, request_id: RequestId, response: httpx2.Response, cursor: _Cursor) -> bool:
+        """Pass up the messages of an event stream, keeping `cursor` at its last event id and
+        `retry`; whether it carried the response (or an error for it)."""
         async for event in httpx2.EventSource(response, max_event_size=_MAX_EVENT):
+            if event.id:
+                cursor.event_id = event.id
+            if event.retry is not None:
+                cursor.retry_ms = event.retry
             if event.event != "message" or not event.data:
-                continue
+                continue  # a priming event (an id to resume from, and a `retry`), or not a message
             message = _message(event.data.encode())
             if message is None:
                 return await self._failed(request_id, INTERNAL_ERROR, "An upstream event was not JSON-RPC.")
+            cursor.messages += 1
             await self._pass_up(message)
             if _answers(message, request_id):
                 return True
@@ -203,6 +255,21 @@ class DirectWire:
             # A closed stream: the session is closing, and its callers learn it from the session.
             with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 await self._up.send((contextvars.copy_context(), SessionMessage(message)))
+
+
+@dataclass
+class _Cursor:
+    """Where a request's event stream resumes from (its last event id, the server's `retry` in
+    milliseconds), and how many messages it has brought."""
+
+    event_id: str | None = None
+    retry_ms: int | None = None
+    messages: int = 0
+
+
+def _event_stream(response: httpx2.Response) -> bool:
+    kind = response.headers.get("content-type", "").lower()
+    return response.is_success and kind.startswith("text/event-stream")
 
 
 def _ours(request_id: RequestId | None) -> bool:

@@ -1,0 +1,85 @@
+"""A stock FastMCP server that polls (SSE polling, SEP-1699): it closes a call's event stream
+before answering, and the client resumes it with a GET carrying `Last-Event-ID`.
+
+    python upstream_polling.py PORT
+
+FastMCP's own event store keeps what the server says while no stream is open, and the
+`retry` it announces tells the client when to come back. `resumes` counts the GETs that came
+back with a `Last-Event-ID`, so a test sees how often a client resumed.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import uvicorn
+from fastmcp import Context, FastMCP
+from fastmcp.server.event_store import EventStore
+
+RETRY_MS = 200
+"""What the server announces in its priming events: come back after this many milliseconds."""
+SETTLE = 0.5
+"""Seconds a tool waits before closing its stream, so its priming event (the id a client resumes
+from) has reached the client."""
+
+mcp = FastMCP("Polling FastMCP")
+resumed = [0]
+
+
+@dataclass
+class Name:
+    name: str
+
+
+@mcp.tool
+async def poll(ctx: Context, label: str, ask: bool = True) -> str:
+    """Close the call's stream, ask a question (or not) while it is closed, close it again after
+    the answer, then answer the call while the client is away."""
+    await anyio.sleep(SETTLE)
+    await ctx.close_sse_stream()
+    said = "nothing asked"
+    if ask:
+        result = await ctx.elicit("Your name?", response_type=Name)
+        said = f"{result.action} {result.data.name}" if result.action == "accept" else result.action
+    await ctx.info(f"{label} is nearly done")
+    await anyio.sleep(SETTLE)
+    await ctx.close_sse_stream()
+    return f"{label}: {said}"
+
+
+@mcp.tool
+async def keep_closing(ctx: Context, seconds: float = 60.0) -> str:
+    """Close the call's stream whenever a client has resumed it, and never answer in time."""
+    await anyio.sleep(SETTLE)
+    with anyio.move_on_after(seconds):
+        while True:
+            await anyio.sleep(0.1)
+            await ctx.close_sse_stream()
+    return "too late"
+
+
+@mcp.tool
+def resumes() -> int:
+    """How many GETs so far carried a `Last-Event-ID`."""
+    return resumed[0]
+
+
+def counting(app: Any) -> Any:
+    async def counted(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET" and _resuming(scope["headers"]):
+            resumed[0] += 1
+        await app(scope, receive, send)
+
+    return counted
+
+
+def _resuming(headers: list[tuple[bytes, bytes]]) -> bool:
+    return any(name == b"last-event-id" for name, _ in headers)
+
+
+if __name__ == "__main__":
+    app = mcp.http_app(event_store=EventStore(), retry_interval=RETRY_MS)
+    uvicorn.run(counting(app), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", lifespan="on")
