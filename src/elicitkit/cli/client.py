@@ -21,11 +21,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import signal
 import sys
-from collections.abc import Callable, Mapping
-from contextlib import AsyncExitStack
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import AsyncExitStack, ExitStack, contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import httpx2
 import typer
@@ -52,10 +54,17 @@ from elicitkit.client.ui import said
 from elicitkit.i18n import current, noop, speaking
 from elicitkit.i18n import gettext as _
 
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+
 __all__ = ["client", "read_answers"]
+
+T = TypeVar("T")
 
 _PROTOCOLS = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"}
 _HELP = noop("Commands: tools | call NAME [JSON arguments] | help | quit")
+_STOPPED = noop("Cancelled (Ctrl-C); the server was told to stop.")
+_IGNORED = noop("Ignored what you typed while waiting for the server; Ctrl-C cancels.")
 _NO_TERMINAL = noop(
     "elicitkit client asks its questions in a terminal, and this is not one. Answer them in "
     "your browser with --web, or make one call answered from a file with --call TOOL --answers FILE."
@@ -362,9 +371,7 @@ class _Session:
         return 1 if result.is_error else 0
 
     async def interact(self, web: bool) -> int:
-        """List tools and call them until the person quits."""
-        from prompt_toolkit import PromptSession
-
+        """List tools and call them until the person quits; `_Keys` says what each key does."""
         async with AsyncExitStack() as stack:
             ui: ElicitationUI
             if web:
@@ -379,34 +386,48 @@ class _Session:
                 from elicitkit.client.terminal import TerminalUI
 
                 ui = TerminalUI(locale=current().locale)
-            connected = await self._connect(stack, ui, open_in_system_browser)
-            self.out.print(Text(_connected(connected), style="bold"))
-            tools = {tool.name: tool for tool in (await connected.list_tools()).tools}
-            _print_tools(self.out, tools)
-            self.out.print(Text(_(_HELP), style="dim"))
-            prompt: PromptSession[str] = PromptSession()
-            while True:
-                try:
-                    line = (await prompt.prompt_async("elicitkit> ")).strip()
-                except EOFError:
-                    return 0
-                except KeyboardInterrupt:
-                    continue
-                command, _space, rest = line.partition(" ")
-                if command in ("quit", "exit", "q"):
-                    return 0
-                if command in ("tools", "list"):
+            with _Keys(self.out) as keys:
+                # Before the first prompt, Ctrl-C means what it means in a cooked terminal: stop.
+                with keys.busy(lambda: signal.raise_signal(signal.SIGINT)):
+                    connected = await self._connect(stack, ui, open_in_system_browser)
+                    self.out.print(Text(_connected(connected), style="bold"))
                     tools = {tool.name: tool for tool in (await connected.list_tools()).tools}
-                    _print_tools(self.out, tools)
-                elif command == "call":
-                    await self._call(connected, tools, rest.strip())
-                elif command == "help":
-                    self.out.print(Text(_(_HELP), style="dim"))
-                elif command:
-                    unknown = _("Unknown command %(command)s.") % {"command": repr(command)}
-                    self.out.print(Text(unknown, style="red").append(" " + _(_HELP), style="dim"))
+                _print_tools(self.out, tools)
+                self.out.print(Text(_(_HELP), style="dim"))
+                return await self._loop(connected, tools, keys)
 
-    async def _call(self, connected: ElicitingClient, tools: Mapping[str, Tool], text: str) -> None:
+    async def _loop(self, connected: ElicitingClient, tools: dict[str, Tool], keys: _Keys) -> int:
+        from prompt_toolkit import PromptSession
+
+        prompt: PromptSession[str] = PromptSession(input=keys.input)
+        while True:
+            try:
+                line = (await prompt.prompt_async("elicitkit> ")).strip()
+            except EOFError:
+                return 0
+            except KeyboardInterrupt:
+                continue
+            command, _space, rest = line.partition(" ")
+            if command in ("quit", "exit", "q"):
+                return 0
+            if command in ("tools", "list"):
+                listed = await keys.interruptible(connected.list_tools())
+                if listed is None:
+                    self.out.print(Text(_(_STOPPED), style="yellow"))
+                    continue
+                tools = {tool.name: tool for tool in listed.tools}
+                _print_tools(self.out, tools)
+            elif command == "call":
+                await self._call(connected, tools, rest.strip(), keys)
+            elif command == "help":
+                self.out.print(Text(_(_HELP), style="dim"))
+            elif command:
+                unknown = _("Unknown command %(command)s.") % {"command": repr(command)}
+                self.out.print(Text(unknown, style="red").append(" " + _(_HELP), style="dim"))
+
+    async def _call(
+        self, connected: ElicitingClient, tools: Mapping[str, Tool], text: str, keys: _Keys
+    ) -> None:
         name, _space, raw = text.partition(" ")
         if name not in tools:
             known = {"name": repr(name), "tools": ", ".join(tools) or _("(none)")}
@@ -422,13 +443,87 @@ class _Session:
             self.out.print(Text(_("Give the arguments as a JSON object."), style="red"))
             return
         try:
-            result = await connected.call_tool(name, arguments)
+            result = await keys.interruptible(connected.call_tool(name, arguments))
         except (MCPError, ElicitationError) as error:
             self.out.print(Text(_("The call failed: %(error)s") % {"error": error}, style="red"))
+            return
+        if result is None:
+            self.out.print(Text(_(_STOPPED), style="yellow"))
             return
         style = "red" if result.is_error else "green"
         line = Text(_("error: ") if result.is_error else _("result: "), style=style)
         self.out.print(line.append(_result_text(result)))
+
+
+class _Keys:
+    """What a key typed at any point of an interactive session means, and one terminal state.
+
+    A cooked terminal acts on keys that no one reads: it echoes them into the next prompt, turns
+    Ctrl-D into an end of file (read later as a NUL) and Ctrl-C into a SIGINT wherever the program
+    is. So the terminal stays in raw mode (prompt_toolkit's, as its screens use it) from the
+    connection to the end of the session, and every key goes to whoever reads it: the prompt (Ctrl-C
+    clears the line, Ctrl-D ends the session), a question's screens (which hold the terminal from
+    its header to its last screen), or, while the server works with neither up, `busy`: Ctrl-C
+    interrupts, any other key is dropped, with a word the first time. The `with` restores the
+    terminal on every way out. Lines piped in rather than typed are left to the prompt.
+    """
+
+    def __init__(self, out: Console) -> None:
+        from prompt_toolkit.application.current import get_app_session
+
+        self.input: Input = get_app_session().input
+        self.out = out
+        self._person = os.isatty(self.input.fileno())
+        self._raw = ExitStack()
+
+    def __enter__(self) -> _Keys:
+        if self._person:
+            self._raw.enter_context(self.input.raw_mode())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._raw.close()
+
+    @contextmanager
+    def busy(self, interrupt: Callable[[], None], hint: str | None = None) -> Iterator[None]:
+        """While the server works with no screen up: Ctrl-C calls `interrupt`, other keys are dropped."""
+        if not self._person:
+            yield
+            return
+        from prompt_toolkit.keys import Keys
+
+        told = hint is None
+
+        def read() -> None:
+            nonlocal told
+            pressed = self.input.read_keys()
+            if self.input.closed or any(key.key == Keys.ControlC for key in pressed):
+                interrupt()
+            elif pressed and not told:
+                told = True
+                self.out.print(Text(hint or "", style="dim"))
+
+        with self.input.attach(read):
+            yield
+        self.input.flush_keys()  # half an escape sequence is dropped too
+
+    async def interruptible(self, work: Awaitable[T]) -> T | None:
+        """`work`'s result, or None when Ctrl-C cancelled it (the SDK tells the server)."""
+        task = asyncio.ensure_future(work)
+        pressed: list[bool] = []
+
+        def interrupt() -> None:
+            pressed.append(True)
+            task.cancel()
+
+        with self.busy(interrupt, _(_IGNORED)):
+            try:
+                return await task
+            except asyncio.CancelledError:
+                here = asyncio.current_task()
+                if not pressed or (here is not None and here.cancelling()):
+                    raise
+                return None
 
 
 def _print_tools(console: Console, tools: Mapping[str, Tool]) -> None:

@@ -117,10 +117,14 @@ class Screens:
         no screen is up and the terminal would be back in cooked mode: there the kernel turns
         Ctrl-D into an end of file (read later as a NUL byte), Ctrl-C into SIGINT, and echoes
         the rest. So a key pressed as soon as the question showed was lost or did the wrong
-        thing; held, it waits in the terminal for the next screen. Holds that overlap share one.
+        thing; held, it waits in the terminal for the next screen. Whoever else read the terminal
+        (`elicitkit client` while a call runs) stops reading until the hold ends. Holds that
+        overlap share one.
         """
         if not self._holds:
-            self._raw.enter_context((self.input or get_app_session().input).raw_mode())
+            terminal = self.input or get_app_session().input
+            self._raw.enter_context(terminal.raw_mode())
+            self._raw.enter_context(terminal.detach())
         self._holds += 1
         try:
             yield

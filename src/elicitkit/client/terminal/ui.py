@@ -313,7 +313,8 @@ class TerminalUI:
 
         keys: dict[str, Literal["retry", "cancel"]] = {"r": "retry", "c": "cancel"}
         try:
-            choice = await self._screens.live(body, keys=keys, toolbar=_(_WAIT_KEYS))
+            with self._screens.held():  # a key pressed before the panel shows waits for it
+                choice = await self._screens.live(body, keys=keys, toolbar=_(_WAIT_KEYS))
         except CancelPressed:
             choice = "cancel"
         self.console.print(
