@@ -1,0 +1,254 @@
+"""The short way against upstreams that answer a POST with one JSON body, not an event stream.
+
+Stock servers in Streamable HTTP's JSON response mode (the SDK's `MCPServer` and FastMCP,
+sessions kept) give the host behind the bridge the same results and errors (codes and data) as
+they give the same host directly. A hostile upstream (a test double written here: a small
+Starlette app on uvicorn, which speaks just enough Streamable HTTP to open a session) answers
+the call's POST in the ways a server should not: each becomes a JSON-RPC error for the host,
+and the bridge serves on.
+
+The host is the SDK's `mcp.Client` declaring no elicitation; each of its POSTs through the
+bridge is answered with one JSON body, which is what the short way answers (the full way
+answers with an event stream).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from bridge_harness import HERE, PY, bridge_http, http_process
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST
+from pydantic import BaseModel
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from support.url_harness import serve
+
+from elicitkit.bridge import Bridge
+from elicitkit.client import ScriptedUI
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@asynccontextmanager
+async def host(url: str) -> AsyncIterator[tuple[Client, list[str]]]:
+    """`mcp.Client` declaring no elicitation, and the content type of each answer to its requests."""
+    kinds: list[str] = []
+
+    async def answered(response: httpx2.Response) -> None:
+        request = response.request
+        if request.method == "POST" and "id" in json.loads(request.content):
+            kinds.append(response.headers.get("content-type", "").split(";")[0])
+
+    http = httpx2.AsyncClient(event_hooks={"response": [answered]}, timeout=httpx2.Timeout(30, read=60))
+    client = Client(streamable_http_client(url, http_client=http), mode="legacy", cache=None)
+    async with http, client:
+        await client.list_tools()  # as a host does first; the host session's upstream session opens
+        kinds.clear()
+        yield client, kinds
+
+
+async def outcome(call: Awaitable[BaseModel]) -> tuple[Any, ...]:
+    """A result as JSON, or a JSON-RPC error as its code, message and data."""
+    try:
+        result = await call
+    except MCPError as error:
+        return ("error", error.code, error.message, error.data)
+    return ("result", result.model_dump(by_alias=True, mode="json", exclude_none=True))
+
+
+Calls = list[tuple[str, Callable[[Client], Awaitable[BaseModel]]]]
+
+SDK_CALLS: Calls = [
+    ("tools/list", lambda c: c.list_tools()),
+    ("a result", lambda c: c.call_tool("sleepy", {"seconds": 0})),
+    ("an error with data", lambda c: c.call_tool("fail_with_data", {})),
+    ("no such tool", lambda c: c.call_tool("no-such-tool", {})),
+    ("arguments that do not fit", lambda c: c.call_tool("sleepy", {"seconds": "soon"})),
+]
+
+FASTMCP_CALLS: Calls = [
+    ("tools/list", lambda c: c.list_tools()),
+    ("a result", lambda c: c.call_tool("add", {"a": 2, "b": 3})),
+    ("a tool that raises", lambda c: c.call_tool("broken", {})),
+    ("arguments that do not fit", lambda c: c.call_tool("add", {"a": "two"})),
+    ("no such tool", lambda c: c.call_tool("no-such-tool", {})),
+    ("resources/list", lambda c: c.list_resources()),
+    ("resources/templates/list", lambda c: c.list_resource_templates()),
+    ("a resource", lambda c: c.read_resource("memo://hello")),
+    ("a templated resource", lambda c: c.read_resource("memo://notes/x")),
+    ("no such resource", lambda c: c.read_resource("memo://nowhere")),
+    ("prompts/list", lambda c: c.list_prompts()),
+    ("a prompt", lambda c: c.get_prompt("haiku", {"topic": "sea"})),
+    ("no such prompt", lambda c: c.get_prompt("no-such-prompt")),
+]
+
+
+CALLS = {"sdk": SDK_CALLS, "fastmcp": FASTMCP_CALLS}
+
+
+@pytest.fixture(scope="module", params=sorted(CALLS))
+def json_upstream(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    """The server's kind, and its URL."""
+    kind: str = request.param
+    log = tmp_path_factory.mktemp(kind) / "upstream.log"
+    with http_process([PY, str(HERE / "upstream_json.py"), kind, "PORT"], log) as url:
+        yield kind, url
+
+
+@pytest.fixture(scope="module")
+def bridged(json_upstream: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with bridge_http([json_upstream[1]], tmp_path_factory.mktemp("bridge") / "bridge.log") as url:
+        yield url
+
+
+async def test_a_json_upstream_gives_the_host_its_own_results_and_errors_on_the_short_way(
+    json_upstream: tuple[str, str], bridged: str
+) -> None:
+    kind, upstream = json_upstream
+    seen: dict[str, tuple[Any, ...]] = {}
+    async with host(upstream) as (direct, direct_kinds), host(bridged) as (through, kinds):
+        for name, call in CALLS[kind]:
+            expected = await outcome(call(direct))
+            seen[name] = await outcome(call(through))
+            assert seen[name] == expected, name
+    assert direct_kinds == ["application/json"] * len(direct_kinds)  # the server answers in JSON
+    assert kinds == ["application/json"] * len(kinds) and kinds  # every request took the short way
+    if kind == "sdk":  # a JSON-RPC error keeps its own code and data
+        assert seen["an error with data"] == (
+            "error",
+            -32001,
+            "quota exceeded",
+            {"retryAfter": 30, "plan": "free"},
+        )
+
+
+# -- a hostile upstream (a test double): the call's POST answered as a server should not
+
+
+_JSON = "application/json"
+
+
+def _reply(request_id: Any, **outcome: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, **outcome}
+
+
+def _call_answer(name: str, request_id: Any) -> Response:
+    """How the double answers a call of tool `name`."""
+    refused = {"code": -32001, "message": "quota exceeded", "data": {"retryAfter": 30}}
+    if name == "fine":
+        return JSONResponse(_reply(request_id, result={"content": [{"type": "text", "text": "fine"}]}))
+    if name == "error_body":  # 200, a JSON-RPC error for this request
+        return JSONResponse(_reply(request_id, error=refused))
+    if name == "error_status":  # an HTTP error status with a JSON-RPC error as its body
+        return JSONResponse(_reply(request_id, error=refused), status_code=429)
+    if name == "not_json_rpc":
+        return JSONResponse({"hello": "world"})
+    if name == "not_json":
+        return Response(b"{not json", media_type=_JSON)
+    if name == "someone_elses":  # a JSON-RPC response, but to another request
+        return JSONResponse(_reply("someone-else", result={"content": []}))
+    if name == "status_500":
+        return Response(b"down for maintenance", status_code=500, media_type="text/plain")
+    if name == "status_404":
+        return Response(b"", status_code=404)
+    if name == "accepted":
+        return Response(status_code=202)
+    return Response(b"fine", media_type="text/plain")  # "plain_text"
+
+
+HOSTILE_TOOLS = [
+    "fine",
+    "error_body",
+    "error_status",
+    "not_json_rpc",
+    "not_json",
+    "someone_elses",
+    "status_500",
+    "status_404",
+    "accepted",
+    "plain_text",
+]
+
+
+def hostile_upstream(base: str) -> Starlette:
+    """A Streamable HTTP server just good enough for a client to open a session with it (no
+    standalone stream); its tools answer their calls as `_call_answer` says."""
+
+    async def post(request: Request) -> Response:
+        message = json.loads(await request.body())
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None:
+            return Response(status_code=202)  # a notification or a response
+        if method == "initialize":
+            result = {
+                "protocolVersion": message["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "hostile", "version": "1"},
+            }
+            return JSONResponse(_reply(request_id, result=result), headers={"mcp-session-id": "hostile-1"})
+        if method == "tools/list":
+            tools = [{"name": name, "inputSchema": {"type": "object"}} for name in HOSTILE_TOOLS]
+            return JSONResponse(_reply(request_id, result={"tools": tools}))
+        if method == "tools/call":
+            return _call_answer(message["params"]["name"], request_id)
+        return JSONResponse(_reply(request_id, error={"code": -32601, "message": "Method not found"}))
+
+    async def other(request: Request) -> Response:
+        return Response(status_code=405)  # no standalone stream; DELETE not offered either
+
+    return Starlette(
+        routes=[Route("/mcp", post, methods=["POST"]), Route("/mcp", other, methods=["GET", "DELETE"])]
+    )
+
+
+@asynccontextmanager
+async def bridge_before_hostile() -> AsyncIterator[str]:
+    """The hostile upstream, and the bridge (as a library) in front of it; yields the bridge's URL."""
+    async with serve(hostile_upstream) as upstream:
+        bridge = Bridge(f"{upstream}/mcp", answer="browser", ui=ScriptedUI())
+        async with serve(lambda url: bridge.asgi_app()) as base:
+            yield f"{base}/mcp"
+
+
+async def _progress(progress: float, total: float | None, message: str | None) -> None:
+    return None
+
+
+SAME_BOTH_WAYS = ["fine", "error_body", "error_status", "status_500", "status_404", "plain_text"]
+"""What the full way (the SDK's transport upstream) gives the host as the short way does. Not
+the rest: a body that is not JSON-RPC is a -32700 there with pydantic's report in it, a 202 says
+so in other words, and a reply to another request leaves the call waiting until it times out."""
+
+
+async def test_what_a_hostile_json_upstream_answers_reaches_the_host_as_a_json_rpc_error() -> None:
+    seen: dict[str, tuple[Any, ...]] = {}
+    async with bridge_before_hostile() as url, host(url) as (through, kinds):
+        for name in HOSTILE_TOOLS:
+            with anyio.fail_after(30):
+                seen[name] = await outcome(through.call_tool(name, {}))
+        assert kinds == ["application/json"] * len(HOSTILE_TOOLS)  # each one on the short way
+        assert (await outcome(through.call_tool("fine", {})))[0] == "result"  # and the bridge serves on
+        for name in SAME_BOTH_WAYS:  # a progress token: the full way
+            with anyio.fail_after(30):
+                assert await outcome(through.call_tool(name, {}, progress_callback=_progress)) == seen[name]
+    assert seen["fine"][0] == "result"
+    refused = ("error", -32001, "quota exceeded", {"retryAfter": 30})
+    assert seen["error_body"] == refused
+    assert seen["error_status"] == refused  # an HTTP error status keeps the JSON-RPC error it carries
+    codes = {name: got[1] for name, got in seen.items() if got[0] == "error"}
+    assert codes["not_json_rpc"] == codes["not_json"] == codes["status_500"] == INTERNAL_ERROR
+    assert codes["someone_elses"] == CONNECTION_CLOSED  # at once, not after a timeout
+    assert codes["status_404"] == codes["accepted"] == codes["plain_text"] == INVALID_REQUEST
