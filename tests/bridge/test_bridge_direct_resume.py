@@ -121,3 +121,15 @@ async def test_a_server_that_keeps_closing_without_answering_gets_an_error_withi
             answered = await client.call_tool("poll", {"label": "after", "ask": False})  # serves on
     assert raised.value.error.code == CONNECTION_CLOSED
     assert answered.content[0].text == "after: nothing asked"  # type: ignore[union-attr]
+
+
+async def test_a_stream_that_ends_with_nothing_to_resume_from_is_an_error_at_once(upstream: str) -> None:
+    before = await resumes(upstream)
+    async with bridged(upstream, ScriptedUI()) as url:
+        host = Host(url)
+        async with host.client() as client:
+            with anyio.fail_after(30), pytest.raises(MCPError) as raised:
+                await client.call_tool("vanish", {})
+    assert host.kinds == ["application/json"]  # the short way
+    assert raised.value.error.code == CONNECTION_CLOSED
+    assert await resumes(upstream) == before

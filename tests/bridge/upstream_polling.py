@@ -5,7 +5,8 @@ before answering, and the client resumes it with a GET carrying `Last-Event-ID`.
 
 FastMCP's own event store keeps what the server says while no stream is open, and the
 `retry` it announces tells the client when to come back. `resumes` counts the GETs that came
-back with a `Last-Event-ID`, so a test sees how often a client resumed.
+back with a `Last-Event-ID`, so a test sees how often a client resumed; a call of `vanish` gets a
+stream that ends with nothing to resume from.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ RETRY_MS = 200
 SETTLE = 0.5
 """Seconds a tool waits before closing its stream, so its priming event (the id a client resumes
 from) has reached the client."""
+
+SSE = b"text/event-stream"
 
 mcp = FastMCP("Polling FastMCP")
 resumed = [0]
@@ -67,19 +70,33 @@ def resumes() -> int:
     return resumed[0]
 
 
-def counting(app: Any) -> Any:
-    async def counted(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["method"] == "GET" and _resuming(scope["headers"]):
+def serving(app: Any) -> Any:
+    """`app`, counting the GETs that resume a stream; a call of the tool `vanish` (no such tool)
+    gets an event stream that ends with no event id, so nothing to resume from."""
+
+    async def served(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        if scope["method"] == "GET" and any(name == b"last-event-id" for name, _ in scope["headers"]):
             resumed[0] += 1
-        await app(scope, receive, send)
+        body, more = b"", scope["method"] == "POST"
+        while more:
+            message = await receive()
+            body, more = body + message.get("body", b""), message.get("more_body", False)
+        if b'"vanish"' in body:
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", SSE)]})
+            await send({"type": "http.response.body", "body": b": gone\n\n"})
+            return None
+        read = [{"type": "http.request", "body": body, "more_body": False}] if body else []
 
-    return counted
+        async def again() -> Any:
+            return read.pop() if read else await receive()
 
+        return await app(scope, again, send)
 
-def _resuming(headers: list[tuple[bytes, bytes]]) -> bool:
-    return any(name == b"last-event-id" for name, _ in headers)
+    return served
 
 
 if __name__ == "__main__":
     app = mcp.http_app(event_store=EventStore(), retry_interval=RETRY_MS)
-    uvicorn.run(counting(app), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", lifespan="on")
+    uvicorn.run(serving(app), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", lifespan="on")
