@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from bridge_harness import HERE, PY, BrowserRecord, bridge_http, environment, http_process, text_of
+from bridge_harness import PY, BrowserRecord, bridge_http, environment, http_process, text_of
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -45,7 +45,7 @@ class Stage:
 @pytest.fixture
 def stage(tmp_path: Path) -> Iterator[Stage]:
     browser = BrowserRecord(tmp_path)
-    server = [PY, str(HERE / "upstream_url_required.py"), "PORT", str(tmp_path / "weather.db")]
+    server = [PY, "-m", "tests.bridge.upstream_url_required", "PORT", str(tmp_path / "weather.db")]
     with (
         http_process(server, tmp_path / "weather.log") as upstream,
         bridge_http([upstream], tmp_path / "bridge.log", "auto", env=environment(**browser.env)) as url,

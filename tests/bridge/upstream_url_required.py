@@ -1,7 +1,7 @@
 """The weather server of tests/support/url_harness.py on Streamable HTTP, holding its calls with
 -32042 (URL elicitation required, S-24) instead of asking live:
 
-    python upstream_url_required.py PORT DB
+    python -m tests.bridge.upstream_url_required PORT DB    (from the repository's root)
 
 Its `forecast` tool needs a URL-mode `Secret`: the first call answers -32042 listing the page,
 the page stores the secret and the server sends the completion notice, and the retried call
@@ -16,12 +16,9 @@ from pathlib import Path
 
 import uvicorn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for support.url_harness
-
-from support.url_harness import build_weather
-
 from elicitkit.server import KeyRing, McpUsers
 from elicitkit.server.store import SQLiteStore
+from tests.support.url_harness import build_weather
 
 if __name__ == "__main__":
     port, db = int(sys.argv[1]), Path(sys.argv[2])
