@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
@@ -38,9 +37,9 @@ class Term:
     def __init__(self, pipe: PipeInput) -> None:
         self.pipe = pipe
         self.transcript = io.StringIO()
-        self.ui = TerminalUI(
-            input=pipe, output=DummyOutput(), console=Console(file=self.transcript, width=100)
-        )
+        self.drawn = io.StringIO()  # what the screens draw
+        output = Vt100_Output(self.drawn, lambda: Size(rows=30, columns=100), term="xterm-256color")
+        self.ui = TerminalUI(input=pipe, output=output, console=Console(file=self.transcript, width=100))
 
     async def ask(self, schema: dict[str, Any], keys: str, initial: dict[str, Any] | None = None) -> Any:
         self.pipe.send_text(keys)
@@ -48,14 +47,14 @@ class Term:
             self.ui.ask_form(FormQuestion("Demo", "Why", schema, initial or {})), 10
         )
 
-    async def screen_up(self) -> None:
+    async def screen_up(self, text: str) -> None:
+        """Until a screen has drawn `text` (its heading, or the keys it takes)."""
         deadline = time.monotonic() + 60  # generous: a loaded CI box is slow, not broken
         while time.monotonic() < deadline:
-            app = self.ui._screens.current
-            if app is not None and app.is_running:
+            if text in self.drawn.getvalue():
                 return
             await asyncio.sleep(0.01)
-        raise AssertionError("no screen came up")
+        raise AssertionError(f"no screen drew {text!r}")
 
 
 @pytest.fixture
@@ -126,7 +125,7 @@ async def test_the_shared_validator_holds_back_a_submit(term: Term, monkeypatch:
 async def test_notices_print_with_or_without_a_screen_up(term: Term) -> None:
     term.ui.notice("first \x1b[2J")
     task = asyncio.create_task(term.ui.ask_form(FormQuestion("Demo", "Why", NAME, {})))
-    await term.screen_up()
+    await term.screen_up("Name ✱")
     term.ui.notice("elicitation el-1 completed")
     await asyncio.sleep(0.2)
     assert not task.done()
@@ -152,11 +151,12 @@ async def test_wait_returns_the_key_pressed(term: Term) -> None:
 
 async def test_wait_can_be_stopped_by_the_handler(term: Term) -> None:
     task = asyncio.create_task(term.ui.wait(Waiting("Demo", [("e1", "Connect")], time.monotonic())))
-    await term.screen_up()
+    await term.screen_up("r: retry now")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert term.ui._screens.current is None
+    term.ui.notice("after the panel")  # no screen is up: it prints at once, not above a screen
+    assert "◆ after the panel" in term.transcript.getvalue()
     assert await term.ask(NAME, "Ada" + ENTER + ENTER) == AcceptedElicitation({"name": "Ada"})
 
 
