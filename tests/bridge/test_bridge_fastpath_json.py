@@ -34,7 +34,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from support.url_harness import serve
 
-from elicitkit.bridge import Bridge
+from elicitkit.bridge import Answer, Bridge
 from elicitkit.client import ScriptedUI
 
 pytestmark = pytest.mark.timeout(300)
@@ -154,6 +154,17 @@ def _call_answer(name: str, request_id: Any) -> Response:
         return JSONResponse(_reply(request_id, error=refused))
     if name == "error_status":  # an HTTP error status with a JSON-RPC error as its body
         return JSONResponse(_reply(request_id, error=refused), status_code=429)
+    if name == "url_required":  # -32042 (S-24), for a bridge that leaves URL mode to the host
+        listed = [
+            {
+                "mode": "url",
+                "elicitationId": "e-1",
+                "url": "https://example.com/connect",
+                "message": "Connect.",
+            }
+        ]
+        error = {"code": -32042, "message": "URL elicitation required", "data": {"elicitations": listed}}
+        return JSONResponse(_reply(request_id, error=error))
     if name == "not_json_rpc":
         return JSONResponse({"hello": "world"})
     if name == "not_json":
@@ -181,6 +192,7 @@ HOSTILE_TOOLS = [
     "accepted",
     "plain_text",
 ]
+"""The tools the hostile upstream lists (and "url_required", which it answers too)."""
 
 
 def hostile_upstream(base: str) -> Starlette:
@@ -200,7 +212,8 @@ def hostile_upstream(base: str) -> Starlette:
             }
             return JSONResponse(_reply(request_id, result=result), headers={"mcp-session-id": "hostile-1"})
         if method == "tools/list":
-            tools = [{"name": name, "inputSchema": {"type": "object"}} for name in HOSTILE_TOOLS]
+            listed = [*HOSTILE_TOOLS, "url_required"]
+            tools = [{"name": name, "inputSchema": {"type": "object"}} for name in listed]
             return JSONResponse(_reply(request_id, result={"tools": tools}))
         if method == "tools/call":
             return _call_answer(message["params"]["name"], request_id)
@@ -215,12 +228,12 @@ def hostile_upstream(base: str) -> Starlette:
 
 
 @asynccontextmanager
-async def bridge_before_hostile() -> AsyncIterator[str]:
-    """The hostile upstream, and the bridge (as a library) in front of it; yields the bridge's URL."""
+async def bridge_before_hostile(answer: Answer = "browser") -> AsyncIterator[tuple[str, str]]:
+    """The hostile upstream, and the bridge (as a library) in front of it; yields both URLs."""
     async with serve(hostile_upstream) as upstream:
-        bridge = Bridge(f"{upstream}/mcp", answer="browser", ui=ScriptedUI())
+        bridge = Bridge(f"{upstream}/mcp", answer=answer, ui=ScriptedUI())
         async with serve(lambda url: bridge.asgi_app()) as base:
-            yield f"{base}/mcp"
+            yield f"{upstream}/mcp", f"{base}/mcp"
 
 
 async def _progress(progress: float, total: float | None, message: str | None) -> None:
@@ -235,7 +248,7 @@ so in other words, and a reply to another request leaves the call waiting until 
 
 async def test_what_a_hostile_json_upstream_answers_reaches_the_host_as_a_json_rpc_error() -> None:
     seen: dict[str, tuple[Any, ...]] = {}
-    async with bridge_before_hostile() as url, host(url) as (through, kinds):
+    async with bridge_before_hostile() as (_, url), host(url) as (through, kinds):
         for name in HOSTILE_TOOLS:
             with anyio.fail_after(30):
                 seen[name] = await outcome(through.call_tool(name, {}))
@@ -252,3 +265,19 @@ async def test_what_a_hostile_json_upstream_answers_reaches_the_host_as_a_json_r
     assert codes["not_json_rpc"] == codes["not_json"] == codes["status_500"] == INTERNAL_ERROR
     assert codes["someone_elses"] == CONNECTION_CLOSED  # at once, not after a timeout
     assert codes["status_404"] == codes["accepted"] == codes["plain_text"] == INVALID_REQUEST
+
+
+async def test_a_32042_the_bridge_leaves_to_the_host_reaches_it_with_its_code_and_data_on_both_ways() -> None:
+    """`--answer host` and a host that declared no elicitation: nobody on the way answers URL
+    mode, so the server's -32042 is the host's, as the server sent it."""
+    async with (
+        bridge_before_hostile("host") as (upstream, url),
+        host(upstream) as (direct, _),
+        host(url) as (through, kinds),
+    ):
+        expected = await outcome(direct.call_tool("url_required", {}))
+        short = await outcome(through.call_tool("url_required", {}))
+        full = await outcome(through.call_tool("url_required", {}, progress_callback=_progress))
+    assert kinds == ["application/json", "text/event-stream"]
+    assert expected[:2] == ("error", -32042) and expected[3]["elicitations"][0]["elicitationId"] == "e-1"
+    assert short == full == expected
