@@ -125,6 +125,15 @@ class ExtendedClient(Client):
             return await super()._drive_input_required(first, retry)
         return await self.input_required_driver(first, retry)
 
+    async def sdk_rounds(
+        self,
+        first: _ResultT | InputRequiredResult,
+        retry: Callable[[InputResponses | None, str | None], Awaitable[_ResultT | InputRequiredResult]],
+    ) -> _ResultT:
+        """The SDK's own driver (each request to this client's callbacks), for a driver set
+        here to fall back on."""
+        return await super()._drive_input_required(first, retry)
+
 
 SDK_TIMEOUT = 30.0
 """Seconds the SDK's transports allow to connect, write and wait for a pooled connection."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bridge_harness import bridge_http, bridge_stdio, environment, http_process, text_of
+from bridge_harness import ROOT, bridge_http, bridge_stdio, environment, http_process, text_of
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import (
@@ -283,3 +283,21 @@ async def test_upstream_is_declared_exactly_the_sampling_and_roots_an_http_host_
         "roots": {"listChanged": True},
     }
     assert declared_of(roots_only) == {"roots": {"listChanged": True}}
+
+
+CONFORMANCE = [sys.executable, str(ROOT / "examples" / "conformance" / "server.py"), "--port", "PORT"]
+
+
+async def test_a_2026_07_28_servers_sampling_round_reaches_a_2025_11_25_hosts_model(tmp_path: Path) -> None:
+    """elicitkit's conformance server, asked at 2026-07-28 by a host that declared sampling and
+    no elicitation, asks its question as a sampling round: the host answers it live."""
+    host = Host("Good morning!")
+    with (
+        http_process(CONFORMANCE, tmp_path / "server.log") as upstream,
+        bridge_http([upstream], tmp_path / "bridge.log", "host", "--upstream-protocol", "2026-07-28") as url,
+    ):
+        async with host.client(url) as client:
+            result = await client.call_tool("test_input_required_result_capabilities", {})
+    assert text_of(result) == "Sampled: Good morning!", text_of(result)
+    [asked] = host.sampled
+    assert asked.max_tokens == 50

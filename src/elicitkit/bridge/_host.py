@@ -101,9 +101,10 @@ class HostSession:
         self.reached.set()
 
     @property
-    def relays(self) -> bool:
-        """Does this host answer a server's sampling or roots requests itself?"""
-        return self.sampling is not None or self.roots is not None
+    def relays(self) -> frozenset[str]:
+        """What of a server's requests this host answers itself: "sampling", "roots"."""
+        declared = {"sampling": self.sampling, "roots": self.roots}
+        return frozenset(kind for kind, capability in declared.items() if capability is not None)
 
     def asks_host(self, mode: str) -> bool:
         """Can this host be asked in `mode` (live, or for a 2026-07-28 host as a round)?"""

@@ -394,13 +394,15 @@ def upstream_seeds(params: Any, client: Client) -> dict[str, Any]:
     return {"input_responses": responses, "request_state": state}
 
 
-def passing_driver(client: ExtendedClient) -> InputRequiredDriver:
+def passing_driver(client: ExtendedClient, relayed: frozenset[str] = frozenset()) -> InputRequiredDriver:
     """`client`'s driver of input rounds, passing to the host each round it answers whole.
 
     For a call a 2026-07-28 host makes (`HostCall.answers`), a round whose every request the
     host can answer, and the bridge's client would put to a person, ends the upstream call with
     that round for the host; any other round is driven by `client`'s own driver (its rules, the
-    host asked in rounds of the bridge's own, the bridge's UI for the rest)."""
+    host asked in rounds of the bridge's own, the bridge's UI for the rest). A plain client
+    (no driver of its own) drives a round of only the `relayed` kinds ("sampling", "roots":
+    its callbacks ask a 2025-11-25 host live) by the SDK's driver."""
     inner = client.input_required_driver
 
     async def drive(first: Any, retry: Callable[[InputResponses | None, str | None], Awaitable[Any]]) -> Any:
@@ -413,6 +415,8 @@ def passing_driver(client: ExtendedClient) -> InputRequiredDriver:
             return await inner(first, retry)
         if not isinstance(first, InputRequiredResult):
             return first
+        if relayed and all(_kind(request) in relayed for request in (first.input_requests or {}).values()):
+            return await client.sdk_rounds(first, retry)
         asked = sorted({request.method for request in (first.input_requests or {}).values()})
         raise MCPError(
             code=INTERNAL_ERROR,
@@ -421,6 +425,12 @@ def passing_driver(client: ExtendedClient) -> InputRequiredDriver:
         )
 
     return drive
+
+
+def _kind(request: InputRequest) -> str:
+    if isinstance(request, CreateMessageRequest):
+        return "sampling"
+    return "roots" if isinstance(request, ListRootsRequest) else request.method
 
 
 def _passable(

@@ -168,7 +168,7 @@ def upstream_client(
             plain = ExtendedClient(streamable_http_client(upstream.url, http_client=http), **options)
         else:
             plain = ExtendedClient(upstream.target(), **options)
-        plain.input_required_driver = passing_driver(plain)
+        plain.input_required_driver = passing_driver(plain, relay.host.relays if relay else frozenset())
         plain.roots_capability = roots
         return plain
     handler = ElicitationConfig(
