@@ -1,6 +1,7 @@
 """A server that polls (it closes a call's event stream before answering, SEP-1699) works on the
 bridge's short way as it does directly: the bridge resumes the stream with a GET carrying
-`Last-Event-ID`, as the SDK's client transport does, and gives up within the same bound.
+`Last-Event-ID`, as the SDK's client transport does, and gives up within the same bound when
+resumes fail; a resume that brings nothing only slows the next one down.
 
 The host is the SDK's `mcp.Client` on 2025-11-25 without elicitation, so its plain calls take the
 short way (answered as one JSON reply; a progress token sends a call the full way); the bridge
@@ -106,19 +107,41 @@ async def test_a_call_whose_stream_the_server_closes_gets_its_result_on_the_shor
     assert [question.message for question in ui.shown] == (["Your name?"] * 2 if ask else [])  # type: ignore[union-attr]
 
 
-async def test_a_server_that_keeps_closing_without_answering_gets_an_error_within_the_bound(
+async def test_a_long_job_that_keeps_closing_in_silence_gets_its_result_polled_at_a_falling_rate(
     upstream: str,
 ) -> None:
-    """The bridge resumes as often as the SDK's transport does, then the host gets an error."""
+    """A resume that brings nothing is how a server polls through a long job: the call is not
+    failed for it, and each quiet resume in a row doubles the wait before the next (the server's
+    `retry` of 0.2 s: resumes at about 0.2, 0.6, 1.4 and 3.0 s into a 4 s job, where resuming
+    every 0.2 s would have made a dozen)."""
     before = await resumes(upstream)
     async with bridged(upstream, ScriptedUI()) as url:
         host = Host(url)
         async with host.client() as client:
-            with anyio.fail_after(60), pytest.raises(MCPError) as raised:
-                await client.call_tool("keep_closing", {"seconds": 120})
-            assert host.kinds == ["application/json"]  # the short way
-            assert await resumes(upstream) - before == MAX_RECONNECTION_ATTEMPTS
-            answered = await client.call_tool("poll", {"label": "after", "ask": False})  # serves on
+            with anyio.fail_after(60):
+                result = await client.call_tool("keep_closing", {"seconds": 4})
+    assert host.kinds == ["application/json"]  # the short way
+    assert result.content[0].text == "done after 4 s"  # type: ignore[union-attr]
+    assert 1 <= await resumes(upstream) - before <= 6
+
+
+async def test_resumes_the_server_refuses_end_the_call_with_an_error_within_the_sdks_bound(
+    upstream: str,
+) -> None:
+    before = await resumes(upstream)
+    async with Client(upstream, mode="legacy") as switch, bridged(upstream, ScriptedUI()) as url:
+        await switch.call_tool("refuse_resumes", {"on": True})
+        try:
+            host = Host(url)
+            async with host.client() as client:
+                with anyio.fail_after(60), pytest.raises(MCPError) as raised:
+                    await client.call_tool("keep_closing", {"seconds": 120})
+                assert host.kinds == ["application/json"]  # the short way
+                assert await resumes(upstream) - before == MAX_RECONNECTION_ATTEMPTS
+                await switch.call_tool("refuse_resumes", {"on": False})
+                answered = await client.call_tool("poll", {"label": "after", "ask": False})  # serves on
+        finally:
+            await switch.call_tool("refuse_resumes", {"on": False})
     assert raised.value.error.code == CONNECTION_CLOSED
     assert answered.content[0].text == "after: nothing asked"  # type: ignore[union-attr]
 

@@ -5,8 +5,8 @@ before answering, and the client resumes it with a GET carrying `Last-Event-ID`.
 
 FastMCP's own event store keeps what the server says while no stream is open, and the
 `retry` it announces tells the client when to come back. `resumes` counts the GETs that came
-back with a `Last-Event-ID`, so a test sees how often a client resumed; a call of `vanish` gets a
-stream that ends with nothing to resume from.
+back with a `Last-Event-ID`, so a test sees how often a client resumed (`refuse_resumes` makes
+them fail with 503); a call of `vanish` gets a stream that ends with nothing to resume from.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ SSE = b"text/event-stream"
 
 mcp = FastMCP("Polling FastMCP")
 resumed = [0]
+refusing = [False]
 
 
 @dataclass
@@ -55,13 +56,21 @@ async def poll(ctx: Context, label: str, ask: bool = True) -> str:
 
 @mcp.tool
 async def keep_closing(ctx: Context, seconds: float = 60.0) -> str:
-    """Close the call's stream whenever a client has resumed it, and never answer in time."""
+    """A long job that says nothing: close the call's stream whenever a client has resumed it,
+    for `seconds`, then answer."""
     await anyio.sleep(SETTLE)
     with anyio.move_on_after(seconds):
         while True:
             await anyio.sleep(0.1)
             await ctx.close_sse_stream()
-    return "too late"
+    return f"done after {seconds:g} s"
+
+
+@mcp.tool
+def refuse_resumes(on: bool) -> bool:
+    """From now on, answer every GET that resumes a stream with 503 (`on`), or serve them again."""
+    refusing[0] = on
+    return on
 
 
 @mcp.tool
@@ -79,6 +88,10 @@ def serving(app: Any) -> Any:
             return await app(scope, receive, send)
         if scope["method"] == "GET" and any(name == b"last-event-id" for name, _ in scope["headers"]):
             resumed[0] += 1
+            if refusing[0]:
+                await send({"type": "http.response.start", "status": 503, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+                return None
         body, more = b"", scope["method"] == "POST"
         while more:
             message = await receive()
