@@ -179,8 +179,10 @@ async def test_a_host_without_sampling_or_roots_sees_what_it_sees_directly(
 
 
 DECLARED = """
-import sys
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types import CreateMessageRequest, ListRootsRequest, ListRootsResult, Result
 
 mcp = MCPServer("Declared")
 
@@ -191,9 +193,24 @@ async def declared(ctx: Context) -> str:
     return capabilities.model_dump_json(by_alias=True, exclude_none=True) if capabilities else "{}"
 
 
+@mcp.tool()
+async def ask_anyway(ctx: Context) -> str:
+    sampling = CreateMessageRequest(params={"messages": [], "maxTokens": 5})
+    said = []
+    for request in (sampling, ListRootsRequest()):
+        try:
+            metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
+            await ctx.session.send_request(request, Result, metadata=metadata)
+            said.append("answered")
+        except MCPError as error:
+            said.append(f"{error.code} {error.message}")
+    return "; ".join(said)
+
+
 mcp.run("stdio")
 """
-"""An SDK server with one tool: the capabilities its client declared, as JSON."""
+"""An SDK server: the capabilities its client declared, as JSON; what its client says to
+sampling and roots requests it sends whatever the client declared."""
 
 
 @pytest.fixture
@@ -301,3 +318,22 @@ async def test_a_2026_07_28_servers_sampling_round_reaches_a_2025_11_25_hosts_mo
     assert text_of(result) == "Sampled: Good morning!", text_of(result)
     [asked] = host.sampled
     assert asked.max_tokens == 50
+
+
+@pytest.mark.parametrize("how", HOW)
+async def test_a_host_without_them_refuses_a_servers_sampling_and_roots_as_directly(
+    how: str, declared_server: list[str], tmp_path: Path
+) -> None:
+    """A server that asks anyway: through the bridge it gets the refusals it gets directly."""
+    direct = StdioServerParameters(command=declared_server[0], args=declared_server[1:])
+    async with Client(direct, mode="legacy") as client:
+        directly = text_of(await client.call_tool("ask_anyway", {}))
+    if how == "stdio":
+        async with Client(bridge_stdio(declared_server, "host"), mode="legacy") as client:
+            bridged = text_of(await client.call_tool("ask_anyway", {}))
+    else:
+        with bridge_http(declared_server, tmp_path / "bridge.log", "host") as url:
+            async with Client(url, mode="legacy") as client:
+                bridged = text_of(await client.call_tool("ask_anyway", {}))
+    assert bridged == directly, (bridged, directly)
+    assert "answered" not in bridged
