@@ -30,9 +30,13 @@ _WRAPPED = (
 )
 
 
+def _client(server: list[str]) -> Terminal:
+    return Terminal(["sh", "-c", _WRAPPED, "sh", str(ELICITKIT), "client", "--", *server])
+
+
 @pytest.fixture
 def terminal() -> Iterator[Terminal]:
-    term = Terminal(["sh", "-c", _WRAPPED, "sh", str(ELICITKIT), "client", "--", *SERVER])
+    term = _client(SERVER)
     try:
         yield term
     finally:
@@ -109,4 +113,35 @@ def test_the_terminal_is_restored_when_the_server_goes_away_during_a_call(termin
     t.wait_for("elicitkit>", after="The call failed: Connection closed")
     t.type("quit")
     t.keys("Enter")
-    assert _ended(t)[0] == "TTY=RESTORED"
+    assert _ended(t) == ["TTY=RESTORED", "CODE=0"]
+
+
+@pytest.mark.timeout(240)
+def test_ctrl_c_while_connecting_ends_the_session_and_restores_the_terminal(tmp_path: Path) -> None:
+    started = tmp_path / "started"
+    mute = "import pathlib, sys, time; pathlib.Path(sys.argv[1]).touch(); time.sleep(600)"
+    t = _client([sys.executable, "-c", mute, str(started)])  # a server that never answers
+    try:
+        _wait_for_file(started)  # the client holds the terminal before it starts the server
+        t.keys("C-c")
+        assert _ended(t) == ["TTY=RESTORED", "CODE=130"]
+        assert "Cancelled (Ctrl-C); nothing more was sent." in t.screen()
+    finally:
+        t.close()
+
+
+@pytest.mark.timeout(240)
+def test_ctrl_c_on_a_question_cancels_the_question_not_the_call() -> None:
+    t = _client([sys.executable, str(Path(__file__).with_name("coffee_stdio_server.py"))])
+    try:
+        t.wait_for("elicitkit>")
+        t.type('call order_coffee {"name": "Cy"}')
+        t.keys("Enter")
+        t.wait_for("How does Cy like the coffee?")  # the form's screen may not be up yet
+        t.keys("C-c")
+        t.wait_for("elicitkit>", after="result: No coffee for Cy (cancel).")
+        t.type("quit")
+        t.keys("Enter")
+        assert _ended(t) == ["TTY=RESTORED", "CODE=0"]
+    finally:
+        t.close()
