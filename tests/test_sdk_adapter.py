@@ -193,6 +193,14 @@ async def test_the_http_client_is_the_one_the_sdk_transport_makes_when_given_non
         assert ours.headers["x-probe"] == "1"
 
 
+def test_the_transport_sends_each_post_following_redirects_only_within_its_origin() -> None:
+    from mcp.client import streamable_http
+    from mcp.shared._httpx_utils import stream_within_origin
+
+    assert list(inspect.signature(stream_within_origin).parameters) == ["client", "method", "url", "kwargs"]
+    assert streamable_http.stream_within_origin is stream_within_origin  # what its POSTs go through
+
+
 def test_the_sdk_types_one_form_field_of_2025_11_25() -> None:
     from pydantic import TypeAdapter, ValidationError
 

@@ -21,6 +21,8 @@ hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece go
   does not export; the tests check the schemas elicitkit builds against it.
 - `live_session`, `held_open`: a Streamable HTTP session's transport, and its idle countdown
   held, for the bridge's short way that answers a request beside the session manager.
+- `stream_within_origin`: a request that follows redirects only within its origin, as the SDK's
+  Streamable HTTP transport sends its POSTs (the bridge's short way sends its own the same way).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared._httpx_utils import stream_within_origin as _stream_within_origin
 from mcp_types import (
     ClientCapabilities,
     ElicitationCapability,
@@ -68,6 +71,7 @@ __all__ = [
     "http_client",
     "live_session",
     "run_in_lifespan",
+    "stream_within_origin",
     "token_verifier_of",
 ]
 
@@ -146,6 +150,15 @@ def http_client(headers: dict[str, str] | None = None, auth: httpx2.Auth | None 
     `create_mcp_http_client`, is private): its timeouts, redirects not followed."""
     timeout = httpx2.Timeout(SDK_TIMEOUT, read=SDK_READ_TIMEOUT)
     return httpx2.AsyncClient(timeout=timeout, headers=headers, auth=auth)
+
+
+def stream_within_origin(
+    client: httpx2.AsyncClient, method: str, url: str, **kwargs: Any
+) -> AbstractAsyncContextManager[httpx2.Response]:
+    """`client.stream(...)` as the SDK's Streamable HTTP transport sends each message: a redirect
+    is followed only while it stays within the origin (a server's trailing-slash or moved
+    endpoint); any other comes back as the redirect response itself."""
+    return _stream_within_origin(client, method, url, **kwargs)
 
 
 def token_verifier_of(server: MCPServer[Any]) -> TokenVerifier | None:

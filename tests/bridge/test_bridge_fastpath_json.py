@@ -30,7 +30,7 @@ from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST
 from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 from support.url_harness import serve
 
@@ -195,9 +195,9 @@ HOSTILE_TOOLS = [
 """The tools the hostile upstream lists (and "url_required", which it answers too)."""
 
 
-def hostile_upstream(base: str) -> Starlette:
-    """A Streamable HTTP server just good enough for a client to open a session with it (no
-    standalone stream); its tools answer their calls as `_call_answer` says."""
+def hostile_upstream(path: str = "/mcp") -> Starlette:
+    """A Streamable HTTP server at `path`, just good enough for a client to open a session with
+    it (no standalone stream); its tools answer their calls as `_call_answer` says."""
 
     async def post(request: Request) -> Response:
         message = json.loads(await request.body())
@@ -222,15 +222,22 @@ def hostile_upstream(base: str) -> Starlette:
     async def other(request: Request) -> Response:
         return Response(status_code=405)  # no standalone stream; DELETE not offered either
 
-    return Starlette(
-        routes=[Route("/mcp", post, methods=["POST"]), Route("/mcp", other, methods=["GET", "DELETE"])]
-    )
+    async def moved(request: Request) -> Response:
+        return RedirectResponse(path, status_code=307)
+
+    routes = [Route(path, post, methods=["POST"]), Route(path, other, methods=["GET", "DELETE"])]
+    if path != "/mcp":  # /mcp moved here, within the origin
+        routes.append(Route("/mcp", moved, methods=["GET", "POST", "DELETE"]))
+    return Starlette(routes=routes)
 
 
 @asynccontextmanager
-async def bridge_before_hostile(answer: Answer = "browser") -> AsyncIterator[tuple[str, str]]:
-    """The hostile upstream, and the bridge (as a library) in front of it; yields both URLs."""
-    async with serve(hostile_upstream) as upstream:
+async def bridge_before_hostile(
+    answer: Answer = "browser", path: str = "/mcp"
+) -> AsyncIterator[tuple[str, str]]:
+    """The hostile upstream serving at `path`, and the bridge (as a library) in front of it, told
+    the upstream is at /mcp; yields both URLs."""
+    async with serve(lambda url: hostile_upstream(path)) as upstream:
         bridge = Bridge(f"{upstream}/mcp", answer=answer, ui=ScriptedUI())
         async with serve(lambda url: bridge.asgi_app()) as base:
             yield f"{upstream}/mcp", f"{base}/mcp"
@@ -281,3 +288,16 @@ async def test_a_32042_the_bridge_leaves_to_the_host_reaches_it_with_its_code_an
     assert kinds == ["application/json", "text/event-stream"]
     assert expected[:2] == ("error", -32042) and expected[3]["elicitations"][0]["elicitationId"] == "e-1"
     assert short == full == expected
+
+
+async def test_an_upstream_that_moves_its_endpoint_within_its_origin_is_followed_on_the_short_way() -> None:
+    """A server that moved /mcp (a 307 to /mcp/v2, as a trailing slash or a mount path is
+    normalised): the SDK's transport follows a redirect that stays within the origin, so the
+    short way must too."""
+    async with bridge_before_hostile(path="/mcp/v2") as (_, url), host(url) as (through, kinds):
+        short = await outcome(through.call_tool("fine", {}))
+        full = await outcome(through.call_tool("fine", {}, progress_callback=_progress))
+        refused = await outcome(through.call_tool("error_status", {}))
+    assert kinds == ["application/json", "text/event-stream", "application/json"]
+    assert short == full and short[0] == "result"
+    assert refused == ("error", -32001, "quota exceeded", {"retryAfter": 30})
