@@ -10,12 +10,12 @@ cancel and URL mode complete (a secret typed on the server's own page, fetched o
 browser would) come back as the server's tool result says, from whoever the row names; a
 "cannot" is checked as its sentence states (nobody is asked, and the server says it was told).
 
-Stand-in: where the bridge answers itself, its own UI is elicitkit's `ScriptedUI` here (given as
-`Bridge(ui=...)`), with `open_url` handing the URL to the scripted browser. The real page is
-driven in Chromium by tests/bridge/test_bridge_browser.py, test_bridge_revisions.py,
-test_bridge_reverse.py and test_bridge_stock_hosts.py; the terminal UI the bridge makes for
-`terminal` is elicitkit's `TerminalUI`, driven in a real terminal by tests/client/ and
-tests/cli/test_client_interactive.py; the command's refusal over stdio is checked below.
+Stand-in: in the table's rows, where the bridge answers itself, its own UI is elicitkit's
+`ScriptedUI` (given as `Bridge(ui=...)`), with `open_url` handing the URL to the scripted
+browser. The real page is driven in Chromium by tests/bridge/test_bridge_browser.py,
+test_bridge_revisions.py, test_bridge_reverse.py and test_bridge_stock_hosts.py; the real
+terminal is driven here (the command with `--answer terminal --listen` in tmux, for the two
+revision pairs that cross), and the command's refusal where it has no terminal of its own too.
 """
 
 from __future__ import annotations
@@ -23,19 +23,24 @@ from __future__ import annotations
 import itertools
 import re
 import subprocess
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 import pytest_asyncio
 from anyio.abc import TaskGroup
-from bridge_harness import HERE, PY, ROOT, environment, http_process, text_of
+from bridge_harness import HERE, PY, ROOT, BrowserRecord, environment, http_process, text_of
 from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult
 from support.declaring import declaring
 from support.server_process import free_port
+from support.tmux_pane import PATIENCE
+from support.tmux_terminal import Terminal
 from support.url_harness import Browser, serve
 
 from elicitkit.bridge import Bridge
@@ -51,6 +56,7 @@ DECLARED: dict[str, dict[str, Any] | None] = {
     "form and URL": {"form": {}, "url": {}},
 }
 ANSWERS = ("host", "browser", "terminal", "auto")
+ELICITKIT = Path(PY).with_name("elicitkit")
 WHO = ("the host", "the bridge's page", "the bridge's terminal", "cannot")
 
 
@@ -235,7 +241,79 @@ async def test_every_combination_answers_as_the_table_says(
             assert len(PERSON.completed) == 1  # the URL was completed on the server's page, once
 
 
-# -- the one thing no row can show: the terminal needs a terminal of the bridge's own
+# -- the terminal: the command's own, in a real terminal; and where it has none
+
+
+def seen(terminal: Terminal, text: str, times: int) -> None:
+    """Wait until `text` has shown `times` times (a new question's screen, not an old one's)."""
+    deadline = time.monotonic() + PATIENCE
+    while terminal.screen().count(text) < times:
+        assert time.monotonic() < deadline, f"{text!r} did not show {times} times:\n{terminal.screen()}"
+        time.sleep(0.1)
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize(("host", "server"), [("2025-11-25", "2026-07-28"), ("2026-07-28", "2025-11-25")])
+async def test_the_bridges_own_terminal_answers_in_a_real_terminal(
+    host: str, server: str, upstream: str, tmp_path: Path
+) -> None:
+    """`elicitkit bridge --answer terminal --listen` in a terminal of its own (tmux): the person
+    accepts, declines (Ctrl-D) and cancels (Ctrl-C) the form there, and agrees to the URL, which
+    opens through $BROWSER and is completed on the server's page; the host declared nothing."""
+    record = BrowserRecord(tmp_path)
+    port = free_port()
+    command = [
+        "bridge",
+        "--answer",
+        "terminal",
+        "--listen",
+        f"127.0.0.1:{port}",
+        "--upstream-protocol",
+        server,
+    ]
+    terminal = Terminal(["env", f"BROWSER={record.env['BROWSER']}", str(ELICITKIT), *command, upstream])
+    said: list[str] = []
+
+    async def person(*steps: tuple[str, int, list[str]]) -> None:
+        for text, times, keys in steps:
+            await anyio.to_thread.run_sync(seen, terminal, text, times)
+            for key in keys:
+                terminal.type(key[1:]) if key.startswith("=") else terminal.keys(key)
+
+    async def complete() -> None:
+        await person(("Open this page?", 1, ["o"]))
+        async with Browser(None, "local-user") as browser:
+            page = await browser.open(await anyio.to_thread.run_sync(record.next_url, 0))
+            await browser.submit(page, secret=KEY, action="save")
+
+    try:
+        await anyio.to_thread.run_sync(seen, terminal, "serving MCP at", 1)
+        mode = "legacy" if host == "2025-11-25" else "auto"
+        async with declaring(None, f"http://127.0.0.1:{port}/mcp", mode=mode) as client:
+            assert client.protocol_version == host
+            answers = [
+                partial(
+                    person,
+                    ("guest ✱  (1/2)", 1, ["=Ada", "Enter"]),
+                    ("nights  (2/2)", 1, ["C-u", "=3", "Enter"]),
+                    ("Review", 1, ["s"]),
+                ),
+                partial(person, ("Who is staying", 2, ["C-d"])),
+                partial(person, ("Who is staying", 3, ["C-c"])),
+                complete,
+            ]
+            for answer, tool in zip(answers, ["reserve", "reserve", "reserve", "connect"], strict=True):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(answer)
+                    with anyio.fail_after(PATIENCE * 2):
+                        said.append(text_of(await client.call_tool(tool, {})))
+    finally:
+        terminal.close()
+    assert said[:3] == [f"{server}: {SAID[action]}" for action in FORMS]
+    assert said[3].startswith(f"{server}: url completed, key ")
+
+
+# -- where the bridge has no terminal of its own
 
 
 def refused(*options: str) -> str:
