@@ -16,10 +16,12 @@ after the watches have seen it, and handed to the request's caller.
 A server may close a POST's event stream before the response (SSE polling): the wire resumes
 it as the SDK's transport does, after the server's `retry` with a GET carrying `Last-Event-ID`,
 on the same HTTP client, passing up whatever the resumed stream brings. A stream that ends with
-no event id to resume from is an error for the caller, and so is one whose resumes fail or bring
-nothing `MAX_RECONNECTION_ATTEMPTS` times in a row (the SDK's transport counts only the failed
-ones, so a server that keeps closing in silence would hold the call for ever). Everything else,
-the SDK's own requests and notifications included, passes through untouched.
+no event id to resume from is an error for the caller, and so is one whose resumes fail
+`MAX_RECONNECTION_ATTEMPTS` times in a row, as the SDK counts them. A resume that brings nothing
+is how a server polls through a long job, so it is no failure; each one in a row doubles the wait
+before the next (up to `_MAX_QUIET_WAIT`), so a server that keeps closing in silence costs a GET
+now and then, never a loop, until it answers or the host cancels the call. Everything else, the
+SDK's own requests and notifications included, passes through untouched.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ __all__ = ["DirectWire"]
 _PREFIX = "elicitkit-bridge-"
 """Ids of the requests this wire sends (the SDK numbers its own)."""
 _MAX_EVENT = 1 << 20  # the SDK's own cap on one event
+_MAX_QUIET_WAIT = 30.0
+"""Seconds at most between resumes of a stream that keeps ending with nothing new."""
 _Item = SessionMessage | Exception
 _Envelope = tuple[contextvars.Context | None, _Item]
 
@@ -173,30 +177,36 @@ class DirectWire:
     async def _resume(self, request_id: RequestId, cursor: _Cursor) -> None:
         """Resume a request's event stream as the SDK's transport does: after the server's `retry`
         (else the SDK's default), a GET with `Last-Event-ID`, again each time it ends without the
-        response; a resume that fails or brings no message counts toward the SDK's bound."""
-        attempts = 0
-        while attempts < MAX_RECONNECTION_ATTEMPTS and cursor.event_id is not None:
-            delay = cursor.retry_ms if cursor.retry_ms is not None else DEFAULT_RECONNECTION_DELAY_MS
-            await anyio.sleep(delay / 1000)
+        response. Failed resumes count toward the SDK's bound; quiet ones double the wait."""
+        failures = 0
+        quiet = 0
+        while failures < MAX_RECONNECTION_ATTEMPTS and cursor.event_id is not None:
+            retry = cursor.retry_ms if cursor.retry_ms is not None else DEFAULT_RECONNECTION_DELAY_MS
+            await anyio.sleep(min(retry / 1000 * 2**quiet, max(retry / 1000, _MAX_QUIET_WAIT)))
             headers = {"accept": "text/event-stream", "cache-control": "no-store", **self._session}
             headers["last-event-id"] = cursor.event_id
             brought = cursor.messages
             try:
                 async with self._http.stream("GET", self._url, headers=headers) as response:
-                    if _event_stream(response) and await self._events(request_id, response, cursor):
+                    if not _event_stream(response):
+                        failures += 1
+                        continue
+                    if await self._events(request_id, response, cursor):
                         return
             except httpx2.SSEError as error:  # an event stream that breaks the rules: no resuming it
                 text = f"The upstream event stream failed: {error}"
                 await self._failed(request_id, CONNECTION_CLOSED, text)
                 return
             except (httpx2.HTTPError, httpx2.StreamError, OSError):
-                pass
-            attempts = 0 if cursor.messages > brought else attempts + 1
+                failures += 1
+                continue
+            failures = 0
+            quiet = 0 if cursor.messages > brought else min(quiet + 1, 16)
         await self._failed(
             request_id,
             CONNECTION_CLOSED,
-            f"The upstream stream ended without a response, and {attempts} tries in a row to resume "
-            "it failed or brought nothing.",
+            f"The upstream stream ended without a response, and {failures} tries in a row to resume "
+            "it failed.",
         )
 
     async def _read(self, request_id: RequestId, response: httpx2.Response, cursor: _Cursor) -> bool:
