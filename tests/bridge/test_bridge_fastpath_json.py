@@ -255,7 +255,7 @@ async def _progress(progress: float, total: float | None, message: str | None) -
 SAME_BOTH_WAYS = ["fine", "error_body", "error_status", "status_500", "status_404", "plain_text"]
 """What the full way (the SDK's transport upstream) gives the host as the short way does. Not
 the rest: a body that is not JSON-RPC is a -32700 there with pydantic's report in it, a 202 says
-so in other words, and a reply to another request leaves the call waiting until it times out."""
+so in other words, and a reply to another request leaves the call waiting (still 15 s later)."""
 
 
 async def test_what_a_hostile_json_upstream_answers_reaches_the_host_as_a_json_rpc_error() -> None:
