@@ -5,7 +5,9 @@
     elicitkit client URL --call book --args '{"city": "Oslo"}' --answers answers.json
 
 Interactive, it lists the tools and calls the ones you name, and you answer their questions
-in the terminal UI (or, with --web, in your browser). With --call it makes that one call,
+in the terminal UI (or, with --web, in your browser). At the prompt Ctrl-C clears the line and
+Ctrl-D ends the session; while a call runs, Ctrl-C cancels it (the server is told) and other
+keys are ignored, until a question's screen takes them. With --call it makes that one call,
 answers from --answers (a JSON list, one entry per question, in order: `{"action": "accept",
 "content": {...}}`, `{"action": "decline"}`, `{"action": "cancel"}`; a form's content is
 merged over its defaults; URL consent is `{"action": "accept"}`; `{"wait": "retry"}` or
@@ -473,7 +475,10 @@ class _Keys:
 
         self.input: Input = get_app_session().input
         self.out = out
-        self._person = os.isatty(self.input.fileno())
+        try:
+            self._person = os.isatty(self.input.fileno())
+        except (NotImplementedError, OSError, ValueError):  # no file behind stdin: nobody types
+            self._person = False
         self._raw = ExitStack()
 
     def __enter__(self) -> _Keys:
