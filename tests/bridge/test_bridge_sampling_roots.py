@@ -73,7 +73,7 @@ class Host:
     def __init__(self, reply: str | ErrorData = ANSWER) -> None:
         self.reply = reply
         self.sampled: list[CreateMessageRequestParams] = []
-        self.roots = [Root(uri="file:///work/atlas", name="Atlas")]  # type: ignore[arg-type]
+        self.roots = [Root(uri="file:///work/atlas", name="Atlas")]
         self.listed = 0
         self.logs: list[str] = []
 
@@ -127,6 +127,17 @@ async def test_the_servers_sampling_request_reaches_the_hosts_model(how: str, br
     assert isinstance(message.content, TextContent) and "capital of France?" in message.content.text
 
 
+async def test_sampling_reaches_the_host_whoever_answers_elicitation() -> None:
+    """`--answer auto` (the bridge's page for what the host did not declare) and `browser`:
+    neither has a model, so sampling still goes to the host."""
+    for answer in ("auto", "browser"):
+        host = Host()
+        async with host.client(bridge_stdio(EVERYTHING, answer)) as client:
+            result = await client.call_tool("trigger-sampling-request", {"prompt": answer})
+        assert ANSWER in text_of(result), text_of(result)
+        assert len(host.sampled) == 1
+
+
 @pytest.mark.parametrize("how", HOW)
 async def test_the_hosts_sampling_error_reaches_the_server_as_it_reaches_it_directly(
     how: str, everything_http: str, bridged_http: str
@@ -154,7 +165,7 @@ async def test_the_servers_roots_request_reaches_the_host_and_a_change_goes_upst
         first = await client.call_tool("get-roots-list", {})
         assert "file:///work/atlas" in text_of(first) and "Atlas" in text_of(first), text_of(first)
         asked = host.listed
-        host.roots = [*host.roots, Root(uri="file:///work/beacon", name="Beacon")]  # type: ignore[arg-type]
+        host.roots = [*host.roots, Root(uri="file:///work/beacon", name="Beacon")]
         await client.send_roots_list_changed()
         await eventually(lambda: host.listed > asked)  # the server asked again, told of the change
         await eventually(lambda: any("2 root(s)" in log for log in host.logs))
@@ -251,7 +262,7 @@ async def test_upstream_is_declared_exactly_the_sampling_and_roots_a_stdio_host_
             if message.get("id") == request_id and "method" not in message:
                 return message
 
-    capabilities = {"roots": {}, "sampling": {"context": {}, "tools": {}}}
+    capabilities: dict[str, Any] = {"roots": {}, "sampling": {"context": {}, "tools": {}}}
     try:
         await send(
             {
