@@ -143,3 +143,26 @@ async def test_a_declined_32042_url_is_a_json_rpc_error_for_the_host(
     said: Any = raised.value.message
     assert "was not opened" in said and "not retried" in said, said
     assert len(stage.browser.opened()) == 1  # the server's page never opened
+
+
+@pytest.mark.parametrize("way", WAYS)
+async def test_a_host_that_cancels_a_call_held_with_32042_takes_the_question_off_the_page(
+    stage: Stage, chromium: Browser, way: str
+) -> None:
+    """A host's cancel reaches the wait for the URL (the upstream call itself has ended with
+    -32042): the bridge's page stops asking, and the next call is asked afresh."""
+    async with host(stage.bridge) as person_host:
+        call = asyncio.create_task(person_host.call(way))
+        page = await chromium.new_page()
+        await page.goto(await asyncio.to_thread(stage.browser.next_url, 0))
+        await expect(page.get_by_role("button", name="Open in my browser")).to_be_visible()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await expect(page.get_by_text("Nothing to answer right now")).to_be_visible(timeout=30_000)
+        again = asyncio.create_task(person_host.call(way))
+        await page.get_by_role("button", name="Decline").click(timeout=60_000)
+        with pytest.raises(MCPError) as raised:
+            await again
+    assert raised.value.code == INTERNAL_ERROR
+    assert len(stage.browser.opened()) == 1  # the page was opened once; no server page ever was
