@@ -508,9 +508,11 @@ class _Keys:
                 told = True
                 self.out.print(Text(hint or "", style="dim"))
 
-        with self.input.attach(read):
-            yield
-        self.input.flush_keys()  # half an escape sequence is dropped too
+        try:
+            with self.input.attach(read):
+                yield
+        finally:
+            self.input.flush_keys()  # half an escape sequence is dropped too, not left to the prompt
 
     async def interruptible(self, work: Awaitable[T]) -> T | None:
         """`work`'s result, or None when Ctrl-C cancelled it (the SDK tells the server)."""
