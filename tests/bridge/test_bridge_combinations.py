@@ -232,6 +232,9 @@ async def test_every_combination_answers_as_the_table_says(
                 )
                 async with client:
                     assert client.protocol_version == cell.host
+                    # told the server's own name and capabilities, whichever revision is pinned
+                    assert client.server_info is not None and client.server_info.name == "Every combination"
+                    assert client.server_capabilities.tools is not None
                     result = await client.call_tool(tool, {})
         text = text_of(result)
         assert not result.is_error, text
@@ -307,9 +310,11 @@ async def test_the_bridges_own_terminal_answers_in_a_real_terminal(
                     tasks.start_soon(answer)
                     with anyio.fail_after(PATIENCE * 2):
                         said.append(text_of(await client.call_tool(tool, {})))
+        screen = terminal.screen()
     finally:
         terminal.close()
     assert said[:3] == [f"{server}: {SAID[action]}" for action in FORMS]
+    assert screen.count("The server “Every combination” asks you") == 4  # who asks, named each time
     assert said[3].startswith(f"{server}: url completed, key ")
 
 

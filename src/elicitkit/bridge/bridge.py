@@ -22,7 +22,8 @@ from mcp.client.session import IncomingMessage
 from mcp.client.stdio import StdioServerParameters
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
-from mcp_types import CallToolResult, LoggingMessageNotificationParams
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, DiscoverResult, LoggingMessageNotificationParams
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
@@ -34,7 +35,14 @@ from elicitkit.bridge._rounds import Rounds
 from elicitkit.bridge._server import Forwarder, forwarding_server, host_logger, host_message_handler
 from elicitkit.bridge._sessions import Links
 from elicitkit.bridge._upstream import Limits, Upstream, upstream_client, upstream_of
-from elicitkit.client import ElicitationUI, RateLimit, Sizes, UrlOpener, open_in_system_browser
+from elicitkit.client import (
+    ElicitationUI,
+    ElicitingClient,
+    RateLimit,
+    Sizes,
+    UrlOpener,
+    open_in_system_browser,
+)
 
 logger = logging.getLogger("elicitkit.bridge")
 
@@ -188,6 +196,7 @@ class Bridge:
                     mode=self._mode(HostSession(frozenset())),
                 )
                 async with client:
+                    await _discover(client, self._mode(HostSession(frozenset())))
                     self._forwarder.learn(client)
 
     def _mode(self, host: HostSession) -> ConnectMode:
@@ -218,6 +227,7 @@ class Bridge:
             relay=Relay(host, self.question_timeout) if host.relays else None,
         )
         await stack.enter_async_context(client)
+        await _discover(client, self._mode(host))
         # Results pass through unchanged: the host checks a tool's output against the listing it
         # got. The SDK client would check it here too, and list the tools again before each call
         # to a tool it has not listed itself (a second round trip per call).
@@ -241,6 +251,23 @@ class Bridge:
         if self._local_stack is not None:
             self._local_stack.push_async_callback(ui.aclose)
         return ui
+
+
+async def _discover(client: Client, mode: ConnectMode) -> None:
+    """A client pinned to 2026-07-28 adopts it without a probe, so the SDK gives it an empty
+    description of the server (no name, no capabilities): ask `server/discover` once, so the
+    host is told the server's own, and the bridge's UI names who asks."""
+    if mode in ("legacy", "auto"):
+        return
+    try:
+        raw = await client.session.send_discover(client.protocol_version)
+    except MCPError as error:  # a server that does not describe itself: go on without
+        logger.debug("server/discover failed upstream: %s", error)
+        return
+    client.session.adopt(DiscoverResult.model_validate(raw))
+    info = client.server_info
+    if info is not None and isinstance(client, ElicitingClient):
+        client.elicitations.learn_server_name(info.title or info.name)
 
 
 async def _passed_unchanged(name: str, result: CallToolResult) -> None:
