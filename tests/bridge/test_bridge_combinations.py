@@ -21,6 +21,7 @@ revision pairs that cross), and the command's refusal where it has no terminal o
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import subprocess
 import time
@@ -35,7 +36,9 @@ import anyio
 import pytest
 import pytest_asyncio
 from anyio.abc import TaskGroup
-from bridge_harness import HERE, PY, ROOT, BrowserRecord, environment, http_process, text_of
+from bridge_harness import HERE, PY, ROOT, SDK, BrowserRecord, environment, http_process, text_of
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult
 from support.declaring import declaring
 from support.server_process import free_port
@@ -316,6 +319,58 @@ async def test_the_bridges_own_terminal_answers_in_a_real_terminal(
     assert said[:3] == [f"{server}: {SAID[action]}" for action in FORMS]
     assert screen.count("The server “Every combination” asks you") == 4  # who asks, named each time
     assert said[3].startswith(f"{server}: url completed, key ")
+
+
+# -- "cannot", with a server that asks anyway
+
+
+@pytest.fixture(scope="module")
+def sdk_upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The SDK's own server (tests/bridge/upstream_sdk.py): it asks whatever the client declared."""
+    with http_process([*SDK, "http", "PORT"], tmp_path_factory.mktemp("sdk") / "upstream.log") as url:
+        yield url
+
+
+ANYWAY = [
+    pytest.param("2025-11-25", "no elicitation", "ask_name", id="server-2025-11-25-no-elicitation-form"),
+    pytest.param("2025-11-25", "no elicitation", "ask_url", id="server-2025-11-25-no-elicitation-url"),
+    pytest.param("2025-11-25", "form only", "ask_url", id="server-2025-11-25-form-only-url"),
+    pytest.param("2026-07-28", "no elicitation", "visit", id="server-2026-07-28-no-elicitation-url"),
+    pytest.param("2026-07-28", "form only", "visit", id="server-2026-07-28-form-only-url"),
+]
+
+
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("host", REVISIONS)
+@pytest.mark.parametrize(("server", "declared", "tool"), ANYWAY)
+async def test_a_server_that_asks_what_it_was_told_is_not_supported_is_refused(
+    host: str, server: str, declared: str, tool: str, sdk_upstream: str
+) -> None:
+    """`--answer host`: the host is never asked. A 2025-11-25 server's request gets an error
+    (its tool reports it); a 2026-07-28 server's round ends the host's call with an error."""
+    if server == "2025-11-25":
+        bridge = Bridge(sdk_upstream, answer="host", upstream_protocol="2025-11-25")
+    else:  # a server that puts a URL in a round whatever the client declared
+        rounds = StdioServerParameters(command=PY, args=[str(HERE / "upstream_rounds.py"), "stdio"])
+        bridge = Bridge(rounds, answer="host", upstream_protocol="2026-07-28")
+    PERSON.asked.clear()
+    mode = "legacy" if host == "2025-11-25" else "auto"
+    arguments = {"url": "https://example.com/connect"} if tool == "visit" else {}
+    async with (
+        serve(lambda url: bridge.asgi_app()) as base,
+        declaring(
+            DECLARED[declared], f"{base}/mcp", elicitation_callback=PERSON.at_host, mode=mode
+        ) as client,
+    ):
+        assert client.protocol_version == host
+        if server == "2025-11-25":
+            got = json.loads(text_of(await client.call_tool(tool, {})))
+            assert got["error"] == (-32602 if declared == "form only" else -32600), got
+        else:
+            with pytest.raises(MCPError) as stopped:
+                await client.call_tool(tool, arguments)
+            assert "declare" in stopped.value.message, stopped.value.message
+    assert PERSON.asked == []
 
 
 # -- where the bridge has no terminal of its own
