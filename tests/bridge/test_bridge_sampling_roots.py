@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
+import httpx2
 import pytest
 from bridge_harness import ROOT, bridge_http, bridge_stdio, environment, http_process, text_of
 from mcp import Client
@@ -190,10 +192,14 @@ async def test_a_host_without_sampling_or_roots_sees_what_it_sees_directly(
 
 
 DECLARED = """
+import sys
+
+import anyio
+import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
-from mcp_types import CreateMessageRequest, ListRootsRequest, ListRootsResult, Result
+from mcp_types import CreateMessageRequest, CreateMessageResult, ListRootsRequest, Result
 
 mcp = MCPServer("Declared")
 
@@ -218,10 +224,25 @@ async def ask_anyway(ctx: Context) -> str:
     return "; ".join(said)
 
 
-mcp.run("stdio")
+@mcp.tool()
+async def sample_as(ctx: Context, label: str, delay: float = 0.0, hold: float = 0.0) -> str:
+    await anyio.sleep(delay)
+    text = {"type": "text", "text": f"Sample for {label}"}
+    request = CreateMessageRequest(params={"messages": [{"role": "user", "content": text}], "maxTokens": 5})
+    metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
+    result = await ctx.session.send_request(request, CreateMessageResult, metadata=metadata)
+    await anyio.sleep(hold)
+    return result.content.text
+
+
+if len(sys.argv) > 2:
+    uvicorn.run(mcp.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+else:
+    mcp.run("stdio")
 """
 """An SDK server: the capabilities its client declared, as JSON; what its client says to
-sampling and roots requests it sends whatever the client declared."""
+sampling and roots requests it sends whatever the client declared; a sampling request tied to
+its call (`python declared.py http PORT` serves Streamable HTTP)."""
 
 
 @pytest.fixture
@@ -348,3 +369,79 @@ async def test_a_host_without_them_refuses_a_servers_sampling_and_roots_as_direc
                 bridged = text_of(await client.call_tool("ask_anyway", {}))
     assert bridged == directly, (bridged, directly)
     assert "answered" not in bridged
+
+
+SSE = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+@pytest.mark.parametrize("elicitation", [False, True], ids=["sampling-only", "with-elicitation"])
+async def test_each_sampling_request_arrives_on_the_host_call_that_caused_it(
+    elicitation: bool, declared_server: list[str], tmp_path: Path
+) -> None:
+    """Two calls open on one host session (a raw HTTP host, which sees the streams): call
+    "slow" opens first and asks later, while "fast" has asked and is still open; each sampling
+    request reaches the host on its own call's stream, and each answer goes to its own call."""
+    with (
+        http_process([*declared_server, "http", "PORT"], tmp_path / "upstream.log") as upstream,
+        bridge_http([upstream], tmp_path / "bridge.log", "host") as bridged,
+    ):
+        async with httpx2.AsyncClient(timeout=60) as http:
+            init = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"sampling": {}, **({"elicitation": {}} if elicitation else {})},
+                    "clientInfo": {"name": "raw-host", "version": "1"},
+                },
+            }
+            response = await http.post(bridged, json=init, headers=SSE)
+            headers = {
+                **SSE,
+                "mcp-session-id": response.headers["mcp-session-id"],
+                "mcp-protocol-version": "2025-11-25",
+            }
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(bridged, json=initialized, headers=headers)
+            asked: dict[str, list[str]] = {"slow": [], "fast": []}
+            results: dict[str, str] = {}
+
+            async def answer(request: dict[str, Any], label: str) -> None:
+                said = {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": f"answer-{label}"},
+                    "model": "m",
+                }
+                await http.post(
+                    bridged, json={"jsonrpc": "2.0", "id": request["id"], "result": said}, headers=headers
+                )
+
+            async def call(request_id: int, label: str, delay: float, hold: float) -> None:
+                arguments = {"label": label, "delay": delay, "hold": hold}
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "method": "tools/call",
+                    "params": {"name": "sample_as", "arguments": arguments},
+                }
+                async with http.stream("POST", bridged, json=body, headers=headers) as stream:
+                    async for line in stream.aiter_lines():
+                        if not line.startswith("data:") or not line[5:].strip():
+                            continue
+                        message = json.loads(line[5:])
+                        if message.get("method") == "sampling/createMessage":
+                            asked[label].append(message["params"]["messages"][0]["content"]["text"])
+                            tasks.start_soon(answer, message, label)
+                        elif message.get("id") == request_id:
+                            results[label] = message["result"]["content"][0]["text"]
+                            return
+
+            with anyio.fail_after(90):
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(call, 11, "slow", 1.5, 0.0)
+                    await anyio.sleep(0.3)  # the slow call is open before the fast one
+                    tasks.start_soon(call, 12, "fast", 0.0, 3.0)
+
+    assert asked == {"slow": ["Sample for slow"], "fast": ["Sample for fast"]}
+    assert results == {"slow": "answer-slow", "fast": "answer-fast"}

@@ -165,7 +165,12 @@ def upstream_client(
         if upstream.url is not None:
             from mcp.client.streamable_http import streamable_http_client
 
-            plain = ExtendedClient(streamable_http_client(upstream.url, http_client=http), **options)
+            transport: Any = streamable_http_client(upstream.url, http_client=http)
+            if relay is not None and http is not None and calls is not None:
+                # Sampling and roots go to the host call they serve: tie them as questions are.
+                http.event_hooks["response"].append(PostStreamTap(calls))
+                transport = WatchedTransport(transport, calls)
+            plain = ExtendedClient(transport, **options)
         else:
             plain = ExtendedClient(upstream.target(), **options)
         plain.input_required_driver = passing_driver(plain, relay.host.relays if relay else frozenset())
