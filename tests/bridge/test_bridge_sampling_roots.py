@@ -235,6 +235,18 @@ async def sample_as(ctx: Context, label: str, delay: float = 0.0, hold: float = 
     return result.content.text
 
 
+@mcp.tool()
+async def sample_briefly(ctx: Context) -> str:
+    text = {"type": "text", "text": "Answer within a second"}
+    request = CreateMessageRequest(params={"messages": [{"role": "user", "content": text}], "maxTokens": 5})
+    metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
+    try:
+        await ctx.session.send_request(request, CreateMessageResult, 1.0, metadata)
+    except MCPError as error:
+        return f"gave up: {error.code}"
+    return "answered"
+
+
 if len(sys.argv) > 2:
     uvicorn.run(mcp.streamable_http_app(), host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
 else:
@@ -445,3 +457,34 @@ async def test_each_sampling_request_arrives_on_the_host_call_that_caused_it(
 
     assert asked == {"slow": ["Sample for slow"], "fast": ["Sample for fast"]}
     assert results == {"slow": "answer-slow", "fast": "answer-fast"}
+
+
+@pytest.mark.parametrize("how", HOW)
+async def test_a_server_that_gives_up_on_sampling_cancels_the_hosts_request(
+    how: str, declared_server: list[str], tmp_path: Path
+) -> None:
+    """The server stops waiting (and says so, `notifications/cancelled`): the host's sampling
+    is cancelled too, while the host's call is still open."""
+    started, cancelled = anyio.Event(), anyio.Event()
+
+    async def sample(context: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
+        started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            cancelled.set()
+        raise AssertionError("unreachable")
+
+    async def run(server: Any) -> str:
+        async with Client(server, mode="legacy", sampling_callback=sample) as client:
+            said = text_of(await client.call_tool("sample_briefly", {}))
+            with anyio.fail_after(30):
+                await cancelled.wait()
+        return said
+
+    if how == "stdio":
+        said = await run(bridge_stdio(declared_server, "host"))
+    else:
+        with bridge_http(declared_server, tmp_path / "bridge.log", "host") as url:
+            said = await run(url)
+    assert started.is_set() and said.startswith("gave up"), said
