@@ -7,7 +7,9 @@
 Interactive, it lists the tools and calls the ones you name, and you answer their questions
 in the terminal UI (or, with --web, in your browser). At the prompt Ctrl-C clears the line and
 Ctrl-D ends the session; while a call runs, Ctrl-C cancels it (the server is told) and other
-keys are ignored, until a question's screen takes them. With --call it makes that one call,
+keys are ignored, until a question's screen takes them; SIGTERM or SIGHUP (`kill`, a closed
+terminal) ends the session as Ctrl-C would, with exit status 143 or 129 (128 + the signal). The
+session ends with exit status 1 once the server closes the connection. With --call it makes that one call,
 answers from --answers (a JSON list, one entry per question, in order: `{"action": "accept",
 "content": {...}}`, `{"action": "decline"}`, `{"action": "cancel"}`; a form's content is
 merged over its defaults; URL consent is `{"action": "accept"}`; `{"wait": "retry"}` or
@@ -27,7 +29,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import AsyncExitStack, ExitStack, contextmanager
+from contextlib import AsyncExitStack, ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
@@ -35,7 +37,7 @@ import httpx2
 import typer
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent, Tool
+from mcp_types import CONNECTION_CLOSED, CallToolResult, TextContent, Tool
 from rich.console import Console
 from rich.text import Text
 
@@ -67,6 +69,8 @@ _PROTOCOLS = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"
 _HELP = noop("Commands: tools | call NAME [JSON arguments] | help | quit")
 _STOPPED = noop("Cancelled (Ctrl-C); the server was told to stop.")
 _IGNORED = noop("Ignored what you typed while waiting for the server; Ctrl-C cancels.")
+_ENDING = (signal.SIGTERM, signal.SIGHUP)
+"""What ends an interactive session as Ctrl-C would: `kill PID`, the terminal closed."""
 _NO_TERMINAL = noop(
     "elicitkit client asks its questions in a terminal, and this is not one. Answer them in "
     "your browser with --web, or make one call answered from a file with --call TOOL --answers FILE."
@@ -193,6 +197,10 @@ def _run(
             code = asyncio.run(session.interact(web))
     except KeyboardInterrupt:
         code = _interrupted()
+    except asyncio.CancelledError:
+        if session.signalled is None:
+            raise
+        code = _signalled(session.signalled)
     except Exception as error:  # ExceptionGroup included: the SDK's task groups wrap what fails inside
         if _innermost(error).__class__.__name__ == "NotATerminalError":
             _say_error(_(_NO_TERMINAL))
@@ -204,7 +212,7 @@ def _run(
         # The SDK's task groups wrap a Ctrl-C that lands inside them.
         if group.subgroup((KeyboardInterrupt, asyncio.CancelledError)) is None:
             raise
-        code = _interrupted()
+        code = _interrupted() if session.signalled is None else _signalled(session.signalled)
     return code
 
 
@@ -216,6 +224,24 @@ def _innermost(error: BaseException) -> BaseException:
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
     return error
+
+
+def _gone(server: Server) -> str:
+    """The server hung up in the middle of the session: say so, and what to do."""
+    if isinstance(server, StdioServerParameters):
+        where = {"server": server.command}
+        return (
+            _(
+                "The server (%(server)s) closed the connection; check what it printed above for why, "
+                "then start elicitkit client again."
+            )
+            % where
+        )
+    where = {"server": server[0]}
+    return (
+        _("%(server)s closed the connection; check the server's log for why, start it again, then reconnect.")
+        % where
+    )
 
 
 def _ended(error: BaseException, server: Server) -> str:
@@ -232,6 +258,21 @@ def _interrupted() -> int:
         _("Cancelled (Ctrl-C); nothing more was sent."), markup=False
     )
     return 130
+
+
+def _signalled(number: int) -> int:
+    """SIGTERM or SIGHUP: one sentence (where a stderr is left), exit code 128 + the signal."""
+    with suppress(OSError):  # the terminal is gone (SIGHUP): no one is left to read it
+        Console(stderr=True, highlight=False, soft_wrap=True).print(
+            _("Ended by %(signal)s; nothing more was sent.") % {"signal": signal.Signals(number).name},
+            markup=False,
+        )
+    return 128 + number
+
+
+def _closed(error: BaseException) -> bool:
+    """Whether `error` says the connection to the server is gone (the server exited or hung up)."""
+    return isinstance(error, MCPError) and error.code == CONNECTION_CLOSED
 
 
 Server = tuple[str, dict[str, str]] | StdioServerParameters
@@ -302,6 +343,8 @@ class _Session:
         """The last HTTP 401 or 403 the server answered."""
         self.status: int | None = None
         """The last other HTTP error status (404, 500, ...) the server answered."""
+        self.signalled: int | None = None
+        """The signal (SIGTERM, SIGHUP) that ended an interactive session."""
         self.out = Console(highlight=False, emoji=False, soft_wrap=True)
         self.err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
@@ -374,6 +417,31 @@ class _Session:
 
     async def interact(self, web: bool) -> int:
         """List tools and call them until the person quits; `_Keys` says what each key does."""
+        with self._ended_by_signals():
+            return await self._interact(web)
+
+    @contextmanager
+    def _ended_by_signals(self) -> Iterator[None]:
+        """SIGTERM and SIGHUP cancel the session, as Ctrl-C does, so that it unwinds and restores
+        the terminal (the running call is cancelled, the server told); by default they kill
+        the process and leave the terminal raw. `_run` turns the cancellation into 128 + signal."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+
+        def end(number: int) -> None:
+            if self.signalled is None and task is not None:
+                self.signalled = number
+                task.cancel()
+
+        for number in _ENDING:
+            loop.add_signal_handler(number, end, number)
+        try:
+            yield
+        finally:
+            for number in _ENDING:
+                loop.remove_signal_handler(number)
+
+    async def _interact(self, web: bool) -> int:
         async with AsyncExitStack() as stack:
             ui: ElicitationUI
             if web:
@@ -396,7 +464,13 @@ class _Session:
                     tools = {tool.name: tool for tool in (await connected.list_tools()).tools}
                 _print_tools(self.out, tools)
                 self.out.print(Text(_(_HELP), style="dim"))
-                return await self._loop(connected, tools, keys)
+                try:
+                    return await self._loop(connected, tools, keys)
+                except MCPError as error:
+                    if not _closed(error):
+                        raise
+                    self.err.print(Text(_gone(self.server), style="red"))
+                    return 1
 
     async def _loop(self, connected: ElicitingClient, tools: dict[str, Tool], keys: _Keys) -> int:
         from prompt_toolkit import PromptSession
@@ -447,6 +521,8 @@ class _Session:
         try:
             result = await keys.interruptible(connected.call_tool(name, arguments))
         except (MCPError, ElicitationError) as error:
+            if _closed(error):
+                raise  # the session ends: no later call can reach the server
             self.out.print(Text(_("The call failed: %(error)s") % {"error": error}, style="red"))
             return
         if result is None:
