@@ -8,8 +8,8 @@ same upstream client, which keeps every client rule and the C-03 tie of upstream
 its session is open, as one POST on its own wire: `_direct.DirectWire`).
 
 It serves only a live Streamable HTTP session of a 2025-11-25 host that declared no
-elicitation (nothing can be asked of it on the call's stream), for the plain list/read/call
-methods without a progress token; anything else (initialize, notifications, responses,
+elicitation, sampling or roots (nothing can be asked of it on the call's stream), for the
+plain list/read/call methods without a progress token; anything else (initialize, notifications, responses,
 batches, progress, a host that answers questions, a 2026-07-28 host and its rounds) goes the
 full way, unchanged. A host's `notifications/cancelled` cancels the upstream call as the full
 way does; a dropped connection does not (2025-11-25: a disconnection SHOULD NOT be taken for a
