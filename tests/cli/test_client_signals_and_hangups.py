@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from support.tmux_pane import PATIENCE
-from test_client_keys_while_busy import SERVER, _call_hold, _client, _ended, _wait_for_file
+from support.tmux_terminal import Terminal
+from test_client_keys_while_busy import ELICITKIT, SERVER, _call_hold, _client, _ended, _wait_for_file
 
 
 def _client_pid(started: Path) -> int:
@@ -89,5 +91,32 @@ def test_a_server_that_stops_between_calls_ends_the_session_at_the_next_command(
         screen = t.screen()
         assert "closed the connection; check what it printed above for why" in screen
         assert "Is it an MCP server?" not in screen
+    finally:
+        t.close()
+
+
+def _pid_of_client(t: Terminal) -> int:
+    """The elicitkit client process under the terminal's shell (found by its command line)."""
+    todo = [int(t.tmux("display-message", "-p", "-t", "main", "#{pane_pid}").strip())]
+    while todo:
+        pid = todo.pop()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        if cmdline[1:3] == [str(ELICITKIT).encode(), b"client"]:  # python, its script: not the sh
+            return pid
+        todo += [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    raise AssertionError("no elicitkit client process under the terminal")
+
+
+@pytest.mark.timeout(240)
+def test_sigterm_on_a_question_s_screen_ends_the_session_and_restores_the_terminal() -> None:
+    t = _client([sys.executable, str(Path(__file__).with_name("coffee_stdio_server.py"))])
+    try:
+        t.wait_for("elicitkit>")
+        t.type('call order_coffee {"name": "Cy"}')
+        t.keys("Enter")
+        t.wait_for("How does Cy like the coffee?")
+        os.kill(_pid_of_client(t), signal.SIGTERM)
+        assert _ended(t) == ["TTY=RESTORED", "CODE=143"]
+        assert "Ended by SIGTERM; nothing more was sent." in t.screen()
     finally:
         t.close()

@@ -139,8 +139,8 @@ def client(
     {"action": "decline"}]`. The result goes to stdout, what was asked to stderr.
 
     Exit status: 0 done, 1 the tool reported an error or the call failed or the server could
-    not be reached, 2 a usage error or a wrong --answers file (a sentence says which answer and
-    why), 130 Ctrl-C.
+    not be reached (or closed the connection), 2 a usage error or a wrong --answers file (a
+    sentence says which answer and why), 130 Ctrl-C, 143 SIGTERM and 129 SIGHUP (interactive).
     """
     if protocol not in _PROTOCOLS:
         raise typer.BadParameter(
