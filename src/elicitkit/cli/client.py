@@ -424,12 +424,16 @@ class _Session:
     def _ended_by_signals(self) -> Iterator[None]:
         """SIGTERM and SIGHUP cancel the session, as Ctrl-C does, so that it unwinds and restores
         the terminal (the running call is cancelled, the server told); by default they kill
-        the process and leave the terminal raw. `_run` turns the cancellation into 128 + signal."""
+        the process and leave the terminal raw. `_run` turns the cancellation into 128 + signal.
+        A second signal while the session unwinds has its default effect."""
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
 
         def end(number: int) -> None:
-            if self.signalled is None and task is not None:
+            if self.signalled is not None:  # asked again while it unwinds: end now, as by default
+                loop.remove_signal_handler(number)
+                signal.raise_signal(number)
+            elif task is not None:
                 self.signalled = number
                 task.cancel()
 
