@@ -18,19 +18,26 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 from mcp.server.session import ServerSession
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, RequestId
+from pydantic import RootModel
 
 from elicitkit.client import ElicitationStream
 
 if TYPE_CHECKING:
     from elicitkit.bridge._rounds import HeldCall
 
-__all__ = ["HostCall", "PostStreamTap", "UpstreamCalls", "behalf", "on_behalf_of"]
+__all__ = ["AsSent", "HostCall", "PostStreamTap", "UpstreamCalls", "behalf", "on_behalf_of"]
+
+
+class AsSent(RootModel[dict[str, Any]]):
+    """A result as its sender sent it (the SDK has checked it against the method's result type
+    by then): passed on as the JSON itself, not a model of it dumped again."""
+
 
 _MAX_TIES = 1024
 _TIED = ("elicitation/create", "sampling/createMessage", "roots/list")

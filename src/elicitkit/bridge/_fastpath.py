@@ -42,12 +42,12 @@ from mcp_types import (
     RequestId,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import RootModel, ValidationError
+from pydantic import ValidationError
 from starlette.requests import Request as HTTPRequest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from elicitkit._sdk import held_open, live_session
-from elicitkit.bridge._calls import HostCall, on_behalf_of
+from elicitkit.bridge._calls import AsSent, HostCall, on_behalf_of
 from elicitkit.bridge._sessions import Link, Links
 from elicitkit.bridge._upstream import BridgeClient
 from elicitkit.client import ElicitingClient, until_urls_complete
@@ -74,11 +74,6 @@ _HELD = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
 """The calls an upstream question or a -32042 may serve, and the parameter naming each."""
 
 
-class _AsSent(RootModel[dict[str, Any]]):
-    """A result as the server sent it (the SDK has checked it against the method's result type
-    by then): the host gets the JSON itself, not a model of it dumped again."""
-
-
 async def _send_once(client: Client, request: Request[Any, Any]) -> dict[str, Any]:
     """`request` upstream, its result kept as JSON for the host: as one POST on the client's own
     wire (`DirectWire`) once the session is up, else through the SDK session as every call goes
@@ -87,7 +82,7 @@ async def _send_once(client: Client, request: Request[Any, Any]) -> dict[str, An
     if wire is not None and wire.ready:
         data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
         return await wire.request(request.method, data.get("params"))
-    return (await client.session.send_request(request, _AsSent)).root
+    return (await client.session.send_request(request, AsSent)).root
 
 
 async def _send(client: Client, request: Request[Any, Any]) -> dict[str, Any]:

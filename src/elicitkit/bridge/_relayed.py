@@ -28,17 +28,13 @@ from mcp_types import (
     ListRootsRequest,
     ListRootsResult,
 )
-from pydantic import RootModel
 
+from elicitkit.bridge._calls import AsSent
 from elicitkit.bridge._host import HostSession
 
 logger = logging.getLogger("elicitkit.bridge")
 
 __all__ = ["Relay"]
-
-
-class _AsSent(RootModel[dict[str, Any]]):
-    """The host's result as it sent it (the SDK has checked it against the method's result)."""
 
 
 @dataclass
@@ -78,7 +74,7 @@ class Relay:
                 related = (
                     ServerMessageMetadata(related_request_id=call.request_id) if call is not None else None
                 )
-                sent = await session.send_request(request, _AsSent, metadata=related)
+                sent = await session.send_request(request, AsSent, metadata=related)
         except MCPError as error:  # the host's own error, code and data kept
             return error.error
         except Exception as error:  # a timeout, a host gone, a result that is not one
