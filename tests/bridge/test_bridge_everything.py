@@ -12,12 +12,11 @@ host as it reaches a host connected directly.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from bridge_harness import ROOT, BrowserRecord, bridge_http, bridge_stdio, environment, http_process, text_of
+from bridge_harness import ROOT, BrowserRecord, bridge_http, bridge_stdio, environment, text_of
 from mcp import Client
 from mcp_types import (
     ElicitRequestFormParams,
@@ -27,7 +26,6 @@ from mcp_types import (
     PromptReference,
 )
 from playwright.async_api import Browser, expect
-from support.server_process import free_port
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
@@ -39,22 +37,6 @@ EVERYTHING = [
 ]
 HOW = ["stdio", "http"]
 LINK = "https://example.com/connect"
-
-
-@pytest.fixture(scope="module")
-def everything_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("everything") / "upstream.log"
-    with http_process(
-        ["node", str(PEER / "serve_http.mjs")], log, port=port, env=environment(PORT=str(port))
-    ) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def host_bridge(everything_http: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with bridge_http([everything_http], tmp_path_factory.mktemp("bridge") / "bridge.log", "host") as url:
-        yield url
 
 
 def through(how: str, bridge: str, answer: str = "host", env: dict[str, str] | None = None) -> Any:
@@ -75,13 +57,13 @@ class Host:
 
 @pytest.mark.parametrize("how", HOW)
 async def test_the_host_answers_the_everything_servers_form_and_url_questions(
-    how: str, host_bridge: str
+    how: str, everything_bridged: str
 ) -> None:
     host = Host(
         ElicitResult(action="accept", content={"name": "Ada Lovelace", "check": True, "integer": 7}),
         ElicitResult(action="accept"),
     )
-    async with Client(through(how, host_bridge), elicitation_callback=host, mode="legacy") as client:
+    async with Client(through(how, everything_bridged), elicitation_callback=host, mode="legacy") as client:
         form = await client.call_tool("trigger-elicitation-request", {})
         url = await client.call_tool("trigger-url-elicitation", {"url": LINK, "elicitationId": "e-1"})
     assert "User provided the requested information" in text_of(form), text_of(form)
@@ -98,10 +80,10 @@ async def test_the_host_answers_the_everything_servers_form_and_url_questions(
 @pytest.mark.parametrize("how", HOW)
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 async def test_the_host_declines_and_cancels_the_everything_servers_form(
-    how: str, action: str, host_bridge: str
+    how: str, action: str, everything_bridged: str
 ) -> None:
     host = Host(ElicitResult(action=action), ElicitResult(action=action))
-    async with Client(through(how, host_bridge), elicitation_callback=host, mode="legacy") as client:
+    async with Client(through(how, everything_bridged), elicitation_callback=host, mode="legacy") as client:
         form = await client.call_tool("trigger-elicitation-request", {})
     said = {"decline": "User declined", "cancel": "User cancelled"}[action]
     assert said in text_of(form), text_of(form)
@@ -191,7 +173,7 @@ async def seen_by_a_host(server: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("how", HOW)
 async def test_everything_else_the_server_offers_passes_through_unchanged(
-    how: str, everything_http: str, host_bridge: str
+    how: str, everything_http: str, everything_bridged: str
 ) -> None:
     direct = EVERYTHING if how == "stdio" else everything_http
     if how == "stdio":
@@ -199,7 +181,7 @@ async def test_everything_else_the_server_offers_passes_through_unchanged(
 
         direct = StdioServerParameters(command=EVERYTHING[0], args=EVERYTHING[1:])  # type: ignore[assignment]
     expected = await seen_by_a_host(direct)
-    bridged = await seen_by_a_host(through(how, host_bridge))
+    bridged = await seen_by_a_host(through(how, everything_bridged))
     assert bridged == expected
     assert expected["completion"] == ["Sales"] and expected["progress"] == [(1, 2), (2, 2)]
     assert expected["logged"] and "get-sum" in expected["tools"] and expected["templates"]

@@ -12,14 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
-from bridge_harness import ROOT, bridge_http, bridge_stdio, environment, http_process, text_of
+from bridge_harness import ROOT, bridge_http, bridge_stdio, http_process, text_of
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import (
@@ -34,29 +33,13 @@ from mcp_types import (
     SamplingToolsCapability,
     TextContent,
 )
-from support.server_process import free_port
-from test_bridge_everything import EVERYTHING, PEER
+from test_bridge_association import messages
+from test_bridge_everything import EVERYTHING
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 HOW = ["stdio", "http"]
 ANSWER = "Paris, said the host's model."
-
-
-@pytest.fixture(scope="module")
-def everything_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp("everything") / "upstream.log"
-    with http_process(
-        ["node", str(PEER / "serve_http.mjs")], log, port=port, env=environment(PORT=str(port))
-    ) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def bridged_http(everything_http: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with bridge_http([everything_http], tmp_path_factory.mktemp("bridge") / "bridge.log", "host") as url:
-        yield url
 
 
 def through(how: str, bridged: str) -> Any:
@@ -114,9 +97,11 @@ async def eventually(check: Any, within: float = 30.0) -> None:
 
 
 @pytest.mark.parametrize("how", HOW)
-async def test_the_servers_sampling_request_reaches_the_hosts_model(how: str, bridged_http: str) -> None:
+async def test_the_servers_sampling_request_reaches_the_hosts_model(
+    how: str, everything_bridged: str
+) -> None:
     host = Host()
-    async with host.client(through(how, bridged_http)) as client:
+    async with host.client(through(how, everything_bridged)) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
         assert "trigger-sampling-request" in tools  # the server saw the host's `sampling`
         result = await client.call_tool("trigger-sampling-request", {"prompt": "capital of France?"})
@@ -142,11 +127,11 @@ async def test_sampling_reaches_the_host_whoever_answers_elicitation() -> None:
 
 @pytest.mark.parametrize("how", HOW)
 async def test_the_hosts_sampling_error_reaches_the_server_as_it_reaches_it_directly(
-    how: str, everything_http: str, bridged_http: str
+    how: str, everything_http: str, everything_bridged: str
 ) -> None:
     refusal = ErrorData(code=-32001, message="The person did not allow sampling.", data={"why": "policy"})
     said: list[str] = []
-    for server in (direct(how, everything_http), through(how, bridged_http)):
+    for server in (direct(how, everything_http), through(how, everything_bridged)):
         host = Host(refusal)
         async with host.client(server) as client:
             result = await client.call_tool("trigger-sampling-request", {"prompt": "hello?"})
@@ -158,10 +143,10 @@ async def test_the_hosts_sampling_error_reaches_the_server_as_it_reaches_it_dire
 
 @pytest.mark.parametrize("how", HOW)
 async def test_the_servers_roots_request_reaches_the_host_and_a_change_goes_upstream(
-    how: str, bridged_http: str
+    how: str, everything_bridged: str
 ) -> None:
     host = Host()
-    async with host.client(through(how, bridged_http)) as client:
+    async with host.client(through(how, everything_bridged)) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
         assert "get-roots-list" in tools  # the server saw the host's `roots`
         first = await client.call_tool("get-roots-list", {})
@@ -177,10 +162,10 @@ async def test_the_servers_roots_request_reaches_the_host_and_a_change_goes_upst
 
 @pytest.mark.parametrize("how", HOW)
 async def test_a_host_without_sampling_or_roots_sees_what_it_sees_directly(
-    how: str, everything_http: str, bridged_http: str
+    how: str, everything_http: str, everything_bridged: str
 ) -> None:
     seen: list[tuple[list[str], str, str]] = []
-    for server in (direct(how, everything_http), through(how, bridged_http)):
+    for server in (direct(how, everything_http), through(how, everything_bridged)):
         async with Client(server, mode="legacy") as client:
             tools = sorted(tool.name for tool in (await client.list_tools()).tools)
             sampling = await client.call_tool("trigger-sampling-request", {"prompt": "hello?"})
@@ -438,10 +423,7 @@ async def test_each_sampling_request_arrives_on_the_host_call_that_caused_it(
                     "params": {"name": "sample_as", "arguments": arguments},
                 }
                 async with http.stream("POST", bridged, json=body, headers=headers) as stream:
-                    async for line in stream.aiter_lines():
-                        if not line.startswith("data:") or not line[5:].strip():
-                            continue
-                        message = json.loads(line[5:])
+                    async for message in messages(stream):
                         if message.get("method") == "sampling/createMessage":
                             asked[label].append(message["params"]["messages"][0]["content"]["text"])
                             tasks.start_soon(answer, message, label)
