@@ -12,11 +12,17 @@ class. This module imports nothing, so it re-exports neither side: a client that
 Where the SDK, a framework or a caller acts on a standard type, an error is that type too (the
 second base, in brackets below): a `ToolError` left uncaught in a tool ends the call as a tool
 error the model reads, an `MCPError` becomes the JSON-RPC error the protocol requires, and a
-`ValueError`, `TypeError` or `RuntimeError` keeps older `except` clauses working.
+`ValueError`, `TypeError` or `RuntimeError` keeps older `except` clauses working. A public call
+never raises a bare built-in: a wrong argument is a `ConfigurationError`, a call at the wrong
+moment a `LifecycleError` (`tests/test_raises.py` reads every `raise` to keep it so).
 
 The tree (each name is importable from the module after it):
 
 - `ElicitationError` (`elicitkit.errors`): the base; catch it to catch them all.
+    - `ConfigurationError` [`ValueError`] (`elicitkit.errors`): an argument or setting that
+      cannot work (a value, a type, a missing piece); raised where it is given.
+    - `LifecycleError` [`RuntimeError`] (`elicitkit.errors`): a call at the wrong moment (before
+      a start, after a stop, twice), or a start that failed.
     - `ElicitationDeclinedError` (`elicitkit.client`): a URL the server needs was declined,
       cancelled or blocked; the held tool call was not retried.
     - `ElicitationCancelledError` (`elicitkit.client`): the person stopped waiting for a URL
@@ -85,8 +91,16 @@ The tree (each name is importable from the module after it):
 
 from __future__ import annotations
 
-__all__ = ["ElicitationError"]
+__all__ = ["ConfigurationError", "ElicitationError", "LifecycleError"]
 
 
 class ElicitationError(Exception):
     """Base class: something about an elicitation went wrong; the message says what to do."""
+
+
+class ConfigurationError(ElicitationError, ValueError):
+    """An argument or setting elicitkit cannot use; the message names it and what would work."""
+
+
+class LifecycleError(ElicitationError, RuntimeError):
+    """A call at the wrong moment (before a start, after a stop, twice), or a start that failed."""
