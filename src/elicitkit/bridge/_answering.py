@@ -165,8 +165,8 @@ class RoutedUI:
     # -- helpers
 
     def _local(self) -> ElicitationUI:
-        if self.local is None:
-            raise RuntimeError("this bridge answers only through its host")
+        if self.local is None:  # only for answer="host", where `to_host` is always true
+            raise AssertionError("unreachable")
         return self.local()
 
     async def _ask_host(self, params: ElicitRequestParams) -> ElicitResult | None:

@@ -189,7 +189,9 @@ class _SignIn:
             try:
                 with anyio.fail_after(_READ_TIMEOUT):
                     request = await _read_request(stream)
-            except (TimeoutError, anyio.EndOfStream, anyio.BrokenResourceError, ValueError):
+            except (TimeoutError, anyio.EndOfStream, anyio.BrokenResourceError):
+                return
+            if request is None:  # too large to be the browser coming back
                 return
             status, page = self._judge(request)
             body = _PAGE.format(title=html.escape(page[0]), text=html.escape(page[1])).encode()
@@ -333,12 +335,13 @@ class _UpstreamAuth(httpx2.Auth):
             self._remembered = (resource, server)
 
 
-async def _read_request(stream: anyio.abc.SocketStream) -> str:
+async def _read_request(stream: anyio.abc.SocketStream) -> str | None:
+    """The request line, or None for a request larger than any redirect back."""
     received = b""
     while b"\r\n\r\n" not in received:
         received += await stream.receive()
         if len(received) > _MAX_REQUEST:
-            raise ValueError("request too large")
+            return None
     return received.split(b"\r\n", 1)[0].decode("latin-1")
 
 

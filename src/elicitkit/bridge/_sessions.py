@@ -27,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
 from elicitkit.bridge._host import HostSession
+from elicitkit.errors import LifecycleError
 
 logger = logging.getLogger("elicitkit.bridge")
 
@@ -154,7 +155,7 @@ class Links:
 
     def _start(self, key: str, host: HostSession) -> Link:
         if self._tasks is None:
-            raise RuntimeError("The bridge is not running: enter `async with bridge.running():` first.")
+            raise LifecycleError("The bridge is not running: enter `async with bridge.running():` first.")
         self._sweep()
         if len(self._links) >= self._max:
             raise MCPError(

@@ -31,6 +31,7 @@ from elicitkit.client import (
     WatchedTransport,
     open_in_system_browser,
 )
+from elicitkit.errors import ConfigurationError
 
 logger = logging.getLogger("elicitkit.bridge")
 
@@ -55,7 +56,9 @@ class Upstream:
 
     def __post_init__(self) -> None:
         if (self.url is None) == (self.stdio is None):
-            raise ValueError("Give the upstream server as a URL or as a stdio command, not both or neither.")
+            raise ConfigurationError(
+                "Give the upstream server as a URL or as a stdio command, not both or neither."
+            )
 
     @property
     def name(self) -> str:

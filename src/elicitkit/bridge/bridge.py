@@ -43,6 +43,7 @@ from elicitkit.client import (
     UrlOpener,
     open_in_system_browser,
 )
+from elicitkit.errors import ConfigurationError
 
 logger = logging.getLogger("elicitkit.bridge")
 
@@ -96,9 +97,9 @@ class Bridge:
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS:
-            raise ValueError(f"answer must be one of {', '.join(ANSWERS)}, not {self.answer!r}.")
+            raise ConfigurationError(f"answer must be one of {', '.join(ANSWERS)}, not {self.answer!r}.")
         if self.upstream_protocol not in PROTOCOLS:
-            raise ValueError(
+            raise ConfigurationError(
                 f"upstream_protocol must be host, {', '.join(_MODES)}; not {self.upstream_protocol!r}."
             )
         self._upstream = upstream_of(self.upstream)
