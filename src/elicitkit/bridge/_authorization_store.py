@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken, ProtectedResourceMetadata
 
+from elicitkit.bridge._private_files import private_folder, write_new, write_over
 from elicitkit.extras import needs
 
 __all__ = ["EncryptedTokenStorage", "canonical_url", "server_folder"]
@@ -45,11 +45,12 @@ def server_folder(server_url: str, data_dir: Path | None = None) -> Path:
 class EncryptedTokenStorage:
     """The SDK's `TokenStorage`, encrypted at rest with AES-GCM.
 
-    The key is a file created with mode 0600 beside the data, in a folder of mode 0700: the OS
-    keyring (Secret Service, Keychain) is not available where the bridge often runs (headless
-    machines, containers, CI), so a key file it is. It keeps tokens out of anything that copies
-    the data file alone (a backup, a bug report, a grep) and the data is bound to the server's
-    URL; it does not protect against someone who can read all of the user's files.
+    The key is a file created with mode 0600 beside the data, in a folder of mode 0700 (as is
+    every folder made on the way to it): the OS keyring (Secret Service, Keychain) is not
+    available where the bridge often runs (headless machines, containers, CI), so a key file it
+    is. It keeps tokens out of anything that copies the data file alone (a backup, a bug report,
+    a grep) and the data is bound to the server's URL; it does not protect against someone who
+    can read all of the user's files.
     """
 
     def __init__(
@@ -152,22 +153,15 @@ class EncryptedTokenStorage:
         return loaded if isinstance(loaded, dict) else {}
 
     def _save(self, state: dict[str, Any]) -> None:
-        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_folder(self.folder)
         key = self._read_or_create_key()
         nonce = os.urandom(12)
         sealed = AESGCM(key).encrypt(nonce, json.dumps(state).encode(), self._bound_to)
-        handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tokens-")  # mode 0600
-        try:
-            with os.fdopen(handle, "wb") as file:
-                file.write(_MAGIC + nonce + sealed)
-            os.replace(temporary, self._data)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_over(self._data, _MAGIC + nonce + sealed)
 
     def _read_or_create_key(self) -> bytes:
-        """The key, created whole before it takes its name (a link fails if one is there), so two
-        bridges starting at once agree on one key and neither reads a half-written file."""
+        """The key, created whole before it takes its name (`write_new`), so two bridges
+        starting at once agree on one key and neither reads a half-written file."""
         for _ in range(3):
             try:
                 key = self._key.read_bytes()
@@ -178,16 +172,8 @@ class EncryptedTokenStorage:
                     return key
                 self._key.unlink(missing_ok=True)  # damaged: whatever it sealed is unreadable anyway
             key = AESGCM.generate_key(bit_length=256)
-            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".key-")  # mode 0600
-            try:
-                with os.fdopen(handle, "wb") as file:
-                    file.write(key)
-                os.link(temporary, self._key)
-            except FileExistsError:
-                continue  # another bridge made it first: use that one
-            finally:
-                Path(temporary).unlink(missing_ok=True)
-            return key
+            if write_new(self._key, key):
+                return key
         return self._key.read_bytes()
 
 

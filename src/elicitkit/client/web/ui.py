@@ -30,6 +30,7 @@ from elicitkit.client._fields import safe
 from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting, said
 from elicitkit.client.web._board import Board, Question
 from elicitkit.client.web._pages import build_app
+from elicitkit.errors import LifecycleError
 from elicitkit.i18n import Translator, from_environment, speaking, translator
 
 __all__ = ["PageOpener", "WebUI"]
@@ -72,7 +73,7 @@ class WebUI:
     def url(self) -> str:
         """The page's address, with its secret token; only this process should know it."""
         if self._url is None:
-            raise RuntimeError(
+            raise LifecycleError(
                 "The web UI is not running yet; call `await ui.start()` or ask a question first."
             )
         return self._url
