@@ -20,7 +20,7 @@ The tree (each name is importable from the module after it):
 
 - `ElicitationError` (`elicitkit.errors`): the base; catch it to catch them all.
     - `ConfigurationError` [`ValueError`] (`elicitkit.errors`): an argument or setting that
-      cannot work (a value, a type, a missing piece); raised where it is given.
+      cannot work (a value, a type, a missing piece); the message says what would.
     - `LifecycleError` [`RuntimeError`] (`elicitkit.errors`): a call at the wrong moment (before
       a start, after a stop, twice), or a start that failed.
     - `ElicitationDeclinedError` (`elicitkit.client`): a URL the server needs was declined,

@@ -20,6 +20,7 @@ from elicitkit.client import (
     accept_prefilled,
 )
 from elicitkit.client.limits import TokenBucket
+from elicitkit.errors import ConfigurationError
 
 
 def test_token_bucket_allows_a_burst_then_the_refill_rate() -> None:
@@ -92,13 +93,13 @@ async def test_scripted_ui_waits_until_timed_out_then_takes_the_next_choice() ->
 
 
 def test_eliciting_client_needs_a_config_and_owns_the_callback() -> None:
-    with pytest.raises(TypeError, match="config=ElicitationConfig"):
+    with pytest.raises(ConfigurationError, match="config=ElicitationConfig"):
         ElicitingClient("http://127.0.0.1:1/mcp")
 
     async def mine(context: Any, params: Any) -> Any:
         return None
 
-    with pytest.raises(ValueError, match="elicitation_callback"):
+    with pytest.raises(ConfigurationError, match="elicitation_callback"):
         ElicitingClient(
             "http://127.0.0.1:1/mcp", config=ElicitationConfig(ScriptedUI()), elicitation_callback=mine
         )

@@ -17,6 +17,7 @@ from mcp_types import ElicitRequestURLParams, ElicitResult
 from support.url_harness import serve
 
 from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI
+from elicitkit.errors import ConfigurationError
 from elicitkit.fastmcp import Elicitation
 from elicitkit.fastmcp._bridge import RequestBridge
 from elicitkit.fastmcp._fastmcp import low_level_server
@@ -52,7 +53,7 @@ def test_the_private_attribute_is_the_sdk_server_fastmcp_dispatches_through() ->
 def test_the_sdk_facade_refuses_a_fastmcp_server_at_once() -> None:
     with pytest.raises(TypeError, match=r"elicitkit\.fastmcp\.Elicitation"):
         SdkElicitation(FastMCP("wrong"))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"elicitkit\.server\.Elicitation"):
+    with pytest.raises(ConfigurationError, match=r"elicitkit\.server\.Elicitation"):
         Elicitation(object())  # type: ignore[arg-type]
 
 

@@ -13,6 +13,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI
+from elicitkit.errors import ConfigurationError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -20,7 +21,7 @@ ADVICE = "for_fastmcp(handler).client_options()"
 
 
 def test_calling_the_handler_names_the_adapters() -> None:
-    with pytest.raises(TypeError, match=r"not the callback") as raised:
+    with pytest.raises(ConfigurationError, match=r"not the callback") as raised:
         ElicitationConfig(ScriptedUI())("message", None, None, None)
     assert ADVICE in str(raised.value) and "for_sdk_session(handler)" in str(raised.value)
 
@@ -28,10 +29,10 @@ def test_calling_the_handler_names_the_adapters() -> None:
 async def _outcome(call: Any) -> str:
     try:
         result = await call()
-    except (MCPError, TypeError) as exc:
+    except (MCPError, ConfigurationError) as exc:
         return f"error: {exc}"
     except ExceptionGroup as group:  # the SDK's own 2026-07-28 driver lets the callback's error out
-        leaves = [e for e in _leaves(group) if isinstance(e, TypeError)]
+        leaves = [e for e in _leaves(group) if isinstance(e, ConfigurationError)]
         return f"error: {leaves[0]}" if leaves else f"other: {group!r}"
     return f"error: {result.content[0].text}" if result.is_error else f"ok: {result.content[0].text}"
 

@@ -13,6 +13,8 @@ from typing import Literal, Self
 import uvicorn
 from starlette.types import ASGIApp
 
+from elicitkit.errors import LifecycleError
+
 __all__ = ["EmbeddedServer"]
 
 _STARTUP_TIMEOUT = 10.0
@@ -54,20 +56,20 @@ class EmbeddedServer:
         """`http://127.0.0.1:<port>`, without a trailing slash (known from the moment the port is
         bound, so the app being built can read it)."""
         if self._url is None:
-            raise RuntimeError("The embedded server has no URL until it is started: call start() first.")
+            raise LifecycleError("The embedded server has no URL until it is started: call start() first.")
         return self._url
 
     async def start(self) -> str:
         """Bind the port, build the app and answer HTTP; returns the URL once it answers."""
         if self._serving is not None:
-            raise RuntimeError(f"The embedded server is already running at {self._url}.")
+            raise LifecycleError(f"The embedded server is already running at {self._url}.")
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             listener.bind(("127.0.0.1", self._port))
         except OSError as error:
             listener.close()
-            raise RuntimeError(
+            raise LifecycleError(
                 f"Cannot listen on 127.0.0.1:{self._port} ({error.strerror}): choose another port, "
                 "or pass port=0 for a free one."
             ) from error
@@ -97,7 +99,7 @@ class EmbeddedServer:
                 listener.close()
                 self._url = None
                 why = serving.exception() if serving.done() and not serving.cancelled() else None
-                raise RuntimeError(
+                raise LifecycleError(
                     f"The server on {url} did not start" + (f" ({why})." if why else "; see the log for why.")
                 )
             await asyncio.sleep(0.01)

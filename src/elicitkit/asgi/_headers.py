@@ -6,6 +6,8 @@ import secrets
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from elicitkit.errors import ConfigurationError
+
 __all__ = ["SecurityHeaders", "csp_nonce"]
 
 _NONCE = "elicitkit.csp_nonce"
@@ -59,7 +61,7 @@ def csp_nonce(scope: Scope) -> str:
     """The nonce `SecurityHeaders` put in this response's policy (its `{nonce}`)."""
     nonce = scope.get(_NONCE)
     if not isinstance(nonce, str):
-        raise RuntimeError(
+        raise ConfigurationError(
             "This request has no CSP nonce: serve the app behind SecurityHeaders, "
             "with '{nonce}' in its policy."
         )

@@ -15,12 +15,14 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from elicitkit import schema
+from elicitkit.errors import ElicitationError
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import noop
 from elicitkit.schema import Field, ValidationProblem
 
 __all__ = [
     "Field",
+    "NotAnAnswer",
     "check",
     "choose",
     "editable",
@@ -36,6 +38,11 @@ __all__ = [
 ]
 
 _INTEGER = re.compile(r"[+-]?\d+")
+
+
+class NotAnAnswer(ElicitationError, ValueError):
+    """What the person typed is not a value of the field; the message, in their words, says what to enter."""
+
 
 #: What the person is told to type when a value is not in its format; a format without a
 #: sentence here is told what `schema.FORMATS` describes it as.
@@ -174,12 +181,12 @@ def editable(field: Field, value: Any) -> str:
 
 
 def parse(field: Field, text: str) -> Any:
-    """Turn what the person typed into the JSON value; raise ValueError with a sentence if it is not one."""
+    """Turn what the person typed into the JSON value, or raise `NotAnAnswer` with a sentence."""
     if not text.strip():
         return None
     if field.kind == "integer":
         if not _INTEGER.fullmatch(text.strip()):
-            raise ValueError(
+            raise NotAnAnswer(
                 _like(field, _("Enter a whole number."), _("Enter a whole number, like %(example)s."))
             )
         return int(text.strip())
@@ -190,11 +197,11 @@ def parse(field: Field, text: str) -> Any:
         try:
             number = float(stripped)
         except ValueError:
-            raise ValueError(
+            raise NotAnAnswer(
                 _like(field, _("Enter a number."), _("Enter a number, like %(example)s."))
             ) from None
         if not math.isfinite(number):
-            raise ValueError(_("Enter a finite number."))
+            raise NotAnAnswer(_("Enter a finite number."))
         return number
     return text
 

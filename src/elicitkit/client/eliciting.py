@@ -44,6 +44,7 @@ from elicitkit.client._association import RequestWatch, StandaloneStreamTap, Wat
 from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.retry import until_urls_complete
 from elicitkit.client.rounds import RoundsPolicy, drive_rounds
+from elicitkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from elicitkit.client.handler import ElicitationConfig
@@ -140,9 +141,11 @@ class ElicitingClient(ExtendedClient):
 
     def __post_init__(self) -> None:
         if self.config is None:
-            raise TypeError("ElicitingClient needs config=ElicitationConfig(...).")
+            raise ConfigurationError(
+                "ElicitingClient needs its configuration: pass config=ElicitationConfig(...)."
+            )
         if self.elicitation_callback is not None:
-            raise ValueError(
+            raise ConfigurationError(
                 "ElicitingClient answers elicitation under its config; omit elicitation_callback."
             )
         watch = RequestWatch(standalone=self.config.standalone_stream)

@@ -32,6 +32,7 @@ from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.errors import ElicitationRefusedError
 from elicitkit.client.handler import ElicitationConfig
 from elicitkit.client.retry import until_urls_complete
+from elicitkit.errors import ConfigurationError
 from elicitkit.extras import needs
 
 if TYPE_CHECKING:
@@ -85,7 +86,9 @@ class FastMCPAnswers:
             import fastmcp
 
         if "elicitation_handler" in options:
-            raise ValueError("answers.client(...) answers elicitation itself; omit elicitation_handler.")
+            raise ConfigurationError(
+                "answers.client(...) answers elicitation itself; omit elicitation_handler."
+            )
         yours = options.pop("message_handler", None)
 
         async def message_handler(message: Any) -> None:

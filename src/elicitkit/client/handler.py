@@ -23,6 +23,7 @@ from mcp_types import (
 
 from elicitkit.client.limits import RateLimit, Sizes
 from elicitkit.client.ui import ElicitationUI
+from elicitkit.errors import ConfigurationError
 
 __all__ = [
     "DEFAULT_INPUT_ROUNDS",
@@ -99,11 +100,11 @@ class ElicitationConfig:
             self.modes = (self.modes,)
         unknown = set(self.modes) - {"form", "url"}
         if unknown or not self.modes:
-            raise ValueError(
+            raise ConfigurationError(
                 f"modes must be a non-empty choice of 'form' and 'url', not {sorted(self.modes)!r}."
             )
         if self.standalone_stream not in ("one-call", "refuse"):
-            raise ValueError(
+            raise ConfigurationError(
                 f"standalone_stream must be 'one-call' or 'refuse', not {self.standalone_stream!r}."
             )
 
@@ -118,7 +119,7 @@ class ElicitationConfig:
     if not TYPE_CHECKING:  # run time only: mypy keeps rejecting the handler where the SDK types a callback
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            raise TypeError(
+            raise ConfigurationError(
                 "An ElicitationConfig is the configuration, not the callback: give fastmcp.Client "
                 "**for_fastmcp(handler).client_options(), an SDK session or google-adk "
                 "for_sdk_session(handler) (both in elicitkit.client.frameworks), or connect with "

@@ -25,6 +25,7 @@ from typing import Any, cast
 from elicitkit import schema
 from elicitkit.client.errors import ElicitationRateLimitedError
 from elicitkit.client.ui import Notice
+from elicitkit.errors import ConfigurationError
 from elicitkit.i18n import noop
 
 logger = logging.getLogger("elicitkit.client")
@@ -42,7 +43,7 @@ class RateLimit:
 
     def __post_init__(self) -> None:
         if self.per_second < 0 or self.burst < 1 or self.max_waiting < 1:
-            raise ValueError("RateLimit needs per_second >= 0, burst >= 1 and max_waiting >= 1.")
+            raise ConfigurationError("RateLimit needs per_second >= 0, burst >= 1 and max_waiting >= 1.")
 
     def most_in(self, seconds: float) -> int:
         """The most prompts this limit lets through in `seconds`."""

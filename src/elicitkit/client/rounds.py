@@ -46,6 +46,7 @@ from mcp_types import (
 from elicitkit.client.connection import ServerElicitations
 from elicitkit.client.errors import ElicitationCancelledError, ElicitationLoopError
 from elicitkit.client.ui import Notice, Waiting
+from elicitkit.errors import ConfigurationError
 from elicitkit.i18n import noop
 
 T = TypeVar("T")
@@ -85,7 +86,7 @@ class RoundsPolicy:
 
     def __post_init__(self) -> None:
         if not (0 <= self.first_delay <= self.max_delay) or self.max_reasks < 0:
-            raise ValueError(
+            raise ConfigurationError(
                 "RoundsPolicy needs 0 <= first_delay <= max_delay and max_reasks >= 0, not "
                 f"{self.first_delay}, {self.max_delay}, {self.max_reasks}."
             )

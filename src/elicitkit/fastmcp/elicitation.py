@@ -25,6 +25,7 @@ from fastmcp import FastMCP
 from fastmcp.server.providers import Provider
 from mcp.server.mcpserver import Context as SdkContext
 
+from elicitkit.errors import ConfigurationError
 from elicitkit.fastmcp import _bridge
 from elicitkit.fastmcp.flows import AnyContext, OAuthConnection, Secret
 from elicitkit.server import Elicitation as _SdkElicitation
@@ -45,7 +46,7 @@ class Elicitation(_SdkElicitation):
         self, server: FastMCP[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
     ) -> None:
         if not isinstance(server, FastMCP):
-            raise TypeError(
+            raise ConfigurationError(
                 f"elicitkit.fastmcp.Elicitation takes a FastMCP server, not {type(server).__name__}; "
                 "for the SDK's MCPServer use elicitkit.server.Elicitation."
             )

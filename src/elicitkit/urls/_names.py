@@ -48,6 +48,6 @@ def label_forms(label: str) -> tuple[str, str]:
         return label, idna.ulabel(label)  # decoding validates it
     if label.isascii():
         if not _ASCII_LABEL.fullmatch(label):
-            raise ValueError(label)
+            raise idna.IDNAError(f"{label!r} is not a hostname label")  # as idna says of the others
         return label, label
     return idna.alabel(label).decode("ascii"), label

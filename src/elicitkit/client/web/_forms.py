@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from elicitkit.client._fields import (
     Field,
+    NotAnAnswer,
     check,
     choose,
     form_fields,
@@ -150,7 +151,7 @@ def _local(value: str) -> str:
 
 
 def _read(f: Field, raw: Raw) -> Any:
-    """The JSON value the widget's text stands for; None is no answer. ValueError says what is wrong."""
+    """The JSON value the widget's text stands for; None is no answer. `NotAnAnswer` says what is wrong."""
     if f.kind == "multi-select":
         indexes = raw if isinstance(raw, list) else [raw]
         chosen = [_option(f, i) for i in indexes]
@@ -158,7 +159,7 @@ def _read(f: Field, raw: Raw) -> Any:
     text = raw if isinstance(raw, str) else ""
     if f.kind == "boolean":
         if text not in ("", "yes", "no"):
-            raise ValueError(_("Choose yes or no."))
+            raise NotAnAnswer(_("Choose yes or no."))
         return None if not text else text == "yes"
     if f.kind == "single-select":
         return _option(f, text) if text else None
@@ -169,7 +170,7 @@ def _read(f: Field, raw: Raw) -> Any:
 
 def _option(f: Field, index: str) -> Any:
     if not index.isdigit() or int(index) >= len(f.options):
-        raise ValueError(_("Choose from the list."))
+        raise NotAnAnswer(_("Choose from the list."))
     return f.options[int(index)][0]
 
 
@@ -181,7 +182,7 @@ def _zoned(text: str) -> str:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(_("Enter a date and time, like 2025-06-01 09:30.")) from None
+        raise NotAnAnswer(_("Enter a date and time, like 2025-06-01 09:30.")) from None
     if moment.tzinfo is None:
         moment = moment.astimezone()
     return moment.isoformat(timespec="seconds")
