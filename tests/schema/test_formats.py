@@ -31,6 +31,9 @@ TEXTS = st.lists(PIECES, max_size=10).map("".join) | st.text(max_size=30)
 @example("2025-11-25T24:00:00Z")
 @example("\u0662\u0660\u0662\u0665-11-25")
 @example("http://a.com\n")
+@example("https://example.org/people/1?tab=about#top")
+@example("http://")
+@example("http://a.com:8o/")
 def test_date_date_time_and_uri_agree_with_jsonschemas_checker(value: str) -> None:
     for fmt in ("date", "date-time", "uri"):
         assert CHECKS[fmt](value) == CHECKER.conforms(value, fmt), (fmt, value)
@@ -44,86 +47,18 @@ def test_the_checks_reject_what_they_must() -> None:
     assert CHECKS["email"]("ada@example.com") and not CHECKS["email"]("a@localhost")
 
 
-def _email_validator_accepts(value: str) -> bool:
-    import email_validator
-
-    try:
-        email_validator.validate_email(value, check_deliverability=False)
-    except email_validator.EmailNotValidError:
-        return False
-    return True
-
-
-LOCALS = st.lists(
-    st.sampled_from([*"aZ9._-+!#$%&'*/=?^`{|}~", "info", "Ab", "..", '"', " ", "\u00e9"]), max_size=8
-)
-DOMAINS = st.lists(
-    st.sampled_from(
-        [
-            *"aZ9.-",
-            "example",
-            ".com",
-            ".org",
-            ".1",
-            "xn--bcher-kva",
-            "xn--zz",
-            "localhost",
-            ".test",
-            ".arpa",
-            "ab--c",
-            "-",
-            "a" * 63,
-            "b" * 64,
-            ".onion",
-            "\u00e9",
-            "[",
-            "]",
-            "@",
-        ]
-    ),
-    max_size=6,
-)
-
-
-@settings(max_examples=1500, deadline=None)
-@given(LOCALS.map("".join), DOMAINS.map("".join), st.integers(0, 200))
-@example("a", "example.com", 0)
-@example("a", "a.localhost", 0)
-@example("a", ("a" * 63 + ".") * 3 + "com", 0)
-@example("a" * 70, ("a" * 60 + ".") * 3 + "com", 0)
-@example("info", "xn--bcher-kva.de", 0)
-@example("a" * 58, ("a" * 63 + ".") * 3 + "com", 0)  # 254 octets: the longest address
-@example("a" * 58, ("a" * 63 + ".") * 3 + "com", 1)  # 255: one too many
-def test_email_agrees_with_email_validator_on_every_address(local: str, domain: str, pad: int) -> None:
-    """The memoised fast path for common addresses decides exactly as email-validator itself."""
-    value = local + "x" * pad + "@" + domain
-    assert CHECKS["email"](value) == _email_validator_accepts(value), value
-    assert CHECKS["email"](local + "@" + domain) == _email_validator_accepts(local + "@" + domain)
-
-
-URI_PIECES = st.sampled_from(
-    [
-        *"aZ9+.-_~!$&'()*,;=:@/?#%[] \n",
-        "http",
-        "https://",
-        "//",
-        "://",
-        "example.com",
-        ":80",
-        "%2F",
-        "%zz",
-        "\u00e9",
-    ]
-)
-
-
-@settings(max_examples=1500, deadline=None)
-@given(st.lists(URI_PIECES, max_size=12).map("".join))
-@example("https://example.org/people/1?tab=about#top")
-@example("http://")
-@example("http://a.com:8o/")
-@example("http://a.com/\n")
-def test_uri_fast_path_agrees_with_jsonschemas_checker(value: str) -> None:
-    """The plain-URL fast path accepts only what rfc3986-validator accepts, and refuses nothing it takes."""
-    assert CHECKS["uri"](value) == CHECKER.conforms(value, "uri"), value
-    assert CHECKS["uri"]("https://" + value) == CHECKER.conforms("https://" + value, "uri"), value
+def test_email_is_an_address_a_person_could_be_written_to() -> None:
+    """email-validator's syntax: internationalised addresses, RFC 5321's 254 octets, no
+    special-use or single-label domains, no display names or quoted local parts."""
+    assert CHECKS["email"]("ada.lovelace+forms@example.co.uk")
+    assert CHECKS["email"]("\u7528\u6237@\u4f8b\u5b50.\u5e7f\u544a")  # 用户@例子.广告
+    longest = "a" * 58 + "@" + ("a" * 63 + ".") * 3 + "com"
+    assert len(longest) == 254 and CHECKS["email"](longest) and not CHECKS["email"]("a" + longest)
+    for refused in (
+        "a@localhost",
+        "a@example.test",
+        "Ada <ada@example.com>",
+        '"a b"@example.com',
+        "a..b@example.com",
+    ):
+        assert not CHECKS["email"](refused), refused

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
 from pydantic_core import CoreSchema, PydanticCustomError
@@ -102,32 +101,16 @@ def number_check(integer: bool, low: float | None, high: float | None) -> Callab
     return check
 
 
-def _acceptor(conforms: Callable[[str], bool]) -> Callable[[str], str]:
-    """The after-validator of a format: memoised itself, so an accepted value that comes back
-    (a default, today's date, the user's own address) costs pydantic-core one C-level call."""
+def in_format(fmt: str) -> Callable[[str], str]:
+    """The after-validator of a `format`: the value, when the row of `FORMATS` accepts it."""
+    accepts = _formats.FORMATS[fmt].accepts
 
-    @lru_cache(maxsize=4096)
     def accept(value: str) -> str:
-        if not conforms(value):
-            raise _refused()  # not memoised here; `conforms` keeps that verdict
+        if not accepts(value):
+            raise _refused()
         return value
 
     return accept
-
-
-class _Acceptors(dict[str, Callable[[str], str]]):
-    """Each format's after-validator, made on first use from the row `FORMATS` holds now."""
-
-    def __missing__(self, fmt: str) -> Callable[[str], str]:
-        return _acceptor_of(_formats.FORMATS[fmt].accepts)
-
-
-@lru_cache(maxsize=64)
-def _acceptor_of(conforms: Callable[[str], bool]) -> Callable[[str], str]:
-    return _acceptor(conforms)
-
-
-ACCEPTS: dict[str, Callable[[str], str]] = _Acceptors()
 
 
 def not_in_format(fmt: str) -> Said:

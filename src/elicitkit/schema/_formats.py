@@ -1,13 +1,11 @@
-"""The string formats of the subset (`FORMATS`), checked by the libraries that own them.
+"""The string formats of the subset (`FORMATS`), each checked by the library that owns it.
 
-`uri` is RFC 3986's absolute URI, checked by `rfc3986-validator`; `date-time` is RFC 3339's,
-checked by `rfc3339-validator`; `date` is an RFC 3339 full-date, read by the standard library.
-These are the checks jsonschema's format checker makes with the same libraries, without its
-`[format]` extra's dozen other packages. For `email`, jsonschema only looks for an "@", so the
-address is checked by `email-validator`, as pydantic's `EmailStr` does (syntax only, no DNS).
-The libraries load on the first check, not with the package. Verdicts are memoised in bounded
-caches: an email check costs tens of microseconds, a date-time check several, and the same
-values (pre-filled defaults, today's date, the user's own address) come back again and again.
+`email` is an address `email-validator` accepts (syntax only, no DNS look-up), as pydantic's
+`EmailStr` checks it; `uri` is RFC 3986's absolute URI (`rfc3986-validator`); `date-time` is
+RFC 3339's (`rfc3339-validator`); `date` is an RFC 3339 full-date, read by the standard
+library. The last three are the checks jsonschema's format checker makes with the same
+libraries, without its `[format]` extra's dozen other packages (jsonschema's own `email`
+check only looks for an "@"). The libraries load on the first check, not with the package.
 """
 
 from __future__ import annotations
@@ -16,49 +14,15 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
 
 from elicitkit.i18n import noop
 
 _FULL_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+"""RFC 3339's full-date; `date.fromisoformat` alone also takes "20251125" and other ISO forms."""
 
 
-# An address of the common shape: a dot-atom local part of plain ASCII (email-validator's own
-# DOT_ATOM_TEXT, which it accepts with no further check) and an ASCII host name. For those, the
-# only checks left depend on the domain alone (syntax, IDNA, special-use names) or on lengths,
-# so the domain's verdict is memoised and the address costs one match and a sum.
-_ATEXT = r"A-Za-z0-9_!#$%&'*+\-/=?^`{|}~"
-_PLAIN_ADDRESS = re.compile(rf"([{_ATEXT}]+(?:\.[{_ATEXT}]+)*)@([A-Za-z0-9.\-]+)", re.ASCII)
-_EMAIL_MAX_OCTETS = 254  # RFC 5321 4.5.3.1.3, as email-validator counts it
-
-
-@lru_cache(maxsize=4096)
 def is_email(value: str) -> bool:
     """True for an address `email-validator` accepts (syntax only, no DNS look-up)."""
-    plain = _PLAIN_ADDRESS.fullmatch(value)
-    if plain is None:
-        return _email_validator_accepts(value)
-    local, domain = plain.groups()
-    longest_domain = _domain_octets(domain)
-    return longest_domain is not None and len(local) + 1 + longest_domain <= _EMAIL_MAX_OCTETS
-
-
-@lru_cache(maxsize=1024)
-def _domain_octets(domain: str) -> int | None:
-    """None when email-validator refuses `domain` after any local part; else the longest of its
-    three forms (as given, normalised, IDNA ASCII) in UTF-8 octets, which the length limit counts."""
-    import email_validator
-
-    try:
-        checked = email_validator.validate_email("a@" + domain, check_deliverability=False)
-    except email_validator.EmailNotValidError:
-        return None
-    return max(len(domain), len(checked.domain.encode("utf-8")), len(checked.ascii_domain))
-
-
-def _email_validator_accepts(value: str) -> bool:
-    if "@" not in value:
-        return False
     import email_validator
 
     try:
@@ -68,28 +32,13 @@ def _email_validator_accepts(value: str) -> bool:
     return True
 
 
-# The common shape of an absolute URI, `scheme://host[:port][/path][?query][#fragment]` with no
-# percent-escapes, user info or IP literal: a plain subset of RFC 3986's grammar that one short
-# match accepts; anything else goes to `rfc3986-validator`'s full expression, which decides.
-_PCHAR = r"A-Za-z0-9\-._~!$&'()*+,;=:@"
-_PLAIN_URI = re.compile(
-    rf"[A-Za-z][A-Za-z0-9+.\-]*://[A-Za-z0-9\-._~!$&'()*+,;=]*(?::[0-9]*)?"
-    rf"(?:/[{_PCHAR}]*)*(?:\?[{_PCHAR}/?]*)?(?:#[{_PCHAR}/?]*)?",
-    re.ASCII,
-)
-
-
-@lru_cache(maxsize=4096)
 def is_uri(value: str) -> bool:
     """True for an absolute RFC 3986 URI."""
-    if _PLAIN_URI.fullmatch(value):
-        return True
     from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
 
     return bool(validate_rfc3986(value, rule="URI"))
 
 
-@lru_cache(maxsize=4096)
 def is_date(value: str) -> bool:
     """True for an RFC 3339 full-date (YYYY-MM-DD) that exists in the calendar."""
     if not _FULL_DATE.fullmatch(value):
@@ -101,9 +50,8 @@ def is_date(value: str) -> bool:
     return True
 
 
-@lru_cache(maxsize=4096)
 def is_date_time(value: str) -> bool:
-    """True for an RFC 3339 date-time with a time-zone offset."""
+    """True for an RFC 3339 date-time with a time-zone offset ("t" and "z" may be lower case)."""
     from rfc3339_validator import validate_rfc3339  # type: ignore[import-untyped]
 
     return bool(validate_rfc3339(value.upper()))

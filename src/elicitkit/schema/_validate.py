@@ -1,9 +1,9 @@
 """`validate`: strict check of an accepted form answer against its `requestedSchema`.
 
-A schema is compiled once onto a pydantic-core validator (a strict TypedDict, with the format,
-number and multi-select rules as small validator functions; unknown keys refused) and cached
-(REQUIREMENTS S-13, C-12). A valid answer costs one pass through that validator; only a
-failing one pays for turning pydantic's errors into sentences.
+A schema is compiled once onto one pydantic-core validator (a strict TypedDict, with the format,
+number and multi-select rules as small validator functions; unknown keys refused), kept by the
+schema's JSON text (REQUIREMENTS S-13, C-12). A valid answer costs writing that text and one
+pass through the validator; only a failing one pays for turning pydantic's errors into sentences.
 
 Strict means JSON types are taken as they are: "5" is not 5, true is not 1, and 5.0 is an
 integer (as JSON Schema says) while 5.5 is not; an int or float of a subclass (an `IntEnum`,
@@ -16,15 +16,12 @@ Problem codes (stable): `invalid-schema`, `not-an-object`, `unknown-field`, `mis
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import functools
 import json
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from pydantic_core import CoreSchema, SchemaError, SchemaValidator, ValidationError
@@ -33,8 +30,8 @@ from pydantic_core import core_schema as cs
 from elicitkit.i18n import noop
 from elicitkit.schema import _patterns
 from elicitkit.schema._checks import (
-    ACCEPTS,
     Said,
+    in_format,
     no_duplicates,
     not_in_format,
     number,
@@ -54,6 +51,7 @@ from elicitkit.schema._subset import (
 )
 
 _CACHE_SIZE = 256
+"""Compiled schemas kept: a server that sees ever new schemas holds at most this many."""
 
 
 @dataclass(frozen=True)
@@ -80,28 +78,29 @@ class ValidationProblem:
 
 def validate(schema: Mapping[str, Any], content: Any) -> list[ValidationProblem]:
     """Return every problem with `content`; an empty list means valid. Never raises on JSON input."""
-    # `_compiled`'s first lines, inlined: this is the path of every answer.
-    entry = _by_id.get(id(schema))
-    if entry is not None and entry[0] is schema and entry[1] == schema:
-        compiled = entry[2]
-    else:
-        compiled = _compiled(schema)
-    validator = compiled.validator
-    if validator is None:
+    try:
+        text = json.dumps(schema, separators=(",", ":"), allow_nan=False, default=_plain)
+    except (TypeError, ValueError, RecursionError):
+        return [_NOT_JSON]
+    compiled = _compiled(text)
+    if compiled.validator is None:
         return list(compiled.broken)
     try:
-        checked = validator.validate_python(content)
-    except ValidationError as exc:
-        if type(content) is dict and content.keys() <= compiled.fields:
-            return _explain(exc, compiled)
-    else:
-        if len(checked) == len(content):  # every key came out again: none was unknown
-            return []
-    try:  # an unknown key, or not an object at all: the validator that names them
-        compiled.naming_unknown_keys.validate_python(content)
+        compiled.validator.validate_python(content)
     except ValidationError as exc:
         return _explain(exc, compiled)
     return []
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _compiled(text: str) -> _Compiled:
+    """The schema whose JSON text is `text`, compiled.
+
+    Keyed by the text itself, not the schema object: an equal schema built anew (each request
+    read from the wire) finds the validator already built, and a schema edited in place since
+    is a different text, so it is compiled again. The text keeps the properties' order, which
+    is the form's own (problems and the list of fields follow it)."""
+    return _compile(json.loads(text))
 
 
 class _BadSchema(Exception):
@@ -115,16 +114,9 @@ class _BadSchema(Exception):
 
 @dataclass(frozen=True)
 class _Compiled:
-    """A schema ready to check answers: its validator, or the reason it has none.
-
-    `validator` lets unknown keys pass (pydantic-core's own search for them was a fifth of a
-    valid answer's cost): a valid answer had none when every key came out again, and a
-    failing one when its keys are all `fields`; then its errors are the ones a validator
-    that forbids unknown keys gives. Any other answer goes to `naming_unknown_keys`."""
+    """A schema ready to check answers: its validator, or the reason it has none."""
 
     validator: SchemaValidator | None
-    fields: frozenset[str] = frozenset()
-    forbidding: CoreSchema | None = None
     broken: tuple[ValidationProblem, ...] = ()
     # Written once with the validator, so a failing answer's sentences cost no schema walk:
     # each field's choices as a sentence shows them, and the list of the form's fields.
@@ -138,63 +130,6 @@ class _Compiled:
     # here instead (asking pydantic for the context doubles the cost of `exc.errors()`).
     limits: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    @cached_property
-    def naming_unknown_keys(self) -> SchemaValidator:
-        """The validator that refuses unknown keys (and anything not a JSON object), by name;
-        built on first need."""
-        assert self.forbidding is not None
-        return SchemaValidator(self.forbidding)
-
-
-# -- the cache -------------------------------------------------------------------------------
-#
-# Compiled validators are kept by a canonical JSON dump of their schema (sorted keys), so equal
-# schemas built anew share one. In front of that, the schema objects seen more than once are
-# remembered by identity, confirmed by equality with a snapshot (so a schema edited in place is
-# noticed): this spares the common case, one schema object checked many times, the cost of the
-# dump, without making every other schema pay for a snapshot.
-
-_by_json: OrderedDict[str, _Compiled] = OrderedDict()
-_by_id: OrderedDict[int, tuple[Any, Any, _Compiled]] = OrderedDict()
-_lock = threading.Lock()
-
-
-def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    with _lock:
-        cache[key] = value
-        cache.move_to_end(key)
-        while len(cache) > _CACHE_SIZE:
-            cache.popitem(last=False)
-
-
-def _compiled(schema: Any) -> _Compiled:
-    entry = _by_id.get(id(schema))
-    if entry is not None and entry[0] is schema and entry[1] == schema:
-        return entry[2]
-    try:
-        canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False, default=_plain)
-    except (TypeError, ValueError, RecursionError):
-        return _invalid(None, "The schema is not plain JSON; it must be a JSON object with string keys.")
-    compiled = _by_json.get(canonical)
-    if compiled is None:
-        compiled = _compile(json.loads(json.dumps(schema, default=_plain)))
-        _remember(_by_json, canonical, compiled)
-    # A schema object seen for the first time gets no snapshot (most are seen once: a request's
-    # schema, read from the wire); one seen again is from then on known by identity.
-    again = entry is not None and entry[0] is schema
-    _remember(_by_id, id(schema), (schema, _snapshot(schema, canonical) if again else None, compiled))
-    return compiled
-
-
-def _snapshot(schema: Any, canonical: str) -> Any:
-    """A copy to compare the schema with later. A deep copy shares the schema's strings and
-    numbers, so comparing with it stops at identical leaves: half the cost of comparing with
-    a copy rebuilt from JSON. Any container edited in place since is a copy here, so it differs."""
-    try:
-        return copy.deepcopy(schema)
-    except Exception:  # a Mapping that cannot be copied: compare with its JSON form instead
-        return json.loads(canonical)
-
 
 def _plain(value: Any) -> Any:
     """Let `json.dumps` take any Mapping as an object (it only knows dict)."""
@@ -203,9 +138,15 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
+def _invalid_schema(field: str | None, message: str) -> ValidationProblem:
+    return ValidationProblem(field, "invalid-schema", message + " Run `elicitkit schema lint` on it.")
+
+
 def _invalid(field: str | None, message: str) -> _Compiled:
-    problem = ValidationProblem(field, "invalid-schema", message + " Run `elicitkit schema lint` on it.")
-    return _Compiled(None, broken=(problem,))
+    return _Compiled(None, broken=(_invalid_schema(field, message),))
+
+
+_NOT_JSON = _invalid_schema(None, "The schema is not plain JSON; it must be a JSON object with string keys.")
 
 
 def _compile(schema: Any) -> _Compiled:
@@ -217,8 +158,7 @@ def _compile(schema: Any) -> _Compiled:
             name: cs.typed_dict_field(_field_schema(name, prop, said), required=name in required)
             for name, prop in properties.items()
         }
-        core = cs.typed_dict_schema(fields, extra_behavior="ignore", strict=True)
-        forbidding = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
+        core = cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
         choices = {
             name: cut_list(choices_of(prop, kind) or [])
             for name, prop in properties.items()
@@ -230,8 +170,6 @@ def _compile(schema: Any) -> _Compiled:
         validator = SchemaValidator(core)
         return _Compiled(
             validator,
-            frozenset(properties),
-            forbidding,
             choices=choices,
             known=known,
             shown=shown,
@@ -323,7 +261,7 @@ def _string(name: str, prop: Mapping[str, Any], said: dict[str, Said]) -> CoreSc
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise _BadSchema(name, f"Field {name!r} has format {fmt!r}; a form can only check {sorted(FORMATS)}.")
     said[name] = not_in_format(fmt)
-    return cs.no_info_after_validator_function(ACCEPTS[fmt], string)
+    return cs.no_info_after_validator_function(in_format(fmt), string)
 
 
 def _count(name: str, prop: Mapping[str, Any], keyword: str) -> int | None:
