@@ -14,7 +14,8 @@ limits all use. `FORMATS` is the table of string formats a form can check (a `Fo
 `lint`, `validate` and every UI read it, so a new format is one row there plus, if a UI wants
 a special widget for it, that UI's drawing.
 
-Every `pattern` is run by RE2 (`pattern_matches`), in time linear in the text.
+Every `pattern` runs in time linear in the text (`pattern_matches`: the Rust `regex` crate
+inside pydantic-core).
 
 `Titled` and `TitledEnum` give choices display titles (see `build`). The stable lint codes
 are listed in `elicitkit.schema._lint`, the validation problem codes in

@@ -15,8 +15,7 @@ pydantic-core's engine costs under 1 µs and adds no dependency.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from threading import Lock
+import functools
 from typing import Final
 
 from pydantic_core import SchemaError, SchemaValidator
@@ -31,9 +30,7 @@ ENGINE: Final = "rust-regex"
 """pydantic-core's name for the engine; `validate` passes it to `str_schema` with the pattern."""
 
 _CACHE_SIZE = 256
-
-_cache: OrderedDict[str, SchemaValidator | str] = OrderedDict()
-_lock = Lock()
+"""Compiled patterns kept: a field's checks run its pattern on every keystroke and answer."""
 
 
 class PatternError(ElicitationError, ValueError):
@@ -41,14 +38,7 @@ class PatternError(ElicitationError, ValueError):
 
 
 def _compiled(pattern: str) -> SchemaValidator:
-    with _lock:
-        found = _cache.get(pattern)
-    if found is None:
-        found = _compile(pattern)
-        with _lock:
-            _cache[pattern] = found
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+    found = _compile(pattern)
     if isinstance(found, str):
         raise PatternError(found)
     return found
@@ -74,7 +64,9 @@ def pattern_matches(pattern: str, text: str) -> bool:
     return _compiled(pattern).isinstance_python(text)
 
 
+@functools.lru_cache(maxsize=_CACHE_SIZE)
 def _compile(pattern: str) -> SchemaValidator | str:
+    """The pattern compiled, or why it cannot be (a sentence without a final stop)."""
     if len(pattern) > MAX_PATTERN_LENGTH:
         return f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_LENGTH} are allowed"
     try:
