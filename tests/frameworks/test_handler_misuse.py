@@ -17,13 +17,13 @@ from elicitkit.errors import ConfigurationError
 
 pytestmark = pytest.mark.timeout(60)
 
-ADVICE = "for_fastmcp(handler).client_options()"
+ADVICE = "for_fastmcp(config).client_options()"
 
 
 def test_calling_the_handler_names_the_adapters() -> None:
     with pytest.raises(ConfigurationError, match=r"not the callback") as raised:
         ElicitationConfig(ScriptedUI())("message", None, None, None)
-    assert ADVICE in str(raised.value) and "for_sdk_session(handler)" in str(raised.value)
+    assert ADVICE in str(raised.value) and "for_sdk_session(config)" in str(raised.value)
 
 
 async def _outcome(call: Any) -> str:

@@ -455,7 +455,7 @@ def _passable(
             return None
         params = request.params
         if isinstance(params, ElicitRequestURLParams):
-            report = urls.examine(params.url, allow_http=elicitations.handler.allow_http)
+            report = urls.examine(params.url, allow_http=elicitations.config.allow_http)
             if report.verdict == "block":
                 return None  # the client declines it itself; the host never sees it
             if report.warnings:  # the host shows the URL; the person reads why to be careful

@@ -179,7 +179,7 @@ def upstream_client(
         plain.input_required_driver = passing_driver(plain, relay.host.relays if relay else frozenset())
         plain.roots_capability = roots
         return plain
-    handler = ElicitationConfig(
+    config = ElicitationConfig(
         ui=ui,
         modes=tuple(sorted(modes)),
         rate_limit=limits.rate_limit,
@@ -192,7 +192,7 @@ def upstream_client(
     direct = DirectWire(http, upstream.url) if http is not None and upstream.url is not None else None
     client = BridgeClient(
         upstream.target(),
-        config=handler,
+        config=config,
         http_client=http,
         calls=calls,
         direct=direct,

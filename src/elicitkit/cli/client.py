@@ -351,7 +351,7 @@ class _Session:
     async def _connect(
         self, stack: AsyncExitStack, ui: ElicitationUI, open_url: Callable[[str], bool]
     ) -> ElicitingClient:
-        handler = ElicitationConfig(ui=ui, modes=self.modes, open_url=open_url, wait_timeout=self.wait)
+        config = ElicitationConfig(ui=ui, modes=self.modes, open_url=open_url, wait_timeout=self.wait)
         transport: Any
         http: httpx2.AsyncClient | None = None
         if isinstance(self.server, StdioServerParameters):
@@ -365,7 +365,7 @@ class _Session:
             )
             transport, name = url, url
         connected = await stack.enter_async_context(
-            ElicitingClient(transport, config=handler, mode=self.mode, http_client=http)
+            ElicitingClient(transport, config=config, mode=self.mode, http_client=http)
         )
         # A pinned 2026-07-28 connection skips discovery, so the server never said its name.
         connected.elicitations.learn_server_name(name)

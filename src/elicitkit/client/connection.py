@@ -5,7 +5,7 @@ It answers one server's requests under an `ElicitationConfig`'s rules: it checks
 defaults and validates answers (C-10..C-12), inspects URLs and opens them only after consent
 (C-22), names the server asking (C-30), and records completion notices (C-20). The -32042
 retry (`elicitkit.client.retry`) and the 2026-07-28 rounds (`elicitkit.client.rounds`)
-receive it; they never reach the handler another way.
+receive it; they never reach the configuration another way.
 """
 
 from __future__ import annotations
@@ -82,21 +82,21 @@ sending the same bad answer (a script, a broken widget) must not spin forever.""
 
 
 class ServerElicitations:
-    """Answers one server's elicitation requests and completion notices, under `handler`'s rules."""
+    """Answers one server's elicitation requests and completion notices, under `config`'s rules."""
 
-    def __init__(self, handler: ElicitationConfig, watch: RequestWatch | None = None) -> None:
-        self.handler = handler
+    def __init__(self, config: ElicitationConfig, watch: RequestWatch | None = None) -> None:
+        self.config = config
         self.completions = UrlCompletions()
         self._watch = watch
-        self._server_name = handler.server_name
+        self._server_name = config.server_name
         self._connected_to: Callable[[], Implementation | None] | None = None
         self._last_refusal_log = -_LOG_EVERY
-        self.gate = PromptGate(handler.rate_limit, self.server_name, self.notice)
+        self.gate = PromptGate(config.rate_limit, self.server_name, self.notice)
         """Every prompt of this server passes here, whatever path it comes by (C-31)."""
 
     @property
     def sizes(self) -> Sizes:
-        return self.handler.sizes
+        return self.config.sizes
 
     @property
     def waiting(self) -> int:
@@ -142,7 +142,7 @@ class ServerElicitations:
         server = self.server_name(context)
         try:
             with self.gate.prompt():
-                async with self.handler.ui_turn():
+                async with self.config.ui_turn():
                     if isinstance(params, ElicitRequestFormParams):
                         return await self._ask_form(server, params)
                     return await self._ask_url(server, params)
@@ -159,7 +159,7 @@ class ServerElicitations:
         # C-04: a request without `mode` is a form request, even if it carries a `url`.
         if isinstance(params, ElicitRequestURLParams) and "mode" not in params.model_fields_set:
             return "A request without 'mode' is a form request and needs 'requestedSchema'."
-        if params.mode not in self.handler.modes:
+        if params.mode not in self.config.modes:
             return f"This client did not declare elicitation mode {params.mode!r}."
         if isinstance(params, ElicitRequestFormParams):
             too_big = self.sizes.schema_problem(params.requested_schema)
@@ -190,7 +190,7 @@ class ServerElicitations:
         problems: list[schema.ValidationProblem] = []
         for _ in range(MAX_REFUSED_ANSWERS + 1):
             question = FormQuestion(server, message, shown, initial, tuple(problems))
-            reply = await self._ask(self.handler.ui.ask_form, question)
+            reply = await self._ask(self.config.ui.ask_form, question)
             if not isinstance(reply, AcceptedElicitation):
                 return ElicitResult(action=reply.action)
             content = dict(reply.data or {})
@@ -227,13 +227,13 @@ class ServerElicitations:
         own initiative (a -32042 list), so the call it serves ends rather than being answered.
         """
         with self.gate.prompt():
-            async with self.handler.ui_turn():
+            async with self.config.ui_turn():
                 return await self._consent_and_open(self.server_name(), message, url)
 
     async def _consent_and_open(self, server: str, message: str, url: str) -> Action:
-        report = urls.examine(url, allow_http=self.handler.allow_http)
+        report = urls.examine(url, allow_http=self.config.allow_http)
         question = UrlQuestion(server, cut(message, self.sizes.message), report)
-        reply = await self._ask(self.handler.ui.ask_url_consent, question)
+        reply = await self._ask(self.config.ui.ask_url_consent, question)
         if report.verdict == "block":
             # The person sees why (a phishing attempt should be visible), but nothing opens it.
             reasons = tuple(w for w in report.warnings if w.severity == "block")
@@ -243,7 +243,7 @@ class ServerElicitations:
         if not isinstance(reply, AcceptedElicitation):
             return reply.action
         try:
-            opened = self.handler.open_url(url)
+            opened = self.config.open_url(url)
         except Exception:
             logger.exception("opening the URL failed")
             opened = False
@@ -275,7 +275,7 @@ class ServerElicitations:
         """Show the waiting screen (`ElicitationUI.wait`); a UI that fails, or is cancelled from
         inside, counts as the person choosing "cancel"."""
         try:
-            return await self.handler.ui.wait(waiting)
+            return await self.config.ui.wait(waiting)
         except anyio.get_cancelled_exc_class():
             if _cancelled_from_outside():
                 raise
@@ -306,7 +306,7 @@ class ServerElicitations:
     def notice(self, text: str) -> None:
         """Show `text` on the UI (a notice, nothing to answer); a failing UI is logged, never raised."""
         try:
-            self.handler.ui.notice(text)
+            self.config.ui.notice(text)
         except Exception:
             logger.exception("the elicitation UI failed to show a notice")
 

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 _ResultT = TypeVar("_ResultT")
 
 _SDK_INPUT_ROUNDS = next(f.default for f in fields(Client) if f.name == "input_required_max_rounds")
-"""`Client.input_required_max_rounds` left as the SDK has it: the handler's `input_rounds` then."""
+"""`Client.input_required_max_rounds` left as the SDK has it: the config's `input_rounds` then."""
 
 
 _GET_STREAM_WAIT = 2.0
@@ -122,7 +122,7 @@ async def _tapped_http(
 
 @dataclass
 class ElicitingClient(ExtendedClient):
-    """An `mcp.Client` that answers elicitation under `handler`'s rules and waits out -32042.
+    """An `mcp.Client` that answers elicitation under `config`'s rules and waits out -32042.
 
     `call_tool`, `get_prompt` and `read_resource` keep their SDK signatures; a -32042 answer is
     handled by `until_urls_complete` and the call retried, so a caller sees the final result or

@@ -1,11 +1,11 @@
 """One call from an `ElicitationConfig` to what each agent framework's MCP client takes.
 
-    answers = for_fastmcp(handler)          # fastmcp.Client, pydantic-ai's MCPToolset, langchain.mcp
-    client = answers.client(url)            # a fastmcp.Client answering with the handler
+    answers = for_fastmcp(config)           # fastmcp.Client, pydantic-ai's MCPToolset, langchain.mcp
+    client = answers.client(url)            # a fastmcp.Client answering under the config
     MCPToolset(answers.client(url), process_tool_call=answers.process_tool_call)
     MCPAdapter(answers.client(url))
 
-    callback = for_sdk_session(handler)     # the SDK's ClientSession, google-adk's McpToolset
+    callback = for_sdk_session(config)      # the SDK's ClientSession, google-adk's McpToolset
     ClientSession(read, write, elicitation_callback=callback, message_handler=callback.on_message)
     McpToolset(connection_params=..., elicitation_callback=callback)
 
@@ -14,7 +14,7 @@ rules (modes, validation, rate limit, URL inspection, open only after consent), 
 names the server from the moment `answers.client(...)` connects (with only
 `client_options()`, the name is learned from the server's first question). What a
 framework cannot carry is said in docs/frameworks.md; the one that matters most: these
-frameworks (through the SDK) declare both form and url whenever a handler is set, so a mode
+frameworks (through the SDK) declare both form and url whenever a callback is set, so a mode
 you did not configure is refused with an error when it is asked, never answered.
 """
 
@@ -43,18 +43,18 @@ __all__ = ["ElicitationRefusedError", "FastMCPAnswers", "for_fastmcp", "for_sdk_
 T = TypeVar("T")
 
 
-def for_sdk_session(handler: ElicitationConfig) -> ServerElicitations:
+def for_sdk_session(config: ElicitationConfig) -> ServerElicitations:
     """The SDK `elicitation_callback` for one server; pass `.on_message` as `message_handler` too.
 
     It answers a refusal with -32602 itself, so it is safe wherever the SDK's callback is taken
     as is (the SDK's `ClientSession` and `Client`, google-adk's `McpToolset`).
     """
-    return ServerElicitations(handler)
+    return ServerElicitations(config)
 
 
 @dataclass
 class FastMCPAnswers:
-    """`handler` in the shapes `fastmcp.Client` takes (and so pydantic-ai and langchain.mcp)."""
+    """A config's answers in the shapes `fastmcp.Client` takes (and so pydantic-ai and langchain.mcp)."""
 
     answers: ServerElicitations
 
@@ -114,9 +114,9 @@ class FastMCPAnswers:
         return await self.until_urls_complete(lambda: call_tool(name, args))
 
 
-def for_fastmcp(handler: ElicitationConfig) -> FastMCPAnswers:
+def for_fastmcp(config: ElicitationConfig) -> FastMCPAnswers:
     """What `fastmcp.Client(elicitation_handler=..., message_handler=...)` takes, for one server."""
-    return FastMCPAnswers(ServerElicitations(handler))
+    return FastMCPAnswers(ServerElicitations(config))
 
 
 async def _unwrapped(call: Callable[[], Awaitable[T]]) -> T:

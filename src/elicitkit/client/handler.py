@@ -1,7 +1,7 @@
 """`ElicitationConfig`: the configuration a host writes once (modes, UI, limits, timeouts).
 
 Configuration only: it imports nothing of the engine it configures. Each connection gets its
-own `ServerElicitations` (`elicitkit.client.connection`), which reads the handler and is the
+own `ServerElicitations` (`elicitkit.client.connection`), which reads the config and is the
 one owner of that connection's state; the retry and rounds drivers receive that. The one way
 from here into the engine is `connect`, a convenience that makes an `ElicitingClient` when
 called.
@@ -116,18 +116,18 @@ class ElicitationConfig:
             url=UrlElicitationCapability() if "url" in self.modes else None,
         )
 
-    if not TYPE_CHECKING:  # run time only: mypy keeps rejecting the handler where the SDK types a callback
+    if not TYPE_CHECKING:  # run time only: mypy keeps rejecting the config where the SDK types a callback
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             raise ConfigurationError(
                 "An ElicitationConfig is the configuration, not the callback: give fastmcp.Client "
-                "**for_fastmcp(handler).client_options(), an SDK session or google-adk "
-                "for_sdk_session(handler) (both in elicitkit.client.frameworks), or connect with "
-                "handler.connect(url)."
+                "**for_fastmcp(config).client_options(), an SDK session or google-adk "
+                "for_sdk_session(config) (both in elicitkit.client.frameworks), or connect with "
+                "config.connect(url)."
             )
 
     def ui_turn(self) -> anyio.Lock:
-        """One question on the UI at a time, across every server this handler answers for."""
+        """One question on the UI at a time, across every server answered under this config."""
         if self._turn is None:
             self._turn = anyio.Lock()
         return self._turn
@@ -140,7 +140,7 @@ class ElicitationConfig:
         message_handler: MessageHandlerFnT | None = None,
         **client_options: Any,
     ) -> ElicitingClient:
-        """An `mcp.Client` for `server` (URL, stdio parameters or Transport) answering with this handler.
+        """An `mcp.Client` for `server` (URL, stdio parameters or Transport) answering under this config.
 
         The same as `ElicitingClient(server, config=self, ...)`; the engine is imported only here."""
         from elicitkit.client.eliciting import ElicitingClient

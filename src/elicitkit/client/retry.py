@@ -3,7 +3,7 @@
 Each listed URL is shown for consent and opened; then the call waits for the completion
 notices, showing the person the time elapsed and offering retry and cancel at any moment.
 When every notice has come the call is retried by itself; when none comes within the
-handler's `wait_timeout` the person is pressed to choose. A server that asks again for an id
+config's `wait_timeout` the person is pressed to choose. A server that asks again for an id
 that already completed would loop forever, so that stops with `ElicitationLoopError`.
 
 Every consent and every waiting screen passes the server's `PromptGate`, and a call is retried
@@ -49,7 +49,7 @@ async def until_urls_complete(answers: ServerElicitations, call: Callable[[], Aw
             # The SDK checks each result against its model and lets pydantic's error escape.
             raise malformed_result(answers.server_name(), error) from None
         except MCPError as error:
-            if error.code != URL_ELICITATION_REQUIRED or "url" not in answers.handler.modes:
+            if error.code != URL_ELICITATION_REQUIRED or "url" not in answers.config.modes:
                 raise
             data = error.error.data
         server = answers.server_name()
@@ -61,7 +61,7 @@ async def until_urls_complete(answers: ServerElicitations, call: Callable[[], Aw
                 f"{server} asked again for elicitation {', '.join(repr(cut(i, 60)) for i in again)}, which "
                 "already completed; the call was stopped because retrying it would never end."
             )
-        if len(required) > answers.handler.rate_limit.burst:
+        if len(required) > answers.config.rate_limit.burst:
             raise ElicitationDeclinedError(
                 f"{server} asked for {len(required)} URLs at once, more than this client allows; none opened."
             )
@@ -132,7 +132,7 @@ def listed_elicitations(server: str, data: object, sizes: Sizes) -> list[ElicitR
 async def _wait(answers: ServerElicitations, messages: dict[str, str]) -> Literal["retry", "cancel", "done"]:
     """Show the wait until every id completes ("done") or the person chooses retry or cancel."""
     started = time.monotonic()
-    deadline = started + answers.handler.wait_timeout
+    deadline = started + answers.config.wait_timeout
     timed_out = False
     while True:
         pending = answers.completions.pending_of(messages)

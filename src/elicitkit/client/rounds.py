@@ -11,11 +11,11 @@ second consent screen, and then a third. Here instead:
   call ends with `ElicitationLoopError`;
 - after consent the person sees a waiting screen (cancel always there, also while a retry is
   held by the server) while the call is retried with a backoff (`first_delay` doubling to
-  `max_delay`); "retry" retries now; after the handler's `wait_timeout` the person chooses;
+  `max_delay`); "retry" retries now; after the config's `wait_timeout` the person chooses;
 - the latest choice wins: cancel on the waiting screen (or the call being cancelled, Ctrl-C)
   is sent to the server as this URL's answer, so the tool sees it, and the call ends with
   `ElicitationCancelledError` (or the cancellation);
-- `input_rounds` (the handler's) bounds the rounds of one call.
+- `input_rounds` (the config's) bounds the rounds of one call.
 
 2026-07-28 has no completion notice and no elicitation id, so the URL itself names the
 elicitation and the server's answer to a retry is the only news of the page.
@@ -190,7 +190,7 @@ class _Call:
         return responses, True
 
     async def _dispatch(self, requests: dict[str, InputRequest]) -> InputResponses:
-        """Ask each new question through the handler, one screen at a time; remember URL answers."""
+        """Ask each new question through `ServerElicitations`, one screen at a time; remember URL answers."""
         responses: InputResponses = {}
         for key, request in requests.items():
             context = ClientRequestContext(
@@ -214,9 +214,8 @@ class _Call:
     async def _retry_while_waiting(self, responses: InputResponses, state: str | None) -> object:
         """Retry after the backoff (or when the person says "retry") with the waiting screen up the
         whole time, the held retry included; `_CANCELLED` when the person cancels instead."""
-        handler = self.answers.handler
         delay = self._next_delay()
-        pressed = time.monotonic() - self.window > handler.wait_timeout
+        pressed = time.monotonic() - self.window > self.answers.config.wait_timeout
         pending = [(o.key, o.message) for o in self.waiting_on()]
         now = anyio.Event()
         outcome: list[object] = []

@@ -1,7 +1,7 @@
-"""The seam between the protocol handler and whatever a person looks at.
+"""The seam between the protocol engine (`ServerElicitations`) and whatever a person looks at.
 
-The handler owns every protocol rule; a UI only asks a person and reports the answer. A UI
-never sees JSON-RPC, and the handler never draws. Implementations: terminal, web, scripted.
+The engine owns every protocol rule; a UI only asks a person and reports the answer. A UI
+never sees JSON-RPC, and the engine never draws. Implementations: terminal, web, scripted.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class Waiting:
 
 
 class ElicitationUI(Protocol):
-    """What the client handler needs from a person-facing UI."""
+    """What the client needs from a person-facing UI."""
 
     async def ask_form(self, question: FormQuestion) -> Reply:
         """Show the form, let the person review and change answers, return their reply."""
@@ -108,7 +108,7 @@ class ElicitationUI(Protocol):
     async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
         """Show that a call waits for completion, with elapsed time; return when the person chooses.
 
-        The handler cancels this call when every elicitation completes, so it may run forever.
+        The client cancels this call when every elicitation completes, so it may run forever.
         """
         ...
 

@@ -77,7 +77,7 @@ class Story:
     transcript: Transcript
     ui: ElicitationUI | None = None
     scripted: ScriptedUI | None = field(default=None, init=False)
-    handler: ElicitationConfig | None = field(default=None, init=False)
+    config: ElicitationConfig | None = field(default=None, init=False)
     client: ElicitingClient | None = field(default=None, init=False)
     opened: asyncio.Queue[str] = field(default_factory=asyncio.Queue, init=False)
     browsers: dict[str, ScriptedBrowser] = field(default_factory=dict, init=False)
@@ -107,7 +107,7 @@ class Story:
             ui = self.ui
         # The story plays every kind of question back to back (a consent and a waiting screen
         # per URL), faster than the default limit lets one server ask a real person.
-        self.handler = ElicitationConfig(
+        self.config = ElicitationConfig(
             ui=ui,
             modes=("form", "url"),
             open_url=self._open_url,
@@ -179,7 +179,7 @@ class Story:
         An error in the body is raised once the connection is closed, as itself, not wrapped
         in an exception group by the client's task groups.
         """
-        assert self.handler is not None
+        assert self.config is not None
         http = httpx2.AsyncClient(
             headers={"Authorization": f"Bearer {self.mcp_token}"}, timeout=httpx2.Timeout(30, read=300)
         )
@@ -187,7 +187,7 @@ class Story:
         if wire is not None:
             transport = WatchedTransport(transport, wire)
         raised: Exception | None = None
-        async with http, ElicitingClient(transport, config=self.handler, mode=mode) as client:
+        async with http, ElicitingClient(transport, config=self.config, mode=mode) as client:
             try:
                 yield client
             except Exception as error:  # raised again below, outside the task groups
