@@ -118,10 +118,10 @@ async def _measure(url: str, seconds: float) -> dict[str, float]:
     gc.collect()
     gc.freeze()
     ui = ScriptedUI(otherwise=_answer, waits=["retry"] * 10_000)
-    handler = ElicitationConfig(ui, modes=("form", "url"), wait_timeout=0.05, open_url=lambda u: True)
+    config = ElicitationConfig(ui, modes=("form", "url"), wait_timeout=0.05, open_url=lambda u: True)
     lags: list[float] = []
     storms = 0
-    async with handler.connect(url, mode="legacy") as client:
+    async with config.connect(url, mode="legacy") as client:
         stop = anyio.Event()
 
         async def heartbeat() -> None:

@@ -1,4 +1,4 @@
-"""The conformance client: elicitkit's handler against the official harness's mock servers.
+"""The conformance client: elicitkit's client against the official harness's mock servers.
 
 The harness runs `python examples/conformance/client.py <url>` with MCP_CONFORMANCE_SCENARIO
 (and MCP_CONFORMANCE_PROTOCOL_VERSION) set, and expects exit code 0. A `ScriptedUI` stands in
@@ -47,11 +47,11 @@ SCENARIOS: dict[str, Scenario] = {
 
 async def main(url: str, scenario: str, version: str) -> None:
     # The harness's mock server asks from inside its tool with no `relatedRequestId`, so its
-    # question arrives on the standalone GET stream while the call is open: the handler's
+    # question arrives on the standalone GET stream while the call is open: the config's
     # defaults take it as that call's, the only one open (C-03).
-    handler = ElicitationConfig(ScriptedUI(otherwise=accept_prefilled), modes=("form",))
+    config = ElicitationConfig(ScriptedUI(otherwise=accept_prefilled), modes=("form",))
     mode = "legacy" if version in HANDSHAKE_PROTOCOL_VERSIONS else (version or "auto")
-    async with handler.connect(url, mode=mode) as client:
+    async with config.connect(url, mode=mode) as client:
         await SCENARIOS[scenario](client)
 
 

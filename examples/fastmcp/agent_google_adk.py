@@ -57,17 +57,17 @@ def _text(response: Any) -> str:
     return str(content[0].get("text", response))
 
 
-def build_agent(url: str, handler: ElicitationConfig) -> LlmAgent:
-    """An agent whose MCP toolset answers elicitation with `handler`."""
+def build_agent(url: str, config: ElicitationConfig) -> LlmAgent:
+    """An agent whose MCP toolset answers elicitation with `config`."""
     toolset = McpToolset(
         connection_params=StreamableHTTPConnectionParams(url=url),
-        elicitation_callback=for_sdk_session(handler),
+        elicitation_callback=for_sdk_session(config),
     )
     return LlmAgent(name="tables", model=ScriptedModel(), tools=[toolset])
 
 
-async def run(url: str, handler: ElicitationConfig) -> str:
-    runner = InMemoryRunner(agent=build_agent(url, handler), app_name="tables")
+async def run(url: str, config: ElicitationConfig) -> str:
+    runner = InMemoryRunner(agent=build_agent(url, config), app_name="tables")
     session = await runner.session_service.create_session(app_name="tables", user_id="person")
     message = types.Content(role="user", parts=[types.Part(text="Book a table, then the weather in Oslo.")])
     final = ""

@@ -22,11 +22,11 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 from elicitkit.client import ElicitationConfig, TerminalUI
 
 
-def booking_tool(url: str, handler: ElicitationConfig) -> FunctionTool:
+def booking_tool(url: str, config: ElicitationConfig) -> FunctionTool:
     @function_tool
     async def book() -> str:
         """Book a table; the server asks the person which day and for how many."""
-        async with handler.connect(url) as client:
+        async with config.connect(url) as client:
             result = await client.call_tool("book", {})
         return str(result.content[0].text)  # type: ignore[union-attr]
 
@@ -57,8 +57,8 @@ class ScriptedModel(Model):
         raise NotImplementedError("this scripted model does not stream")
 
 
-async def run(url: str, handler: ElicitationConfig) -> str:
-    agent = Agent(name="tables", model=ScriptedModel(), tools=[booking_tool(url, handler)])
+async def run(url: str, config: ElicitationConfig) -> str:
+    agent = Agent(name="tables", model=ScriptedModel(), tools=[booking_tool(url, config)])
     result = await Runner.run(agent, "Book a table.")
     return str(result.final_output)
 

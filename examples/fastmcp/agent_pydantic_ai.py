@@ -33,16 +33,16 @@ def scripted_model(messages: list[ModelMessage], info: AgentInfo) -> ModelRespon
     return ModelResponse(parts=[TextPart(" / ".join(str(p.content) for p in returned))])
 
 
-def build_agent(url: str, handler: ElicitationConfig) -> Agent[None, str]:
-    """An agent whose MCP toolset answers elicitation with `handler`."""
-    answers = for_fastmcp(handler)
+def build_agent(url: str, config: ElicitationConfig) -> Agent[None, str]:
+    """An agent whose MCP toolset answers elicitation with `config`."""
+    answers = for_fastmcp(config)
     toolset: MCPToolset[Any] = MCPToolset(answers.client(url), process_tool_call=answers.process_tool_call)
     return Agent(FunctionModel(scripted_model), toolsets=[toolset])
 
 
 async def main(url: str) -> None:
-    handler = ElicitationConfig(TerminalUI(), modes=("form", "url"))
-    result = await build_agent(url, handler).run("Book a table, then tell me the weather in Oslo.")
+    config = ElicitationConfig(TerminalUI(), modes=("form", "url"))
+    result = await build_agent(url, config).run("Book a table, then tell me the weather in Oslo.")
     print(result.output)
 
 

@@ -2,7 +2,7 @@
 
     python client_fastmcp.py http://127.0.0.1:8000/mcp
 
-`for_fastmcp(handler).client(url)` is a FastMCP `Client` answering with the handler (its screens
+`for_fastmcp(config).client(url)` is a FastMCP `Client` answering under the config (its screens
 name the server from the moment it connects); `until_urls_complete` waits out a call held with
 -32042, which FastMCP's client only raises.
 """
@@ -16,9 +16,9 @@ from elicitkit.client import ElicitationConfig, TerminalUI
 from elicitkit.client.frameworks import for_fastmcp
 
 
-async def run(url: str, handler: ElicitationConfig, mode: str = "auto") -> list[str]:
+async def run(url: str, config: ElicitationConfig, mode: str = "auto") -> list[str]:
     """Book a table and get the forecast; returns what the two tools said."""
-    answers = for_fastmcp(handler)
+    answers = for_fastmcp(config)
     async with answers.client(url, mode=mode) as client:
         booked = await client.call_tool("book", {})
         forecast = await answers.until_urls_complete(lambda: client.call_tool("forecast", {"city": "Oslo"}))

@@ -8,8 +8,8 @@ from elicitkit.client import ElicitationConfig, TerminalUI, WebUI
 
 
 async def main(url: str, web: bool) -> None:
-    handler = ElicitationConfig(WebUI() if web else TerminalUI(), modes=("form", "url"))
-    async with handler.connect(url) as client:
+    config = ElicitationConfig(WebUI() if web else TerminalUI(), modes=("form", "url"))
+    async with config.connect(url) as client:
         result = await client.call_tool("book", {})
         print(result.content[0].text)  # type: ignore[union-attr]
 

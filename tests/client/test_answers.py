@@ -32,9 +32,9 @@ AGE_SCHEMA = {
 }
 
 
-async def ask(handler: ElicitationConfig, tool: str, **arguments: Any) -> dict[str, Any]:
+async def ask(config: ElicitationConfig, tool: str, **arguments: Any) -> dict[str, Any]:
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             result = await client.call_tool(tool, arguments)
     return dict(json.loads(result.content[0].text))  # type: ignore[union-attr]
 
@@ -90,8 +90,8 @@ async def test_a_failing_ui_counts_as_cancel() -> None:
 async def test_url_is_opened_only_after_accept_and_exactly_as_given() -> None:
     opened: list[str] = []
     ui = ScriptedUI(AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
-    answer = await ask(handler, "ask_url", url="https://accounts.example.com/connect?x=1")
+    config = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
+    answer = await ask(config, "ask_url", url="https://accounts.example.com/connect?x=1")
     assert answer == {"action": "accept", "content": None}
     assert opened == ["https://accounts.example.com/connect?x=1"]
     [question] = ui.shown
@@ -102,19 +102,19 @@ async def test_url_is_opened_only_after_accept_and_exactly_as_given() -> None:
 
 async def test_declined_or_cancelled_url_is_never_opened() -> None:
     opened: list[str] = []
-    handler = ElicitationConfig(
+    config = ElicitationConfig(
         ScriptedUI(DeclinedElicitation(), CancelledElicitation()), modes=("url",), open_url=record(opened)
     )
-    assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "decline"
-    assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "cancel"
+    assert (await ask(config, "ask_url", url="https://example.com/a"))["action"] == "decline"
+    assert (await ask(config, "ask_url", url="https://example.com/a"))["action"] == "cancel"
     assert opened == []
 
 
 async def test_blocked_url_is_shown_as_blocked_never_opened_and_the_person_is_told() -> None:
     opened: list[str] = []
     ui = ScriptedUI(otherwise=AcceptedElicitation())  # even a UI that says "open" cannot open a blocked URL
-    handler = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
-    assert (await ask(handler, "ask_url", url="javascript:alert(1)"))["action"] == "decline"
+    config = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
+    assert (await ask(config, "ask_url", url="javascript:alert(1)"))["action"] == "decline"
     assert opened == []
     [question] = ui.shown
     assert isinstance(question, UrlQuestion) and question.report.verdict == "block"
@@ -132,8 +132,8 @@ async def test_a_ui_that_keeps_sending_a_bad_answer_ends_in_cancel_not_a_spin() 
 
 async def test_no_browser_tells_the_person_where_to_go() -> None:
     ui = ScriptedUI(AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda u: False)
-    assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "accept"
+    config = ElicitationConfig(ui, modes=("url",), open_url=lambda u: False)
+    assert (await ask(config, "ask_url", url="https://example.com/a"))["action"] == "accept"
     assert any("https://example.com/a" in n for n in ui.notices)
 
 
@@ -142,8 +142,8 @@ async def test_a_failing_browser_is_told_not_crashed() -> None:
         raise OSError("no display")
 
     ui = ScriptedUI(AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=browser)
-    assert (await ask(handler, "ask_url", url="https://example.com/a"))["action"] == "accept"
+    config = ElicitationConfig(ui, modes=("url",), open_url=browser)
+    assert (await ask(config, "ask_url", url="https://example.com/a"))["action"] == "accept"
     assert any("https://example.com/a" in n for n in ui.notices)
 
 

@@ -1,5 +1,5 @@
 """A UI that is cancelled from inside (its own task, a page it awaited) raises CancelledError
-into the handler: that is the person's "cancel", sent once. The connection stays up on
+into the client: that is the person's "cancel", sent once. The connection stays up on
 2025-11-25, the form is not shown again on 2026-07-28, and a waiting screen that gives up that
 way ends the wait as "cancel"."""
 
@@ -70,9 +70,9 @@ async def test_on_2026_07_28_it_is_a_cancel_sent_once() -> None:
 async def test_a_waiting_screen_cancelled_inside_ends_the_wait_as_cancel() -> None:
     state = State()
     ui = CancelledOnce(otherwise=accept_prefilled)
-    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, wait_timeout=30)
+    config = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, wait_timeout=30)
     with serve(held_server(state).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             try:
                 await client.call_tool("connect_service")
             except ElicitationCancelledError as error:

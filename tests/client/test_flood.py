@@ -16,9 +16,9 @@ from elicitkit.client import ElicitationConfig, RateLimit, ScriptedUI, accept_pr
 async def test_a_flood_reaches_the_ui_only_up_to_the_limit_and_the_rest_get_cancel() -> None:
     limit = RateLimit(per_second=2, burst=5, max_waiting=3)
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationConfig(ui, rate_limit=limit)
+    config = ElicitationConfig(ui, rate_limit=limit)
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             started = time.monotonic()
             result = await client.call_tool("flood", {"count": 200})
             elapsed = time.monotonic() - started

@@ -32,9 +32,9 @@ async def test_call_consent_notice_retry_success() -> None:
         finish(state, "conn-1")
         return True
 
-    handler = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
+    config = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
     with serve(held_server(state).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             result = await client.call_tool("connect_service")
     assert text(result) == "connected"
     assert state.calls == 2
@@ -51,7 +51,7 @@ async def test_call_consent_notice_retry_success() -> None:
 async def test_several_urls_each_get_consent_and_all_must_complete() -> None:
     state = State()
     ui = ScriptedUI(AcceptedElicitation(), AcceptedElicitation())
-    handler_ref: list[ElicitationConfig] = []
+    config_ref: list[ElicitationConfig] = []
 
     def browser(url: str) -> bool:
         if url.endswith("/b"):
@@ -59,10 +59,10 @@ async def test_several_urls_each_get_consent_and_all_must_complete() -> None:
             finish(state, "b")
         return True
 
-    handler = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
-    handler_ref.append(handler)
+    config = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
+    config_ref.append(config)
     with serve(held_server(state, ids=("a", "b")).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             result = await client.call_tool("connect_service")
     assert text(result) == "connected"
     assert [q.message for q in ui.shown] == ["Connect account a", "Connect account b"]
@@ -76,9 +76,9 @@ async def test_no_notice_then_the_person_retries_and_the_call_succeeds() -> None
         finish(state, "conn-1", notify=False)  # the flow finishes, but no notice ever comes
         return True
 
-    handler = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=0.3)
+    config = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=0.3)
     with serve(held_server(state).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             result = await client.call_tool("connect_service")
     assert text(result) == "connected"
     assert [w.timed_out for w in ui.waited] == [False, True]
@@ -87,9 +87,9 @@ async def test_no_notice_then_the_person_retries_and_the_call_succeeds() -> None
 async def test_no_notice_then_the_person_cancels() -> None:
     state = State()
     ui = ScriptedUI(AcceptedElicitation(), waits=["retry", "cancel"])
-    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, wait_timeout=0.2)
+    config = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, wait_timeout=0.2)
     with serve(held_server(state).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             with pytest.raises(ElicitationCancelledError, match="Stopped waiting for Held Server"):
                 await client.call_tool("connect_service")
     assert state.calls == 2  # the manual retry went out once
@@ -105,9 +105,9 @@ async def test_a_server_repeating_completed_ids_is_stopped() -> None:
         return True
 
     ui = ScriptedUI(otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
+    config = ElicitationConfig(ui, modes=("url",), open_url=browser, wait_timeout=30)
     with serve(held_server(state, repeat=True).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             with pytest.raises(ElicitationLoopError, match="'conn-1', which already completed"):
                 await client.call_tool("connect_service")
     assert state.calls == 2
@@ -117,9 +117,9 @@ async def test_declined_consent_stops_the_call_and_opens_nothing() -> None:
     state = State()
     opened: list[str] = []
     ui = ScriptedUI(DeclinedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
+    config = ElicitationConfig(ui, modes=("url",), open_url=record(opened))
     with serve(held_server(state).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             with pytest.raises(ElicitationDeclinedError, match="was not opened"):
                 await client.call_tool("connect_service")
     assert opened == [] and state.calls == 1

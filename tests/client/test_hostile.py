@@ -65,8 +65,8 @@ async def test_a_catastrophic_pattern_never_stalls_the_event_loop(hostile_url: s
     schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": EVIL_PATTERN}}}
     schema["properties"]["code"]["default"] = EVIL_TEXT
     ui = ScriptedUI(AcceptedElicitation({"code": EVIL_TEXT}), AcceptedElicitation({"code": "aaa"}))
-    handler = ElicitationConfig(ui)
-    async with handler.connect(hostile_url, mode="legacy") as client, heartbeat() as lags:
+    config = ElicitationConfig(ui)
+    async with config.connect(hostile_url, mode="legacy") as client, heartbeat() as lags:
         started = time.monotonic()
         result = await client.call_tool("ask", {"schema": json.dumps(schema)})
         elapsed = time.monotonic() - started
@@ -126,8 +126,8 @@ async def test_a_request_on_the_get_stream_while_two_calls_are_open_gets_32602(h
 
 async def test_the_strict_setting_refuses_the_get_stream_even_during_a_call(hostile_url: str) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationConfig(ui, standalone_stream="refuse")
-    async with handler.connect(hostile_url, mode="legacy") as client:
+    config = ElicitationConfig(ui, standalone_stream="refuse")
+    async with config.connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask_aside"))
         tied = answer_of(await client.call_tool("ask", {"schema": json.dumps(NAME_SCHEMA)}))
     assert answer == REFUSED
@@ -187,8 +187,8 @@ async def test_a_32042_storm_shows_no_more_than_the_rate_limit_and_ends_typed(ho
     limit = RateLimit(per_second=1, burst=4, max_waiting=3)
     ui = ScriptedUI(otherwise=accept_prefilled, waits=["retry"] * 1000)
     opened: list[str] = []
-    handler = ElicitationConfig(ui, modes="url", rate_limit=limit, wait_timeout=0.01, open_url=record(opened))
-    async with handler.connect(hostile_url, mode="legacy") as client:
+    config = ElicitationConfig(ui, modes="url", rate_limit=limit, wait_timeout=0.01, open_url=record(opened))
+    async with config.connect(hostile_url, mode="legacy") as client:
         started = time.monotonic()
         with pytest.raises(ElicitationRateLimitedError, match="Hostile Server asked for more than"):
             await client.call_tool("storm")
@@ -207,10 +207,10 @@ async def test_held_call_retries_have_a_bound_even_within_the_rate(hostile_url: 
     generous = RateLimit(per_second=10_000, burst=10_000, max_waiting=3)
     ui = ScriptedUI(otherwise=accept_prefilled, waits=["retry"] * 1000)
     sizes = Sizes(held_rounds=5)
-    handler = ElicitationConfig(
+    config = ElicitationConfig(
         ui, modes="url", rate_limit=generous, sizes=sizes, wait_timeout=0.01, open_url=record([])
     )
-    async with handler.connect(hostile_url, mode="legacy") as client:
+    async with config.connect(hostile_url, mode="legacy") as client:
         with pytest.raises(ElicitationRateLimitedError, match="held the call with -32042 6 times"):
             await client.call_tool("storm")
     assert len(ui.shown) == 6
@@ -309,8 +309,8 @@ async def test_an_oversized_schema_is_refused_with_32602(hostile_url: str, schem
 async def test_an_oversized_url_is_refused_with_32602(hostile_url: str) -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
     opened: list[str] = []
-    handler = ElicitationConfig(ui, modes="url", open_url=record(opened))
-    async with handler.connect(hostile_url, mode="legacy") as client:
+    config = ElicitationConfig(ui, modes="url", open_url=record(opened))
+    async with config.connect(hostile_url, mode="legacy") as client:
         answer = answer_of(await client.call_tool("ask_url", {"url": "https://example.com/" + "p" * 100_000}))
     assert answer["error"] == -32602 and "this client opens at most 4096" in answer["message"]
     assert ui.shown == [] and opened == []

@@ -1,4 +1,4 @@
-"""2026-07-28 (M-01): the SDK runs the input-required rounds through the same handler, patiently."""
+"""2026-07-28 (M-01): the SDK runs the input-required rounds through the same client rules, patiently."""
 
 from __future__ import annotations
 
@@ -74,9 +74,9 @@ async def test_rounds_wait_for_a_browser_flow_longer_than_the_sdk_default() -> N
         return True
 
     ui = ScriptedUI(AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=browser)
+    config = ElicitationConfig(ui, modes=("url",), open_url=browser)
     with serve(rounds_server(browser_done).streamable_http_app()) as url:
-        async with handler.connect(url) as client:
+        async with config.connect(url) as client:
             result = await client.call_tool("connect")
     assert result.content[0].text == "connected"  # type: ignore[union-attr]
     [question] = ui.shown

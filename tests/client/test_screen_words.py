@@ -37,9 +37,9 @@ async def test_a_blocked_url_is_never_narrated_as_opening() -> None:
 async def test_the_blocked_notice_is_one_sentence_without_stray_stops() -> None:
     ui = ScriptedUI(AcceptedElicitation())
     opened: list[str] = []
-    handler = ElicitationConfig(ui, modes="url", open_url=record(opened))
+    config = ElicitationConfig(ui, modes="url", open_url=record(opened))
     with serve(hostile_server().streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             result = await client.call_tool("ask_url", {"url": LOOKALIKE})
     assert json.loads(result.content[0].text)["action"] == "decline"  # type: ignore[union-attr]
     [notice] = [n for n in ui.notices if "blocked" in n]

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import sys
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 import pytest_asyncio
@@ -21,6 +25,7 @@ from client_http import record, serve
 from client_servers import State, elicit_server
 from playwright.async_api import Browser, Page, async_playwright, expect
 from support.chromium import CHROMIUM_ARGS
+from support.web_door import command_lines, usable_secrets, way_in
 
 from elicitkit.client import ElicitationConfig
 from elicitkit.client.ui import AcceptedElicitation, DeclinedElicitation, FormQuestion, UrlQuestion, Waiting
@@ -29,6 +34,12 @@ from elicitkit.schema import defaults
 from elicitkit.urls import examine
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+HERE = Path(__file__).resolve().parent
+PROGRAM = HERE / "web_ui_program.py"
+STAND_IN = HERE.parent / "support" / "browser_stand_in.py"
+IDLE = "Nothing to answer right now; a server's next question appears here by itself."
+STOPPED = "The program that serves this page has stopped; you can close this tab."
 
 
 # A table booking with every widget kind the form-mode subset has.
@@ -243,7 +254,7 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
         await snapshot(page, screenshots / "web-consent.png")
         await page.get_by_role("button", name="Open in my browser").click()
         assert await settled(asked) == AcceptedElicitation()
-        await expect(page.locator("h1")).to_have_text("Nothing to answer right now")
+        await expect(page.locator(".idle h1")).to_have_text("✓ You agreed: the page opens in your system browser.")
 
 
 async def test_punycode_host_shows_both_forms_and_every_warning(page: Page) -> None:
@@ -285,12 +296,12 @@ async def test_a_withdrawn_question_leaves_the_page_by_itself(page: Page) -> Non
         asked = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Your name?", schema, {})))
         await expect(page.locator(".message")).to_have_text("Your name?")
         asked.cancel()
-        await expect(page.locator("h1")).to_have_text("Nothing to answer right now")
+        await expect(page.locator(".idle h1")).to_have_text(IDLE)
     await expect(page.locator("#offline")).to_be_visible()
 
 
 async def test_an_mcp_server_gets_what_the_person_submits_in_the_browser(page: Page) -> None:
-    """The handler in front, the web page behind it: a real server over streamable HTTP."""
+    """The client in front, the web page behind it: a real server over streamable HTTP."""
     schema = {
         "type": "object",
         "properties": {
@@ -301,9 +312,9 @@ async def test_an_mcp_server_gets_what_the_person_submits_in_the_browser(page: P
     }
     opened: list[str] = []
     async with WebUI(opener=page.goto) as ui:
-        handler = ElicitationConfig(ui, modes=("form", "url"), open_url=record(opened))
+        config = ElicitationConfig(ui, modes=("form", "url"), open_url=record(opened))
         with serve(elicit_server(State()).streamable_http_app()) as url:
-            async with handler.connect(url, mode="legacy") as client:
+            async with config.connect(url, mode="legacy") as client:
                 call = asyncio.create_task(client.call_tool("ask_form", {"schema": json.dumps(schema)}))
                 await expect(page.locator(".asker .server")).to_have_text("Test Elicitor")
                 await expect(page.get_by_label("Name")).to_have_value("Ada")
@@ -324,3 +335,163 @@ async def test_an_mcp_server_gets_what_the_person_submits_in_the_browser(page: P
                 result = await settled(call)
                 assert json.loads(result.content[0].text)["action"] == "accept"
                 assert opened == [target]
+
+
+# -- the way in, and what the page says ------------------------------------------------------
+
+
+def opened_by_the_stand_in(record: Path, within: float = 60.0) -> tuple[int, str]:
+    """The stand-in browser's PID and the URL it was handed, once it has started."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        started = record.read_text(encoding="utf-8").split() if record.exists() else []
+        if len(started) >= 2:
+            return int(started[0]), started[1]
+        time.sleep(0.05)
+    raise AssertionError("no browser was started")
+
+
+async def test_no_process_argument_or_log_line_lets_another_user_in(browser: Browser, tmp_path: Path) -> None:
+    """`WebUI()`'s own opener (the system browser through `webbrowser`; here $BROWSER is a
+    stand-in that keeps its URL in its arguments while it lives, as a browser does). Every
+    argument of every process, and everything the program logged, is tried on the page as
+    another local user would try it: nothing gets in. What the browser was handed gets the
+    person in, once; a second tab of theirs shows the same question."""
+    record, log = tmp_path / "opened.txt", tmp_path / "program.log"
+    env = {**os.environ, "BROWSER": f"{sys.executable} {STAND_IN} {record} %s"}
+    with log.open("wb") as sink:
+        program = await asyncio.create_subprocess_exec(
+            sys.executable, str(PROGRAM), env=env, stdout=asyncio.subprocess.PIPE, stderr=sink
+        )
+    stand_in = None
+    try:
+        stand_in, url = await asyncio.to_thread(opened_by_the_stand_in, record)
+        parts = urlsplit(url)
+        address = way_in(url)[0] if parts.scheme == "file" else f"{parts.scheme}://{parts.netloc}/"
+        arguments = await asyncio.to_thread(command_lines)
+        assert url in arguments  # what the browser was handed is in its arguments, for anyone to read
+        seen = [*arguments, log.read_text(encoding="utf-8")]
+        assert await asyncio.to_thread(usable_secrets, address, seen, "Who is booking?") == []
+
+        # Handed a file that only this user can read, in a folder only this user can open.
+        file = Path(unquote(parts.path))
+        assert (file.stat().st_mode & 0o777, file.parent.stat().st_mode & 0o777) == (0o600, 0o700)
+        spent = way_in(url)[1]
+
+        # The person's browser opens what it was handed: in, once.
+        person = await browser.new_context()
+        page = await person.new_page()
+        await page.goto(url)
+        await expect(page.locator(".message")).to_have_text("Who is booking?")
+        assert urlsplit(page.url).path == "/"  # the address bar holds no secret either
+        assert await asyncio.to_thread(usable_secrets, address, [spent], "Who is booking?") == []
+
+        # A second tab of the same browser shows the same question; answering there moves both on.
+        second = await person.new_page()
+        await second.goto(address)
+        await second.get_by_label("Your name").fill("Ada")
+        await second.get_by_role("button", name="Review answers").click()
+        await second.get_by_role("button", name="Submit answers").click()
+        out, _ = await asyncio.wait_for(program.communicate(), 30)
+        assert json.loads(out) == {"action": "accept", "content": {"name": "Ada"}}
+        await expect(page.locator("#offline")).to_be_visible()  # the first tab saw it end
+        await person.close()
+    finally:
+        if program.returncode is None:
+            program.kill()
+            await program.wait()
+        if stand_in is not None:
+            os.kill(stand_in, signal.SIGTERM)
+
+
+async def test_a_second_browser_gets_only_the_door(browser: Browser, page: Page) -> None:
+    """Another browser (another profile, or another user's) at the page's address, without the
+    file: the door's page, which shows nothing of the question, and no cookie."""
+    async with WebUI(opener=page.goto) as ui:
+        schema = {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}}}
+        asked = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Your name?", schema, {})))
+        await expect(page.locator(".message")).to_have_text("Your name?")
+        other = await browser.new_context()
+        stranger = await other.new_page()
+        response = await stranger.goto(way_in(ui.url)[0])
+        assert response is not None and response.status == 403
+        await expect(stranger.locator("h1")).to_contain_text("open it in this browser")
+        await expect(stranger.locator(".address")).to_have_text(ui.url)
+        assert "Your name?" not in await stranger.content()
+        assert await other.cookies() == []
+        await other.close()
+        await page.get_by_role("button", name="Decline").click()
+        assert await settled(asked) == DeclinedElicitation()
+
+
+async def main_text(page: Page) -> str:
+    """What the page says, as a person reads it (hidden parts left out)."""
+    return " ".join((await page.locator("main").inner_text()).split())
+
+
+async def test_each_state_says_one_sentence_and_a_stopped_page_only_that(page: Page) -> None:
+    async with WebUI(opener=page.goto) as ui:
+        await page.goto(await ui.start())
+        await expect(page.locator(".idle h1")).to_have_text(IDLE)
+        assert await main_text(page) == IDLE
+
+        schema = {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}}}
+        asked = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Your name?", schema, {})))
+        await page.get_by_role("button", name="Decline").click()
+        assert await settled(asked) == DeclinedElicitation()
+        declined = "You declined the form; “Bistro” is told you said no."
+        await expect(page.locator(".idle h1")).to_have_text(declined)
+        assert await main_text(page) == declined
+
+        report = examine("https://calendar.example.com/connect")
+        asked = asyncio.create_task(ui.ask_url_consent(UrlQuestion("Bistro", "Connect.", report)))
+        await page.get_by_role("button", name="Open in my browser").click()
+        assert await settled(asked) == AcceptedElicitation()
+        agreed = "✓ You agreed: the page opens in your system browser."
+        await expect(page.locator(".idle h1")).to_have_text(agreed)
+        assert await main_text(page) == agreed
+    await expect(page.locator("#offline")).to_be_visible()
+    assert await main_text(page) == STOPPED
+    assert "keep this tab open" not in await page.content()
+
+
+async def test_a_url_no_browser_could_open_is_a_link_with_its_warnings(page: Page) -> None:
+    """The handler could not open the URL the person agreed to: the page says so in one sentence
+    and gives the full URL as a link, with what the inspection found; no id of the elicitation."""
+    target = "https://login.example.com:8443/connect?session=1"
+    report = examine(target)
+    assert report.verdict == "warn" and report.warnings
+    await page.context.route("https://login.example.com:8443/**", lambda route: route.fulfill(body="signed in"))
+    async with WebUI(opener=page.goto) as ui:
+        handler = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda url: False)
+        with serve(elicit_server(State()).streamable_http_app()) as url:
+            async with handler.connect(url, mode="legacy") as client:
+                call = asyncio.create_task(
+                    client.call_tool("ask_url", {"url": target, "elicitation_id": "el-7Jq2xKp9"})
+                )
+                await expect(page.locator("#url")).to_have_text(target)
+                await page.get_by_role("button", name="Open in my browser").click()
+                assert json.loads((await settled(call)).content[0].text)["action"] == "accept"
+                link = page.get_by_role("link")
+                await expect(link).to_have_text(target)
+                await expect(link).to_have_attribute("href", target)
+                said = "No browser could be opened; if you trust this page, open it yourself:"
+                await expect(page.locator(".idle h1")).to_have_text(said)
+                text = await main_text(page)
+                assert text.startswith(f"{said} {target} ") and text.count(".") >= len(report.warnings)
+                for warning in report.warnings:
+                    assert warning.code in text
+                assert "You agreed" not in text and "el-7Jq2xKp9" not in await page.content()
+                async with page.context.expect_page() as opened:
+                    await link.click()
+                assert (await opened.value).url == target
+
+
+async def test_the_waiting_page_shows_no_elicitation_id(page: Page) -> None:
+    async with WebUI(opener=page.goto) as ui:
+        waiting = Waiting("Bistro", [("el-7Jq2xKp9", "Connect your calendar")], time.monotonic(), False)
+        asked = asyncio.create_task(ui.wait(waiting))
+        await expect(page.locator(".pending")).to_have_text("Connect your calendar")
+        assert "el-7Jq2xKp9" not in await main_text(page)
+        await page.get_by_role("button", name="Cancel").click()
+        assert await settled(asked) == "cancel"

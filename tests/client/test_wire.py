@@ -35,8 +35,8 @@ async def test_initialize_declares_exactly_the_configured_modes(
 ) -> None:
     wire = WireLog(caps_server().streamable_http_app())
     with serve(wire) as url:
-        handler = ElicitationConfig(ScriptedUI(), modes=modes)
-        async with handler.connect(url, mode="legacy") as client:
+        config = ElicitationConfig(ScriptedUI(), modes=modes)
+        async with config.connect(url, mode="legacy") as client:
             await client.call_tool("hello")
     [initialize] = wire.requests("initialize")
     assert initialize["params"]["capabilities"]["elicitation"] == expected
@@ -48,8 +48,8 @@ async def test_2026_requests_declare_exactly_the_configured_modes(
 ) -> None:
     wire = WireLog(caps_server().streamable_http_app())
     with serve(wire) as url:
-        handler = ElicitationConfig(ScriptedUI(), modes=modes)
-        async with handler.connect(url, mode="2026-07-28") as client:
+        config = ElicitationConfig(ScriptedUI(), modes=modes)
+        async with config.connect(url, mode="2026-07-28") as client:
             await client.call_tool("hello")
     [call] = wire.requests("tools/call")
     declared = call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
@@ -79,8 +79,8 @@ def test_modes_must_name_form_or_url() -> None:
         ElicitationConfig(ScriptedUI(), modes=("form", "sms"))
 
 
-async def call(endpoint: str, handler: ElicitationConfig, tool: str, **arguments: Any) -> dict[str, Any]:
-    async with handler.connect(endpoint, mode="legacy") as client:
+async def call(endpoint: str, config: ElicitationConfig, tool: str, **arguments: Any) -> dict[str, Any]:
+    async with config.connect(endpoint, mode="legacy") as client:
         result = await client.call_tool(tool, arguments)
     text = result.content[0].text  # type: ignore[union-attr]
     return dict(json.loads(text))
@@ -89,28 +89,28 @@ async def call(endpoint: str, handler: ElicitationConfig, tool: str, **arguments
 async def test_undeclared_url_mode_gets_32602_and_the_ui_is_never_called() -> None:
     ui = ScriptedUI(otherwise=AcceptedElicitation())
     opened: list[str] = []
-    handler = ElicitationConfig(ui, modes=("form",), open_url=record(opened))
+    config = ElicitationConfig(ui, modes=("form",), open_url=record(opened))
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        answer = await call(url, handler, "ask_url", url="https://example.com/a")
+        answer = await call(url, config, "ask_url", url="https://example.com/a")
     assert answer["error"] == -32602
     assert ui.shown == [] and opened == []
 
 
 async def test_undeclared_form_mode_gets_32602_and_the_ui_is_never_called() -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationConfig(ui, modes=("url",))
+    config = ElicitationConfig(ui, modes=("url",))
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        answer = await call(url, handler, "ask_form")
+        answer = await call(url, config, "ask_form")
     assert answer["error"] == -32602
     assert ui.shown == []
 
 
 async def test_a_schema_outside_the_form_subset_gets_32602_and_the_ui_is_never_called() -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationConfig(ui, modes=("form",))
+    config = ElicitationConfig(ui, modes=("form",))
     nested = {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}}
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        answer = await call(url, handler, "ask_form", schema=json.dumps(nested))
+        answer = await call(url, config, "ask_form", schema=json.dumps(nested))
     assert answer["error"] == -32602
     assert "form-mode subset" in answer["message"]
     assert ui.shown == []
@@ -118,18 +118,18 @@ async def test_a_schema_outside_the_form_subset_gets_32602_and_the_ui_is_never_c
 
 async def test_no_mode_means_form() -> None:
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationConfig(ui, modes=("form",))
+    config = ElicitationConfig(ui, modes=("form",))
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        answer = await call(url, handler, "ask_without_mode", with_url=False)
+        answer = await call(url, config, "ask_without_mode", with_url=False)
     assert answer == {"action": "accept", "content": {"name": "Ada"}}
     assert [q.message for q in ui.shown] == ["No mode"]
 
 
 async def test_no_mode_with_a_url_is_a_bad_form_not_a_url_request() -> None:
     ui = ScriptedUI(otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda u: True)
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda u: True)
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        answer = await call(url, handler, "ask_without_mode", with_url=True)
+        answer = await call(url, config, "ask_without_mode", with_url=True)
     assert answer["error"] == -32602
     assert ui.shown == []
 
@@ -137,9 +137,9 @@ async def test_no_mode_with_a_url_is_a_bad_form_not_a_url_request() -> None:
 async def test_elicitation_with_no_request_in_flight_gets_32602_and_the_ui_is_never_called() -> None:
     state = State()
     ui = ScriptedUI(otherwise=accept_prefilled)
-    handler = ElicitationConfig(ui, modes=("form",))
+    config = ElicitationConfig(ui, modes=("form",))
     with serve(elicit_server(state).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             await client.call_tool("ask_later", {"delay": 0.3})
             await eventually(lambda: bool(state.outcomes))
     assert json.loads(state.outcomes[0])["error"] == -32602
@@ -148,9 +148,9 @@ async def test_elicitation_with_no_request_in_flight_gets_32602_and_the_ui_is_ne
 
 async def test_completion_notices_for_unknown_and_repeated_ids_are_ignored() -> None:
     ui = ScriptedUI(otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda u: True)
+    config = ElicitationConfig(ui, modes=("url",), open_url=lambda u: True)
     with serve(elicit_server(State()).streamable_http_app()) as url:
-        async with handler.connect(url, mode="legacy") as client:
+        async with config.connect(url, mode="legacy") as client:
             accepted = await client.call_tool(
                 "ask_url", {"url": "https://example.com/a", "elicitation_id": "known"}
             )

@@ -35,7 +35,7 @@ def _open(url: str) -> bool:
     return True
 
 
-def handler_for(scenario: str) -> tuple[ElicitationConfig, ScriptedUI]:
+def config_for(scenario: str) -> tuple[ElicitationConfig, ScriptedUI]:
     if scenario == "decline":
         ui = ScriptedUI(DeclinedElicitation(), DeclinedElicitation())
     else:
@@ -47,8 +47,8 @@ def handler_for(scenario: str) -> tuple[ElicitationConfig, ScriptedUI]:
 async def main(url: str, scenarios: list[str]) -> None:
     example = _example()
     for scenario in scenarios:
-        handler, ui = handler_for(scenario)
-        final = await example.run(url, handler)  # type: ignore[attr-defined]
+        config, ui = config_for(scenario)
+        final = await example.run(url, config)  # type: ignore[attr-defined]
         shown = [type(question).__name__ for question in ui.shown]
         print("RESULT", scenario, json.dumps({"final": final, "shown": shown}), flush=True)
 

@@ -39,8 +39,8 @@ class Call:
 
 
 @asynccontextmanager
-async def via_fastmcp(url: str, handler: ElicitationConfig, mode: str) -> AsyncIterator[Call]:
-    adapter = for_fastmcp(handler)
+async def via_fastmcp(url: str, config: ElicitationConfig, mode: str) -> AsyncIterator[Call]:
+    adapter = for_fastmcp(config)
     client = fastmcp.Client(url, mode=mode, input_required_max_rounds=400, **adapter.client_options())
 
     async def tool(name: str, args: dict[str, Any]) -> tuple[bool, str]:
@@ -52,8 +52,8 @@ async def via_fastmcp(url: str, handler: ElicitationConfig, mode: str) -> AsyncI
 
 
 @asynccontextmanager
-async def via_sdk_session(url: str, handler: ElicitationConfig, mode: str) -> AsyncIterator[Call]:
-    callback = for_sdk_session(handler)
+async def via_sdk_session(url: str, config: ElicitationConfig, mode: str) -> AsyncIterator[Call]:
+    callback = for_sdk_session(config)
     client = Client(
         url,
         mode=mode,
@@ -94,14 +94,14 @@ async def test_form_accept_and_decline(adapter: str, mode: str) -> None:
 async def test_url_consent_opens_only_after_accept(adapter: str, mode: str) -> None:
     person = Person()
     ui = ScriptedUI(otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
-    async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, handler, mode) as call:
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, config, mode) as call:
         error, text = await call.tool("forecast", {"city": "Oslo"})
         await person.finished()
     assert not error and text.startswith("Sunny in Oslo")
     consent = ui.shown[0]
     assert isinstance(consent, UrlQuestion) and consent.report.url == person.opened[0]
-    if mode == "legacy":  # the completion notice reached the handler through the framework
+    if mode == "legacy":  # the completion notice reached the client through the framework
         elicitation_id = person.opened[0].rsplit("/", 1)[1]
         assert call.answers.completions.is_done(elicitation_id)
 
@@ -111,8 +111,8 @@ async def test_url_consent_opens_only_after_accept(adapter: str, mode: str) -> N
 async def test_url_decline_is_a_decline(adapter: str, mode: str) -> None:
     person = Person()
     ui = ScriptedUI(DeclinedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open)
-    async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, handler, mode) as call:
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open)
+    async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, config, mode) as call:
         error, text = await call.tool("forecast", {"city": "Oslo"})
         states = {r.state for r in served.store.records.values()}
     assert error and "declined" in text
@@ -124,8 +124,8 @@ async def test_url_decline_is_a_decline(adapter: str, mode: str) -> None:
 async def test_an_undeclared_mode_is_refused_as_an_error_never_an_accept(adapter: str, mode: str) -> None:
     person = Person()
     ui = ScriptedUI(otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form",), open_url=person.open)
-    async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, handler, mode) as call:
+    config = ElicitationConfig(ui, modes=("form",), open_url=person.open)
+    async with fastmcp_example() as served, ADAPTERS[adapter](served.mcp, config, mode) as call:
         try:
             error, text = await call.tool("forecast", {"city": "Oslo"})
         except MCPError as exc:  # the SDK's 2026-07-28 driver fails the call on a refused input request
@@ -217,5 +217,5 @@ async def test_answers_client_keeps_your_message_handler_and_refuses_a_second_el
         await client.call_tool("forecast", {"city": "Oslo"})
         await person.finished()
     elicitation_id = person.opened[0].rsplit("/", 1)[1]
-    assert answers.answers.completions.is_done(elicitation_id)  # the answers' own handler ran
+    assert answers.answers.completions.is_done(elicitation_id)  # the answers' own message handler ran
     assert seen  # and yours after it

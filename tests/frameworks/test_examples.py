@@ -26,9 +26,9 @@ pytestmark = [
 async def test_pydantic_ai_agent_books_and_gets_the_forecast() -> None:
     person = Person()
     ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     async with fastmcp_example() as served:
-        result = await build_agent(served.mcp, handler).run("Book a table, then the weather in Oslo.")
+        result = await build_agent(served.mcp, config).run("Book a table, then the weather in Oslo.")
         await person.finished()
     booked, forecast = result.output.split(" / ")
     assert booked == "Booked a table for 4 on 2026-12-24."
@@ -41,9 +41,9 @@ async def test_pydantic_ai_agent_gets_a_decline_not_an_accept() -> None:
     from elicitkit.client import DeclinedElicitation
 
     ui = ScriptedUI(DeclinedElicitation(), DeclinedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda url: True)
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda url: True)
     async with fastmcp_example() as served:
-        agent = build_agent(served.mcp, handler)
+        agent = build_agent(served.mcp, config)
         result = await agent.run("Book a table, then the weather in Oslo.")
     booked, forecast = result.output.split(" / ")
     assert booked == "Nothing booked: the person chose decline."
@@ -54,9 +54,9 @@ async def test_pydantic_ai_agent_gets_a_decline_not_an_accept() -> None:
 async def test_fastmcp_client_example(mode: str, wait: Any) -> None:
     person = Person()
     ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     async with fastmcp_example(wait=wait) as served:
-        booked, forecast = await run_fastmcp_client(served.mcp, handler, mode)
+        booked, forecast = await run_fastmcp_client(served.mcp, config, mode)
         await person.finished()
     assert booked == "Booked a table for 4 on 2026-12-24."
     assert forecast.startswith("Sunny in Oslo (key ")
@@ -66,13 +66,13 @@ async def test_fastmcp_client_example(mode: str, wait: Any) -> None:
 
 
 async def test_pydantic_ai_undeclared_mode_reaches_the_server_as_an_error() -> None:
-    # pydantic-ai's session (the SDK's) declares url anyway; the form-only handler refuses the
+    # pydantic-ai's session (the SDK's) declares url anyway; the form-only config refuses the
     # URL request with an error, which the tool sees and pydantic-ai hands the model as a retry
     person = Person()
     ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form",), open_url=person.open)
+    config = ElicitationConfig(ui, modes=("form",), open_url=person.open)
     async with fastmcp_example() as served:
-        result = await build_agent(served.mcp, handler).run("Book a table, then the weather in Oslo.")
+        result = await build_agent(served.mcp, config).run("Book a table, then the weather in Oslo.")
         states = {r.state for r in served.store.records.values()}
     booked, forecast = result.output.split(" / ")
     assert booked == "Booked a table for 4 on 2026-12-24."

@@ -136,9 +136,9 @@ async def test_minus_32042_reaches_the_sdk_client_as_an_error_not_an_is_error_re
 async def test_elicitkit_client_completes_a_held_call_and_retries() -> None:
     person = Person()
     ui = ScriptedUI(AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=person.open, wait_timeout=30)
+    config = ElicitationConfig(ui, modes=("url",), open_url=person.open, wait_timeout=30)
     async with serve(lambda url: held_server(url).http_app()) as base:
-        async with handler.connect(f"{base}/mcp", mode="legacy") as client:
+        async with config.connect(f"{base}/mcp", mode="legacy") as client:
             result = await client.call_tool("forecast", {})
         await person.finished()
     assert result.content[0].text == hashlib.sha256(WEATHER_KEY.encode()).hexdigest()[:8]  # type: ignore[union-attr]

@@ -50,9 +50,9 @@ def answer(question: Any) -> AcceptedElicitation:
 async def test_elicitkit_client(mode: str) -> None:
     person = Person()
     ui = ScriptedUI(otherwise=answer)
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
     async with fastmcp_example() as served:
-        async with handler.connect(served.mcp, mode=mode) as client:
+        async with config.connect(served.mcp, mode=mode) as client:
             assert client.protocol_version == REVISIONS[mode]
             booked = await client.call_tool("book", {})
             forecast = await client.call_tool("forecast", {"city": "Oslo"})
@@ -129,9 +129,9 @@ async def test_fastmcp_client(mode: str) -> None:
 @pytest.mark.parametrize("mode", REVISIONS)
 async def test_a_form_only_client_never_gets_url_mode(mode: str) -> None:
     ui = ScriptedUI(AcceptedElicitation(BOOKING))
-    handler = ElicitationConfig(ui, modes=("form",), open_url=lambda url: False)
+    config = ElicitationConfig(ui, modes=("form",), open_url=lambda url: False)
     async with fastmcp_example() as served:
-        async with handler.connect(served.mcp, mode=mode) as client:
+        async with config.connect(served.mcp, mode=mode) as client:
             booked = await client.call_tool("book", {})
             with pytest.raises(MCPError) as refused:
                 await client.call_tool("forecast", {"city": "Oslo"})
@@ -147,14 +147,14 @@ async def test_oauth_connection(mode: str) -> None:
     alice, and the tool reads her calendar with the token, on both revisions."""
     async with DemoProvider(client_id="tables", client_secret="tables-s3cret") as provider:
         person = CalendarPerson(provider=provider)
-        handler = ElicitationConfig(
+        config = ElicitationConfig(
             ScriptedUI(otherwise=AcceptedElicitation()),
             modes=("form", "url"),
             open_url=person.open,
             wait_timeout=30,
         )
         async with fastmcp_example(calendar=provider) as served:
-            async with handler.connect(served.mcp, mode=mode) as client:
+            async with config.connect(served.mcp, mode=mode) as client:
                 first = await client.call_tool("agenda", {})
                 again = await client.call_tool("agenda", {})  # connected: no second question
             await person.finished()

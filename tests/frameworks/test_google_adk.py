@@ -1,5 +1,5 @@
 """google-adk for real: examples/fastmcp/agent_google_adk.py (an ADK `LlmAgent` with a scripted
-`BaseLlm`, its `McpToolset` given `for_sdk_session(handler)` as `elicitation_callback`) against
+`BaseLlm`, its `McpToolset` given `for_sdk_session(config)` as `elicitation_callback`) against
 the FastMCP example server on 127.0.0.1: a form accept, a URL consent completed in a browser, a
 decline, and an undeclared mode refused as an error the server sees, never an accept.
 
@@ -83,7 +83,7 @@ async def test_adk_agent_accepts_declines_and_refuses_an_undeclared_mode() -> No
     assert "ended as 'declined'" in forecast and "Sunny" not in forecast, forecast
     assert decline["shown"] == ["FormQuestion", "UrlQuestion"] and "completed" not in decline["states"]
 
-    # a handler configured for form only: ADK's session (the SDK's) declares url anyway; the URL
+    # a config for form only: ADK's session (the SDK's) declares url anyway; the URL
     # request is refused with -32602 before the person sees it, and the tool gets that error
     refused = results["form-only"]
     booked, forecast = refused["final"].split(" / ")

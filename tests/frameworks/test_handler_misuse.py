@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(60)
 ADVICE = "for_fastmcp(config).client_options()"
 
 
-def test_calling_the_handler_names_the_adapters() -> None:
+def test_calling_the_config_names_the_adapters() -> None:
     with pytest.raises(ConfigurationError, match=r"not the callback") as raised:
         ElicitationConfig(ScriptedUI())("message", None, None, None)
     assert ADVICE in str(raised.value) and "for_sdk_session(config)" in str(raised.value)
@@ -44,22 +44,22 @@ def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_fastmcp_client_given_the_handler_itself(mode: Any) -> None:
+async def test_fastmcp_client_given_the_config_itself(mode: Any) -> None:
     ui = ScriptedUI(otherwise=AcceptedElicitation())
     async with fastmcp_example() as served:
-        handler: Any = ElicitationConfig(ui)
-        async with fastmcp.Client(served.mcp, mode=mode, elicitation_handler=handler) as client:
+        config: Any = ElicitationConfig(ui)
+        async with fastmcp.Client(served.mcp, mode=mode, elicitation_handler=config) as client:
             outcome = await _outcome(lambda: client.call_tool("book", {}, raise_on_error=False))
     assert outcome.startswith("error: ") and ADVICE in outcome, outcome
     assert ui.shown == []
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_sdk_client_given_the_handler_itself(mode: Any) -> None:
+async def test_sdk_client_given_the_config_itself(mode: Any) -> None:
     ui = ScriptedUI(otherwise=AcceptedElicitation())
     async with fastmcp_example() as served:
-        handler: Any = ElicitationConfig(ui)
-        async with Client(served.mcp, mode=mode, elicitation_callback=handler) as client:
+        config: Any = ElicitationConfig(ui)
+        async with Client(served.mcp, mode=mode, elicitation_callback=config) as client:
             outcome = await _outcome(lambda: client.call_tool("book", {}))
     assert outcome.startswith("error: ") and ADVICE in outcome, outcome
     assert ui.shown == []

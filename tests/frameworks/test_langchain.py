@@ -43,8 +43,8 @@ async def tools(adapter: Any) -> dict[str, Any]:
 async def test_langchain_tools_ask_through_elicitkit(mode: str) -> None:
     person = Person()
     ui = ScriptedUI(AcceptedElicitation(BOOKING), otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
-    answers = for_fastmcp(handler)
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=person.open, wait_timeout=30)
+    answers = for_fastmcp(config)
     async with fastmcp_example() as served:
         client = fastmcp.Client(
             served.mcp, mode=mode, input_required_max_rounds=400, **answers.client_options()

@@ -61,13 +61,13 @@ async def call(
             briefing.complete_soon(url, decline=browser == "decline")
         return True
 
-    handler = ElicitationConfig(ui, modes=("url",), open_url=open_url, allow_http=True)
+    config = ElicitationConfig(ui, modes=("url",), open_url=open_url, allow_http=True)
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {await token(briefing.auth, 'alice')}"},
         timeout=httpx2.Timeout(30, read=120),
     )
     transport = streamable_http_client(briefing.mcp_url, http_client=http)
-    async with http, handler.connect(transport, mode="2026-07-28", rounds=policy) as client:
+    async with http, config.connect(transport, mode="2026-07-28", rounds=policy) as client:
         assert client.protocol_version == "2026-07-28"
         try:
             result: Any = await briefing.run(client.call_tool(tool, {}))
@@ -108,13 +108,13 @@ async def test_a_long_browser_step_gets_a_waiting_screen_and_still_one_consent(b
             opened.append(url)
             return True
 
-        handler = ElicitationConfig(handler_ui, modes=("url",), open_url=open_url, allow_http=True)
+        config = ElicitationConfig(handler_ui, modes=("url",), open_url=open_url, allow_http=True)
         http = httpx2.AsyncClient(
             headers={"Authorization": f"Bearer {await token(briefing.auth, 'alice')}"},
             timeout=httpx2.Timeout(30, read=120),
         )
         transport = streamable_http_client(briefing.mcp_url, http_client=http)
-        async with http, handler.connect(transport, mode="2026-07-28", rounds=FAST) as client:
+        async with http, config.connect(transport, mode="2026-07-28", rounds=FAST) as client:
             result = await briefing.run(client.call_tool("forecast", {}))
     assert not result.is_error, result
     assert len(consent_screens(ui)) == 1 and len(opened) == 1
@@ -150,14 +150,14 @@ async def test_cancelling_the_call_like_ctrl_c_ends_it_promptly_and_tells_the_se
 ) -> None:
     """What Ctrl-C does to an asyncio program: the call's task is cancelled mid-round."""
     ui = ScriptedUI(AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, allow_http=True)
+    config = ElicitationConfig(ui, modes=("url",), open_url=lambda url: True, allow_http=True)
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {await token(briefing.auth, 'alice')}"},
         timeout=httpx2.Timeout(30, read=120),
     )
     transport = streamable_http_client(briefing.mcp_url, http_client=http)
     started = time.monotonic()
-    async with http, handler.connect(transport, mode="2026-07-28", rounds=FAST) as client:
+    async with http, config.connect(transport, mode="2026-07-28", rounds=FAST) as client:
         with anyio.move_on_after(1.5) as scope:
             await client.call_tool("forecast", {})
         assert scope.cancelled_caught
@@ -182,8 +182,8 @@ def reasking_server() -> MCPServer[Any]:
 async def test_a_server_that_reasks_the_same_url_gets_one_screen_then_a_typed_error() -> None:
     ui = ScriptedUI(AcceptedElicitation(), otherwise=AcceptedElicitation())
     opened: list[str] = []
-    handler = ElicitationConfig(ui, modes=("url",), open_url=lambda url: opened.append(url) or True)
-    async with handler.connect(reasking_server(), rounds=FAST) as client:
+    config = ElicitationConfig(ui, modes=("url",), open_url=lambda url: opened.append(url) or True)
+    async with config.connect(reasking_server(), rounds=FAST) as client:
         assert client.protocol_version == "2026-07-28"
         with anyio.fail_after(30), pytest.raises(ElicitationLoopError) as raised:
             await client.call_tool("connect", {})

@@ -69,8 +69,8 @@ def test_elicitkit_client_answers_a_url_asked_with_elicit_input(ts_server: str, 
 async def test_the_library_at_its_defaults_answers_at_once(ts_server: str) -> None:
     """No pause after connecting: the question is not lost before the GET stream is open."""
     ui = ScriptedUI(AcceptedElicitation({"size": "large", "sugar": 0}), AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda url: True)
-    async with handler.connect(ts_server) as client:
+    config = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda url: True)
+    async with config.connect(ts_server) as client:
         order = await client.call_tool("order", {})
         connect = await client.call_tool("connect", {})
     assert json.loads(order.content[0].text) == {  # type: ignore[union-attr]
@@ -83,8 +83,8 @@ async def test_the_library_at_its_defaults_answers_at_once(ts_server: str) -> No
 
 async def test_the_strict_setting_refuses_the_same_questions(ts_server: str) -> None:
     ui = ScriptedUI(otherwise=AcceptedElicitation())
-    handler = ElicitationConfig(ui, modes=("form", "url"), standalone_stream="refuse")
-    async with handler.connect(ts_server) as client:
+    config = ElicitationConfig(ui, modes=("form", "url"), standalone_stream="refuse")
+    async with config.connect(ts_server) as client:
         order = await client.call_tool("order", {})
     assert order.is_error
     assert "not associated with a client request" in order.content[0].text  # type: ignore[union-attr]
