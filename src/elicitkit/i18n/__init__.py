@@ -80,16 +80,13 @@ def noop(message: str) -> str:
 class Translator:
     """elicitkit's messages in one locale, loaded once (`translator(locale)` shares them)."""
 
-    __slots__ = ("_jinja", "gettext", "locale", "ngettext", "tag")
-
     def __init__(self, locale: str) -> None:
         self.locale = locale
         self.tag = locale.replace("_", "-")
         """The BCP 47 tag, for `<html lang>`."""
-        catalog = _gettext.translation(DOMAIN, LOCALE_DIR, languages=[locale], fallback=True)
-        self.gettext: Callable[[str], str] = catalog.gettext
-        self.ngettext: Callable[[str, str, int], str] = catalog.ngettext
-        self._jinja: Mapping[str, Any] | None = None
+        self._catalog = _gettext.translation(DOMAIN, LOCALE_DIR, languages=[locale], fallback=True)
+        self.gettext: Callable[[str], str] = self._catalog.gettext
+        self.ngettext: Callable[[str, str, int], str] = self._catalog.ngettext
 
     def format_datetime(self, value: datetime | float | str, format: str = "medium") -> str:
         """A moment as people of this locale write it: a datetime in its own zone, or seconds
@@ -111,24 +108,28 @@ class Translator:
             return f"{value:,}"
         return str(babel_numbers.format_decimal(value, locale=self.locale))
 
-    @property
+    @functools.cached_property
     def jinja(self) -> Mapping[str, Any]:
         """What a template of `environment()` needs to speak this locale: pass it to `render`.
 
-        `gettext`, `ngettext` and `_` behave like Jinja2's newstyle gettext: the translation is
-        Markup under autoescape, so `%(name)s` values are escaped as any other value.
+        `gettext` and `ngettext` are Jinja2's own newstyle gettext (`jinja2.ext.i18n`) over this
+        locale's catalog: under autoescape the translation is Markup, so `%(name)s` values are
+        escaped like any other value; a template's `_` is the extension's alias for `gettext`.
         """
-        if self._jinja is None:
-            gettext = _newstyle(self.gettext)
-            self._jinja = {
-                "gettext": gettext,
-                "_": gettext,  # not the extension's alias, which looks `gettext` up on every call
-                "ngettext": _newstyle_plural(self.ngettext),
-                "lang": self.tag,
-                "format_datetime": self.format_datetime,
-                "format_number": self.format_number,
-            }
-        return self._jinja
+        import jinja2
+
+        # Jinja makes its newstyle callables when a catalog is installed on an environment. The
+        # templates' environments serve every locale (the locale is chosen per render), so this
+        # locale's callables come from an environment of their own.
+        installed = jinja2.Environment(extensions=["jinja2.ext.i18n"], autoescape=True)
+        installed.install_gettext_translations(self._catalog, newstyle=True)  # type: ignore[attr-defined]
+        return {
+            "gettext": installed.globals["gettext"],
+            "ngettext": installed.globals["ngettext"],
+            "lang": self.tag,
+            "format_datetime": self.format_datetime,
+            "format_number": self.format_number,
+        }
 
 
 _TRANSLATORS: dict[str, Translator] = {}
@@ -235,30 +236,35 @@ def negotiate(accept_language: str | None) -> str:
     """The locale for a browser's `Accept-Language` header value; the default when none fits.
 
     The tags are ranked by their `q` (RFC 9110 section 12.5.4; `q=0`, `*` and a `q` that is not
-    a number from 0 to 1 are not acceptable), then matched as `choose` does. A malformed header
-    never raises: its unreadable tags are skipped. Cached per header value (browsers send a
-    handful of distinct ones), so a page pays a dict lookup; the cache is bounded, and so is
-    the work on one header.
+    a number from 0 to 1 are not acceptable), then matched by Babel as `choose` does (Babel
+    matches a ranked list of tags; it has no reader of the header's weights). A malformed
+    header never raises: its unreadable tags are skipped. Only the first tags are read, and
+    the answers are kept per header value (browsers send a handful of distinct ones).
     """
     if not accept_language:
         return DEFAULT_LOCALE
-    weighted: list[tuple[float, int, str]] = []
-    for index, item in enumerate(accept_language.split(",")[:_MAX_TAGS]):
-        tag, *params = (part.strip() for part in item.split(";"))
-        q = next((v for n, _, v in (p.partition("=") for p in params) if n.strip().lower() == "q"), "1")
-        quality = _quality(q.strip())
+    wanted: list[tuple[float, str]] = []
+    for item in accept_language.split(",")[:_MAX_TAGS]:
+        tag, _, params = item.partition(";")
+        tag, quality = tag.strip(), _quality(params)
         if tag and tag != "*" and quality > 0:
-            weighted.append((-quality, index, tag))
-    return _best(tag for _, _, tag in sorted(weighted)) or DEFAULT_LOCALE
+            wanted.append((quality, tag))
+    wanted.sort(key=lambda weighted: weighted[0], reverse=True)  # stable: a tie keeps the header's order
+    return _best(tag for _, tag in wanted) or DEFAULT_LOCALE
 
 
-def _quality(text: str) -> float:
-    """A `q` value from 0 to 1; anything else reads as 0 (not acceptable)."""
-    try:
-        quality = float(text)
-    except ValueError:
-        return 0.0
-    return quality if 0.0 <= quality <= 1.0 else 0.0
+def _quality(params: str) -> float:
+    """The `q` among a tag's parameters ("q=0.8"), 1 without one; a `q` that is not a number
+    from 0 to 1 reads as 0 (not acceptable)."""
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "q":
+            try:
+                quality = float(value)
+            except ValueError:
+                return 0.0
+            return quality if 0.0 <= quality <= 1.0 else 0.0
+    return 1.0
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> str:
@@ -337,37 +343,3 @@ def _babel(module: str) -> Any:
                 "numbers plainly; install it with: pip install 'elicitkit[i18n]'"
             )
         return None
-
-
-_MEMO_LIMIT = 4096
-"""Translated messages kept as ready Markup per locale: a page's fixed words cost a dict lookup."""
-
-
-def _newstyle(gettext: Callable[[str], str]) -> Callable[..., str]:
-    """Jinja2's newstyle gettext for `environment()`, whose autoescape is always on: the
-    translation is Markup, so `%(name)s` values are escaped like any other value."""
-    from markupsafe import Markup
-
-    memo: dict[str, tuple[Markup, Markup]] = {}  # message -> (format, text without variables)
-
-    def translated(message: str, /, **variables: Any) -> str:
-        found = memo.get(message)
-        if found is None:
-            text = Markup(gettext(message))  # noqa: S704 (our catalogs' words; values escaped by %)
-            found = (text, Markup(text.replace("%%", "%")) if "%%" in text else text)  # noqa: S704
-            if len(memo) < _MEMO_LIMIT:
-                memo[message] = found
-        return found[0] % variables if variables else found[1]
-
-    return translated
-
-
-def _newstyle_plural(ngettext: Callable[[str, str, int], str]) -> Callable[..., str]:
-    from markupsafe import Markup
-
-    def translated(singular: str, plural: str, num: int, /, **variables: Any) -> str:
-        variables.setdefault("num", num)
-        text = Markup(ngettext(singular, plural, num))  # noqa: S704 (our catalogs' words)
-        return text % variables
-
-    return translated
