@@ -60,7 +60,7 @@ from elicitkit.server.url_mode import UrlMode
 from elicitkit.server.user import McpUsers
 from elicitkit.server.vault import KEYS_ENV, KeyRing
 from elicitkit.server.web.login import OAuthLogin
-from elicitkit.server.web.site import COOKIE, BrowserSession
+from elicitkit.server.web.site import COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -202,7 +202,7 @@ def build_app(public_url: str, store_url: str) -> Any:
     @server.custom_route("/bench/cookie", methods=["GET"])
     async def cookie(request: Request) -> Response:
         minted = Response()
-        url_mode.site.save_session(minted, BrowserSession.new(user))
+        url_mode.site.save_session(minted, url_mode.site.new_session(user))
         value = minted.headers["set-cookie"].split(";", 1)[0].removeprefix(f"{COOKIE}=")
         return JSONResponse({"name": COOKIE, "value": value})
 

@@ -5,8 +5,8 @@ store in a temporary folder, the in-process bus, a `Secret` flow), warms up (the
 connection, its schema, every code path, 200 elicitations created and finished), then
 creates N pending elicitations through `UrlMode` itself, each as `UrlMode.ask` leaves it
 while the person has not finished: the record created through the store (`_new_record`) and
-the completion subscription on the bus with its event (`_notify_on_finish`). Nothing is
-finished or dropped until the measurement is taken.
+the completion subscription on the bus (`_notify_on_finish`). Nothing is finished or dropped
+until the measurement is taken.
 
 Two measures, each in its own fresh child:
 - RSS: the growth of the process's resident set (/proc/self/statm) across the N creations,
@@ -14,8 +14,9 @@ Two measures, each in its own fresh child:
 - tracemalloc: the growth of Python allocations still held, which names where they go.
 
 `pending_10k_bytes_each` is the larger of the two, divided by N. A live (2025-11-25) wait also
-keeps the tool call's task parked on that event; `pending_with_waiter_bytes_each` adds a task
-per elicitation parked as `UrlMode.ask` parks it (on the `Finished` signal, with its timeout), though the
+keeps the tool call's task parked; `pending_with_waiter_bytes_each` adds, per elicitation, the
+`anyio.Event` its listener sets and a task parked on it as `UrlMode.ask` parks it (under
+`anyio.move_on_after`, the link's expiry), though the
 SDK's own state for an open request (its streams and request context) is not counted.
 
 Run: `.venv/bin/python benchmarks/pending_memory.py [--n 10000]`. Target: <= 4096 bytes each.
@@ -45,7 +46,8 @@ def _rss() -> int:
 
 
 async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str, Any]:
-    from elicitkit.server._finished import Finished
+    import anyio
+
     from elicitkit.server.bus import LocalBus
     from elicitkit.server.secret import Secret
     from elicitkit.server.store._sqlite import SQLiteStore
@@ -68,18 +70,18 @@ async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str,
     details = {"description": "Any value will do."}
     parked: list[asyncio.Task[None]] = []
 
-    async def park(finished: Finished) -> None:
-        try:
-            await finished.wait(3600)  # as `UrlMode.ask` waits
-        finally:
-            finished.close()
+    async def park(finished: anyio.Event) -> None:
+        with anyio.move_on_after(3600):  # as `UrlMode.ask` waits
+            await finished.wait()
 
     async def pending(count: int, keep: list[str] | None = None) -> None:
         for _ in range(count):
             record = await url_mode._new_record(caller, flow, flow.message, details)
-            # What `ask` keeps: the subscription (its unsubscribe is held only by a live wait).
-            finished, _ = url_mode._notify_on_finish(record.id, session, related_request_id=None)
-            if waiters:
+            # What `ask` keeps: the subscription (its unsubscribe is held only by a live wait), and
+            # for a live wait the event the listener sets.
+            finished = anyio.Event() if waiters else None
+            url_mode._notify_on_finish(record.id, session, related_request_id=None, finished=finished)
+            if finished is not None:
                 parked.append(asyncio.get_running_loop().create_task(park(finished)))
             if keep is not None:
                 keep.append(record.id)

@@ -15,6 +15,8 @@ FastMCP's private surface.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -69,13 +71,13 @@ class KeepUrlRequired(Middleware):
             raise
 
 
-def install(server: FastMCP[Any]) -> None:
-    """Add the bridge, the rounds and the -32042 fix to `server`, once."""
+def install(server: FastMCP[Any], clock: Callable[[], float] = time.time) -> None:
+    """Add the bridge, the rounds (timeouts counted by `clock`) and the -32042 fix to `server`, once."""
     low = low_level_server(server)
     if not any(isinstance(m, RequestBridge) for m in low.middleware):
         low.middleware.append(RequestBridge())
     if not any(isinstance(m, RoundsMiddleware) for m in low.middleware):
-        low.middleware.append(RoundsMiddleware(low))  # type: ignore[arg-type]  # reads name, title, version...
+        low.middleware.append(RoundsMiddleware(low, clock=clock))  # type: ignore[arg-type]  # reads name, title, version...
     if not any(isinstance(m, KeepUrlRequired) for m in server.middleware):
         server.add_middleware(KeepUrlRequired())
 

@@ -54,9 +54,9 @@ class Elicitation(_SdkElicitation):
         self.server = server  # type: ignore[assignment]  # a FastMCP server, not an MCPServer
         self.timeout = timeout
         self.url_mode = url_mode
-        _bridge.install(server)
-        if url_mode is not None:
+        if url_mode is not None:  # first: its rounds count timeouts by its clock
             install_url_mode(url_mode, server)
+        _bridge.install(server)
 
     def sdk_context(self, ctx: Any) -> SdkContext[Any, Any]:
         """FastMCP's `Context` as the SDK's, which the bridge keeps for the request it runs in."""
@@ -179,7 +179,7 @@ def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:
             "On a FastMCP server, OAuthLogin needs its token_verifier= (FastMCP's auth provider "
             "is not an SDK TokenVerifier elicitkit can borrow)."
         )
-    _bridge.install(server)
+    _bridge.install(server, url_mode.clock)
     url_mode.adapt_contexts(_bridge.from_fastmcp)  # so that its flows take FastMCP's Context
     url_mode.mount_pages(server)
     if not any(isinstance(p, _Sweeping) and p.url_mode is url_mode for p in server.providers):

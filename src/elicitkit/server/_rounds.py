@@ -22,7 +22,7 @@ import base64
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -65,9 +65,11 @@ class Round:
     recorded and what this one carries on.
 
     `notes` is a small JSON-able scratchpad that survives into the next round (sealed like the
-    rest), for flows that must remember something between rounds.
+    rest), for flows that must remember something between rounds. `clock` stamps when a
+    question was asked and reads a timeout against it (the `UrlMode`'s clock, when it has one).
     """
 
+    clock: Callable[[], float] = time.time
     answers: dict[str, dict[str, Any]] = field(default_factory=dict)
     asked: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
@@ -123,7 +125,7 @@ class Round:
                 ),
             )
         asked_at = asked.get("t") if asked is not None else None
-        if timeout is not None and isinstance(asked_at, int | float) and time.time() - asked_at > timeout:
+        if timeout is not None and isinstance(asked_at, int | float) and self.clock() - asked_at > timeout:
             raise ElicitationTimeoutError(timeout)
         self.carried[key] = {"q": q, "r": answer.model_dump(mode="json", by_alias=True, exclude_none=True)}
         return answer
@@ -161,7 +163,7 @@ class Round:
         state = {
             "v": _STATE_TAG,
             "answers": self.carried,
-            "asked": {key: {"q": digest(request), "t": time.time()}},
+            "asked": {key: {"q": digest(request), "t": self.clock()}},
             "notes": self.notes,
         }
         raise AskInResult(
@@ -211,15 +213,18 @@ class RoundsMiddleware:
     """Gives each tools/call, prompts/get and resources/read a round; turns a question into its result.
 
     Runs inside the SDK's `RequestStateBoundary`, so the state it returns is sealed on the way out.
+    `clock` is the wall clock a question's timeout is counted by across rounds (`Elicitation`
+    gives its `UrlMode`'s).
     """
 
-    def __init__(self, server: MCPServer[Any]) -> None:
+    def __init__(self, server: MCPServer[Any], *, clock: Callable[[], float] = time.time) -> None:
         self._server = server
+        self.clock = clock
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method not in INPUT_REQUIRED_METHODS:
             return await call_next(ctx)
-        token = _current.set(Round())
+        token = _current.set(Round(clock=self.clock))
         try:
             return await call_next(ctx)
         except AskInResult as asked:

@@ -75,12 +75,12 @@ class Elicitation:
         require_mcp_server(server, "Elicitation")
         self.server = server
         self.timeout = timeout
-        if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
-            server.middleware.append(RoundsMiddleware(server))
         self.url_mode = url_mode
         """URL mode for this server's tools (pages, store, vault); None until one is given."""
-        if url_mode is not None:
+        if url_mode is not None:  # first: its rounds count timeouts by its clock
             url_mode._mount(server)  # pyright: ignore[reportPrivateUsage]  # one way to wire it
+        if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
+            server.middleware.append(RoundsMiddleware(server))
 
     def secret(
         self,

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -48,7 +47,6 @@ from elicitkit.asgi import EmbeddedServer
 from elicitkit.extras import needs
 from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
-from elicitkit.server._finished import Delivery, Finished
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
 from elicitkit.server.bus import Bus, Held, LocalBus, Unsubscribe
 from elicitkit.server.errors import (
@@ -93,7 +91,8 @@ class FlowContext:
     A flow gets this from `UrlMode.add` and uses nothing else of the `UrlMode`: `users`
     names the MCP user, `vault` keeps their values, `store` holds records and single-use
     values, `site` renders pages and completes records (it is the one that announces a
-    completion), `browser` is who is in the browser, `ask` runs a URL-mode elicitation.
+    completion), `browser` is who is in the browser, `ask` runs a URL-mode elicitation, and
+    `clock` is the wall clock every expiry and date a flow keeps is read by (the store's).
     """
 
     users: McpUsers
@@ -102,6 +101,7 @@ class FlowContext:
     site: Site
     browser: BrowserIdentity
     ask: Callable[..., Awaitable[Record]]
+    clock: Callable[[], float]
 
 
 class PageHost(Protocol):
@@ -128,6 +128,12 @@ class UrlMode:
     seconds, then answered "still waiting"; past `max_rounds` such retries the call ends.
     The pages speak each browser's `Accept-Language`, or `locale` ("zh_CN") when given.
     Every `sweep_every` seconds a background task expires overdue records (see `running`).
+
+    One clock: the store's (`clock`, `store.clock`). The links, the -32042 listeners they
+    hold, the browser's sessions, OAuth tokens and consents, and 2026-07-28 question
+    timeouts are all stamped and read by it, so a test moves time for all of them by giving
+    the store a clock it moves (`MemoryStore(clock=...)`, `SQLiteStore(clock=...)`). What only
+    waits (a held retry, a store call's deadline) counts seconds on the event loop's clock.
     """
 
     def __init__(
@@ -150,6 +156,8 @@ class UrlMode:
     ) -> None:
         self.keys = keys if keys is not None else KeyRing.from_env()
         self.store: Store = store if store is not None else _default_store()
+        self.clock = self.store.clock
+        """The wall clock every expiry is read by: the store's (see the class docstring)."""
         self.vault = Vault(self.keys, self.store)
         self.bus: Bus = bus if bus is not None else LocalBus()
         self.users = users if users is not None else McpUsers()
@@ -168,7 +176,7 @@ class UrlMode:
         self.max_rounds = max_rounds
         """2026-07-28: the most retries one URL elicitation may take before the call ends."""
         self.max_pending_per_user = max_pending_per_user
-        self._held = Held()
+        self._held = Held(self.clock)
         """-32042 listeners, which outlive the tool call: released on finish, expiry or session end."""
         self.flows: dict[str, Flow] = {}
         self.site = Site(
@@ -181,7 +189,9 @@ class UrlMode:
             public_url=public_url or "",
             locale=locale,
         )
-        self.context = FlowContext(self.users, self.vault, self.store, self.site, browser, self.ask)
+        self.context = FlowContext(
+            self.users, self.vault, self.store, self.site, browser, self.ask, self.clock
+        )
         """What the flows of this URL mode receive (see `FlowContext`)."""
         self.sweep_every = sweep_every
         """Seconds between two background sweeps (and before one retries after a failure)."""
@@ -242,7 +252,8 @@ class UrlMode:
         if isinstance(self.browser, OAuthLogin):  # its token is checked as the MCP tokens are
             self.browser.adopt(token_verifier_of(server), auth)
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
-            server.middleware.append(RoundsMiddleware(server))  # the 2026-07-28 rounds, shared with forms
+            # The 2026-07-28 rounds, shared with forms; their timeouts count by this clock too.
+            server.middleware.append(RoundsMiddleware(server, clock=self.clock))
         run_in_lifespan(server, self.running)  # the sweep starts and stops with the server
 
     @asynccontextmanager
@@ -264,7 +275,7 @@ class UrlMode:
     async def sweep(self) -> int:
         """Expire overdue records and drop old finished ones, and release what waited for them
         here (the background task of `running` calls it every `sweep_every` seconds)."""
-        self._last_sweep = time.time()
+        self._last_sweep = self.clock()
         self._held.release_due(self._last_sweep)
         return await self.store.sweep()
 
@@ -351,13 +362,14 @@ class UrlMode:
         url = self.site.url_for(record.id)
         params = ElicitRequestURLParams(message=message, url=url, elicitation_id=record.id)
         if (wait or self.wait) == "error" or not ctx.session.can_send_request:  # no back-channel: -32042
-            _, unsubscribe = self._notify_on_finish(record.id, ctx.session, related_request_id=None)
+            unsubscribe = self._notify_on_finish(record.id, ctx.session, related_request_id=None)
             # The SDK's per-connection teardown lets it go when the session closes.
             connection = connection_of(ctx.session)
             self._held.hold(record.id, unsubscribe, expires_at=record.expires_at, connection=connection)
             raise UrlElicitationRequiredError([params])
-        finished, unsubscribe = self._notify_on_finish(
-            record.id, ctx.session, related_request_id=ctx.request_id
+        finished = anyio.Event()
+        unsubscribe = self._notify_on_finish(
+            record.id, ctx.session, related_request_id=ctx.request_id, finished=finished
         )
         try:
             # Only the action is kept: this frame lives while the person is on the page.
@@ -366,24 +378,25 @@ class UrlMode:
             if action != "accept":  # S-22: accept is consent to open, not completion
                 unsubscribe()  # the client said no itself: no notice to send back
                 await self._close(record, "declined" if action == "decline" else "cancelled")
-            await finished.wait(record.expires_at - time.time())
+            with anyio.move_on_after(record.expires_at - self.clock()):
+                await finished.wait()
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True), contextlib.suppress(Exception):  # the session ended:
                 await self.store.transition(record.id, from_states=ACTIVE, to="cancelled")  # frees its place
             raise
         finally:
             unsubscribe()
-            finished.close()
         return await self._outcome(record)
 
     async def _new_record(
         self, caller: Caller, flow: Flow, message: str, details: Mapping[str, Any]
     ) -> Record:
-        if not self._sweeping and time.time() - self._last_sweep > self.sweep_every:
+        now = self.clock()
+        if not self._sweeping and now - self._last_sweep > self.sweep_every:
             await self.sweep()  # no background task here (see `running`): this flow pays for it
         limit = self.max_pending_per_user
         record = Record.new(
-            caller.user, caller.client_id, flow.name, message, ttl=self.ttl, details=dict(details)
+            caller.user, caller.client_id, flow.name, message, ttl=self.ttl, details=dict(details), now=now
         )
         if not await self.store.create(record, max_active=limit):  # counted and created as one step
             logger.warning("URL elicitation refused: the user has %d open already", limit)
@@ -391,14 +404,20 @@ class UrlMode:
         return record
 
     def _notify_on_finish(
-        self, elicitation_id: str, session: ServerSession, *, related_request_id: str | int | None
-    ) -> tuple[Finished, Unsubscribe]:
-        """Send the completion notice to this session, and no other, when the record finishes (S-23).
+        self,
+        elicitation_id: str,
+        session: ServerSession,
+        *,
+        related_request_id: str | int | None,
+        finished: anyio.Event | None = None,
+    ) -> Unsubscribe:
+        """Send the completion notice to this session, and no other, when the record finishes
+        (S-23), then set `finished` (what a live wait waits on).
 
         The listener (and so the session object it sends on) lives until the record finishes or,
         for -32042, until the link expires or the connection closes: never longer than `ttl`."""
-        deliver = Delivery(session, related_request_id, self._held)
-        return deliver.finished, self.bus.subscribe(elicitation_id, deliver)
+        delivery = _Delivery(session, related_request_id, self._held, finished)
+        return self.bus.subscribe(elicitation_id, delivery)
 
     async def _close(self, record: Record, state: State) -> NoReturn:
         await self.store.transition(record.id, from_states=ACTIVE, to=state, user=record.user)
@@ -443,7 +462,7 @@ class UrlMode:
             await self._close(record, "declined" if answer.action == "decline" else "cancelled")
         # Counted in the store, not in the client-held state: a replayed state cannot reset it.
         rounds = await self.store.increment(
-            f"url-rounds:{record.id}", ttl=record.expires_at - time.time() + 60
+            f"url-rounds:{record.id}", ttl=record.expires_at - self.clock() + 60
         )
         if rounds > self.max_rounds:
             await self.store.transition(record.id, from_states=ACTIVE, to="expired", user=record.user)
@@ -469,7 +488,7 @@ class UrlMode:
 
     async def _hold(self, record: Record) -> Record:
         """Wait up to `hold` seconds (and never past the record's expiry) for the page to finish."""
-        limit = min(self.hold, record.expires_at - time.time())
+        limit = min(self.hold, record.expires_at - self.clock())
         if limit <= 0 or record.state not in ACTIVE:
             return record
         finished = anyio.Event()
@@ -488,9 +507,40 @@ class UrlMode:
         final = await self.store.get(record.id)
         if final is None:
             return await self._outcome(record)  # gone from the store: reads as expired
-        if final.state in ACTIVE and final.expires_at <= time.time():
+        if final.state in ACTIVE and final.expires_at <= self.clock():
             return await self._outcome(final)
         return final
+
+
+class _Delivery:
+    """The completion listener of one elicitation: the notice to the session that asked, then
+    `finished` set for a live wait (None on -32042, where nothing waits). One per pending
+    elicitation, so a slotted object: a third of the memory of a closure over the same values."""
+
+    __slots__ = ("finished", "held", "related_request_id", "session")
+
+    def __init__(
+        self,
+        session: ServerSession,
+        related_request_id: str | int | None,
+        held: Held,
+        finished: anyio.Event | None,
+    ) -> None:
+        self.session = session
+        self.related_request_id = related_request_id
+        self.held = held
+        self.finished = finished
+
+    async def __call__(self, elicitation_id: str) -> None:
+        self.held.pop(elicitation_id, None)
+        try:
+            related = self.related_request_id
+            await self.session.send_elicit_complete(elicitation_id, related_request_id=related)
+        except Exception as exc:  # the session may be gone; the retry path still works
+            logger.info("completion notice not delivered: %s", type(exc).__name__)
+        finally:
+            if self.finished is not None:
+                self.finished.set()
 
 
 def require_mcp_server(server: object, what: str) -> None:

@@ -27,7 +27,7 @@ from elicitkit.server.store import MemoryStore, Store
 from elicitkit.server.store._sqlite import SQLiteStore
 from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing, Vault
-from elicitkit.server.web.sessions import COOKIE, BrowserSession, SessionCookies
+from elicitkit.server.web.sessions import COOKIE, SessionCookies
 
 __all__ = ["redis_server", "shared_postgres"]  # the real servers' fixtures
 pytestmark = pytest.mark.timeout(60)
@@ -117,7 +117,7 @@ def cookie_of(response: Response) -> str:
 def test_a_cookie_under_a_retired_key_is_sealed_anew_when_it_opens() -> None:
     old_ring, both, new_ring = (KeyRing.from_string(t) for t in (OLD, f"{OLD},{NEW}", NEW))
     response = Response()
-    SessionCookies().save(response, BrowserSession.new(ALICE), old_ring)
+    SessionCookies().save(response, SessionCookies().new(ALICE), old_ring)
     session = SessionCookies().open(cookie_of(response), both)
     assert session is not None and session.user == ALICE
     assert session.dirty  # the page saves it again, under the current key

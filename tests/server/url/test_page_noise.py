@@ -21,7 +21,7 @@ from support.url_harness import serve
 
 from elicitkit.server import Elicitation, HookIdentity, KeyRing, MemoryStore, UrlMode
 from elicitkit.server.user import User
-from elicitkit.server.web.sessions import BrowserSession, SessionCookies
+from elicitkit.server.web.sessions import SessionCookies
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -47,7 +47,7 @@ async def site() -> AsyncIterator[int]:
 
 def cookie() -> str:
     response = Response()
-    SessionCookies().save(response, BrowserSession.new(ALICE), KEYS)
+    SessionCookies().save(response, SessionCookies().new(ALICE), KEYS)
     return response.headers["set-cookie"].split(";", 1)[0]
 
 

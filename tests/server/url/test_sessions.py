@@ -8,10 +8,8 @@ key ring opens nothing that the old one opened, and the number kept is bounded.
 
 from __future__ import annotations
 
-import time
-
-import pytest
 from starlette.responses import Response
+from support.clock import Clock
 
 from elicitkit.server.user import User
 from elicitkit.server.vault import KeyRing
@@ -31,7 +29,7 @@ def sealed(cookies: SessionCookies, session: BrowserSession, keys: KeyRing) -> s
 def test_a_cookie_opens_to_its_session_each_time_as_a_new_object() -> None:
     keys = KeyRing.from_string(KeyRing.generate())
     cookies = SessionCookies()
-    session = BrowserSession.new(ALICE)
+    session = cookies.new(ALICE)
     raw = sealed(SessionCookies(), session, keys)
     first = cookies.open(raw, keys)
     assert first is not None
@@ -48,15 +46,14 @@ def test_a_cookie_opens_to_its_session_each_time_as_a_new_object() -> None:
     assert second.user == ALICE and not second.dirty
 
 
-def test_an_expired_cookie_is_refused_even_after_it_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_expired_cookie_is_refused_even_after_it_opened() -> None:
     keys = KeyRing.from_string(KeyRing.generate())
-    cookies = SessionCookies()
-    session = BrowserSession.new(ALICE)
-    session.expires_at = time.time() + 60
-    raw = sealed(cookies, session, keys)
+    clock = Clock(at=2_000_000_000.0)
+    cookies = SessionCookies(clock)
+    raw = sealed(cookies, cookies.new(ALICE), keys)
+    clock.advance(12 * 3600 - 1)
     assert cookies.open(raw, keys) is not None
-    later = time.time() + 61
-    monkeypatch.setattr(time, "time", lambda: later)
+    clock.advance(1)  # twelve hours by the clock
     assert cookies.open(raw, keys) is None
     assert cookies.open(raw, keys) is None
 
@@ -64,7 +61,7 @@ def test_an_expired_cookie_is_refused_even_after_it_opened(monkeypatch: pytest.M
 def test_altered_or_foreign_cookies_do_not_open_and_another_key_ring_opens_nothing_kept() -> None:
     keys = KeyRing.from_string(KeyRing.generate())
     cookies = SessionCookies()
-    raw = sealed(cookies, BrowserSession.new(ALICE), keys)
+    raw = sealed(cookies, cookies.new(ALICE), keys)
     assert cookies.open(raw, keys) is not None
     altered = raw[:-3] + ("AAA" if raw[-3:] != "AAA" else "BBB")
     assert cookies.open(altered, keys) is None
@@ -72,14 +69,14 @@ def test_altered_or_foreign_cookies_do_not_open_and_another_key_ring_opens_nothi
     other = KeyRing.from_string(KeyRing.generate())  # same id "k1", other bytes
     assert cookies.open(raw, other) is None  # kept under the first ring, refused under this one
     assert cookies.open(raw, keys) is not None
-    foreign = sealed(cookies, BrowserSession.new(ALICE), other)
+    foreign = sealed(cookies, cookies.new(ALICE), other)
     assert cookies.open(foreign, keys) is None
 
 
 def test_the_cookies_kept_are_bounded() -> None:
     keys = KeyRing.from_string(KeyRing.generate())
     cookies = SessionCookies()
-    raws = [sealed(cookies, BrowserSession.new(ALICE), keys) for _ in range(1100)]
+    raws = [sealed(cookies, cookies.new(ALICE), keys) for _ in range(1100)]
     for raw in raws:
         assert cookies.open(raw, keys) is not None
     assert cookies.kept == 1024

@@ -164,9 +164,11 @@ class Held:
     """Listeners that outlive the call that subscribed them (the -32042 links), each let go as
     soon as nothing can use it: when its record finishes (`pop`), when its link expires (a
     timer), or when the MCP connection it would notify closes. A listener holds its session, so
-    none may wait for a sweep that only comes with the next elicitation."""
+    none may wait for a sweep that only comes with the next elicitation. `clock` is the wall
+    clock the links' expiries are stamped by (the store's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
         self._by_id: dict[str, tuple[Unsubscribe, float, asyncio.TimerHandle | None, set[str] | None]] = {}
 
     def __len__(self) -> int:
@@ -184,12 +186,12 @@ class Held:
         expires_at: float,
         connection: Connection | None,
     ) -> None:
-        """Keep `unsubscribe`'s listener until `expires_at` (Unix time) or until `connection` (the
+        """Keep `unsubscribe`'s listener until `expires_at` (by `clock`) or until `connection` (the
         SDK's `Connection`, None when unknown) closes, whichever comes first."""
         self.pop(elicitation_id)
         try:
             timer: asyncio.TimerHandle | None = asyncio.get_running_loop().call_later(
-                max(0.0, expires_at - time.time()), self.pop, elicitation_id
+                max(0.0, expires_at - self.clock()), self.pop, elicitation_id
             )
         except RuntimeError:  # not asyncio: `release_due` (the sweep) lets it go
             timer = None

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,8 @@ class ProviderClient:
     private_key: Any = None
     """A joserfc key (from `load_private_key`) for `private_key_jwt`."""
     authorization_params: Mapping[str, str] | None = None
+    clock: Callable[[], float] = time.time
+    """The wall clock a token's `expires_at` is stamped by (the `UrlMode`'s, which reads it)."""
 
     async def authorization_url(self, state: str, verifier: str) -> str:
         params = {**self._authorization_defaults(), **(self.authorization_params or {}), **self._extra()}
@@ -116,13 +119,13 @@ class ProviderClient:
                         code_verifier=verifier,
                         **self._extra(),
                     )
-            return _kept(token)
         except OAuthError as error:
             logger.warning("OAuth code exchange refused by %s: %s", self.service, safe_code(error.error))
             raise OAuthProviderError(explain(self.service, safe_code(error.error), "token")) from None
         except _UNREADABLE as error:
             logger.warning("OAuth code exchange with %s failed: %s", self.service, type(error).__name__)
             raise OAuthProviderError(Explanation((UNREADABLE,), (("service", self.service),))) from None
+        return self._kept(token)
 
     async def refresh(self, refresh_token: str) -> dict[str, Any] | None:
         """Fresh tokens (the refresh token kept if none came back), or None when the grant is over."""
@@ -132,7 +135,6 @@ class ProviderClient:
                     token = await oauth.refresh_token(
                         self.metadata.token_endpoint, refresh_token=refresh_token, **self._extra()
                     )
-            return {"refresh_token": refresh_token} | _kept(token)
         except OAuthError as error:
             logger.info("refresh at %s refused: %s", self.service, safe_code(error.error))
             if error.error in _GONE:  # revoked by the person, or run out
@@ -143,6 +145,7 @@ class ProviderClient:
                 f"{self.service} could not be reached to refresh the access token "
                 f"({type(error).__name__}); try again later."
             ) from None
+        return {"refresh_token": refresh_token} | self._kept(token)
 
     async def revoke(self, tokens: Mapping[str, Any]) -> bool:
         """Revoke the refresh and access tokens (RFC 7009); True when the provider confirmed both."""
@@ -184,6 +187,17 @@ class ProviderClient:
 
     def _extra(self) -> dict[str, str]:
         return {"resource": self.resource} if self.resource else {}
+
+    def _kept(self, token: Mapping[str, Any]) -> dict[str, Any]:
+        """The parts of a token response worth keeping, its expiry stamped by `clock`; a response
+        without an access token is one we cannot read."""
+        kept = {key: token[key] for key in _KEPT if token.get(key) is not None}
+        if "access_token" not in kept:
+            logger.warning("the token response of %s has no access_token", self.service)
+            raise OAuthProviderError(Explanation((UNREADABLE,), (("service", self.service),)))
+        if token.get("expires_in") is not None:  # read by authlib already; it stamps by the machine's clock
+            kept["expires_at"] = self.clock() + int(token["expires_in"])
+        return kept
 
 
 def safe_code(error: object) -> str:
@@ -274,11 +288,3 @@ def _encode_basic(
     """authlib's client_secret_basic, with the form-encoding RFC 6749 section 2.3.1 requires."""
     headers["Authorization"] = basic_credentials(client.client_id, client.client_secret or "")
     return uri, headers, body
-
-
-def _kept(token: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of a token response worth keeping; a response without an access token is unreadable."""
-    kept = {key: token[key] for key in _KEPT if token.get(key) is not None}
-    if "access_token" not in kept:
-        raise KeyError("access_token")
-    return kept

@@ -9,8 +9,7 @@ client. It lives in the vault, sealed, under `oauth:<connection>:consent`.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from elicitkit.server.user import User
@@ -20,12 +19,15 @@ __all__ = ["Consents"]
 
 
 class Consents:
-    """One connection's consent records, per user and MCP client."""
+    """One connection's consent records, per user and MCP client, dated by `clock` (the `UrlMode`'s)."""
 
-    def __init__(self, vault: Vault, connection: str, scopes: Sequence[str]) -> None:
+    def __init__(
+        self, vault: Vault, connection: str, scopes: Sequence[str], clock: Callable[[], float]
+    ) -> None:
         self.vault = vault
         self.name = f"oauth:{connection}:consent"
         self.scopes = list(scopes)
+        self.clock = clock
 
     async def given(self, user: User) -> dict[str, dict[str, Any]]:
         raw = await self.vault.get(user, self.name)
@@ -38,7 +40,7 @@ class Consents:
 
     async def remember(self, user: User, client_id: str) -> None:
         consents = await self.given(user)
-        consents[client_id] = {"scopes": self.scopes, "at": time.time()}
+        consents[client_id] = {"scopes": self.scopes, "at": self.clock()}
         await self.vault.put(user, self.name, json.dumps(consents))
 
     async def forget(self, user: User) -> None:

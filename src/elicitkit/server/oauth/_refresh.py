@@ -7,7 +7,6 @@ that lives only while someone uses it) and across replicas sharing the store (it
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,12 +28,16 @@ _REFRESH_WAIT = 10.0
 
 
 class FreshTokens:
-    """One connection's access tokens, refreshed once across tasks and replicas when needed."""
+    """One connection's access tokens, refreshed once across tasks and replicas when needed;
+    `clock` tells when one expired (the `UrlMode`'s, which stamped it)."""
 
-    def __init__(self, tokens: StoredTokens, store: LockStore, service: str) -> None:
+    def __init__(
+        self, tokens: StoredTokens, store: LockStore, service: str, clock: Callable[[], float]
+    ) -> None:
         self.tokens = tokens
         self.store = store
         self.service = service
+        self.clock = clock
         self.locks: dict[User, anyio.Lock] = {}
         """Per-user locks of this process, each kept only while a task holds or waits for it."""
 
@@ -57,7 +60,7 @@ class FreshTokens:
         tokens = await self.tokens.load(user)
         if tokens is None:
             return None
-        if _usable(tokens, rejected, leeway):
+        if _usable(tokens, rejected, leeway, self.clock()):
             return str(tokens["access_token"])
         async with holding(
             self.store, self.tokens.refresh_key(user), ttl=_REFRESH_HOLD, wait=_REFRESH_WAIT
@@ -70,7 +73,7 @@ class FreshTokens:
             tokens = await self.tokens.load(user)  # another replica may have refreshed meanwhile
             if tokens is None:
                 return None
-            if _usable(tokens, rejected, leeway):
+            if _usable(tokens, rejected, leeway, self.clock()):
                 return str(tokens["access_token"])
             refresh = tokens.get("refresh_token")
             fresh = await provider().refresh(refresh) if refresh else None
@@ -81,7 +84,7 @@ class FreshTokens:
             return str(fresh["access_token"])
 
 
-def _usable(tokens: Mapping[str, Any], rejected: str | None, leeway: float) -> bool:
+def _usable(tokens: Mapping[str, Any], rejected: str | None, leeway: float, now: float) -> bool:
     expires_at = tokens.get("expires_at")
-    expired = isinstance(expires_at, int | float) and time.time() >= expires_at - leeway
+    expired = isinstance(expires_at, int | float) and now >= expires_at - leeway
     return str(tokens["access_token"]) != rejected and not expired

@@ -184,9 +184,9 @@ class OAuthConnection:
                 revocation_endpoint=revocation_endpoint,
             ).checked()
             self._refuse_own_server(self._metadata, None)  # fail at start-up when we can tell already
-        self._consents = Consents(self.context.vault, name, self.scopes)
+        self._consents = Consents(self.context.vault, name, self.scopes, self.context.clock)
         self._tokens = StoredTokens(self.context.vault, name)
-        self._fresh = FreshTokens(self._tokens, self.context.store, service)
+        self._fresh = FreshTokens(self._tokens, self.context.store, service, self.context.clock)
         url_mode.add(self)
 
     @property
@@ -433,6 +433,7 @@ class OAuthConnection:
             resource=self.resource,
             private_key=self._private_key,
             authorization_params=self.authorization_params,
+            clock=self.context.clock,
         )
 
     async def _provider_said_no(self, request: Request, record: Record, error: str) -> Response:

@@ -169,7 +169,7 @@ class PostgresStore:
                 "the table prefix must be letters, digits and underscores, starting with a letter"
             )
         self.dsn = dsn
-        self._clock = clock
+        self.clock = clock
         self.prefix = prefix
         self.completions_channel = f"{prefix}completed" if announce else None
         self.timeout = timeout
@@ -316,7 +316,7 @@ class PostgresStore:
                 "AND state IN ('pending', 'opened') AND expires_at > $3",
                 user.issuer,
                 user.subject,
-                self._clock(),
+                self.clock(),
             )
             if int(count or 0) >= max_active:
                 return False
@@ -334,13 +334,13 @@ class PostgresStore:
             f"SELECT count(*) FROM {self.prefix}records WHERE issuer = $1 AND subject = $2 "  # noqa: S608
             "AND state IN ('pending', 'opened') AND expires_at > $3"
         )
-        count = await self._run(lambda conn: conn.fetchval(sql, user.issuer, user.subject, self._clock()))
+        count = await self._run(lambda conn: conn.fetchval(sql, user.issuer, user.subject, self.clock()))
         return int(count or 0)
 
     async def get(self, elicitation_id: str) -> Record | None:
         sql = f"SELECT {_COLUMNS} FROM {self.prefix}records WHERE id = $1"  # noqa: S608
         row = await self._run(lambda conn: conn.fetchrow(sql, elicitation_id))
-        return None if row is None else Record.from_row(row).effective(self._clock())
+        return None if row is None else Record.from_row(row).effective(self.clock())
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -348,7 +348,7 @@ class PostgresStore:
         states = list(from_states)
         if not states:
             return None
-        op, now = secrets.token_hex(8), self._clock()
+        op, now = secrets.token_hex(8), self.clock()
         condition = (
             "state = ANY($4::text[]) AND (NOT $8::boolean OR expires_at > $2) "
             "AND (NOT $9::boolean OR (issuer = $5 AND subject = $6))"
@@ -379,7 +379,7 @@ class PostgresStore:
         return None if row is None else Record.from_row(row)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
-        now = self._clock() if now is None else now
+        now = self.clock() if now is None else now
         p = self.prefix
         expire = (
             f"WITH due AS (SELECT id FROM {p}records WHERE state IN ('pending', 'opened') "  # noqa: S608
@@ -410,7 +410,7 @@ class PostgresStore:
     # -- blobs, single-use values, locks ---------------------------------------------------
 
     async def increment(self, key: str, *, ttl: float) -> int:
-        now = self._clock()
+        now = self.clock()
         sql = (
             f"INSERT INTO {self.prefix}counters AS c (key, n, deadline) VALUES ($1, 1, $2) "  # noqa: S608
             "ON CONFLICT (key) DO UPDATE SET n = CASE WHEN c.deadline > $3 THEN c.n + 1 ELSE 1 END, "
@@ -460,17 +460,17 @@ class PostgresStore:
             f"INSERT INTO {self.prefix}once (key, data, deadline) VALUES ($1, $2, $3) "  # noqa: S608
             "ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, deadline = EXCLUDED.deadline"
         )
-        await self._run(lambda conn: conn.execute(sql, key, bytes(data), self._clock() + ttl))
+        await self._run(lambda conn: conn.execute(sql, key, bytes(data), self.clock() + ttl))
 
     async def take_once(self, key: str) -> bytes | None:
         sql = f"DELETE FROM {self.prefix}once WHERE key = $1 AND deadline > $2 RETURNING data"  # noqa: S608
-        value = await self._run(lambda conn: conn.fetchval(sql, key, self._clock()))
+        value = await self._run(lambda conn: conn.fetchval(sql, key, self.clock()))
         return None if value is None else bytes(value)
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
         # One statement: the row lock makes check-and-take atomic; a retry finds its own token.
         token = secrets.token_hex(16)
-        now = self._clock()
+        now = self.clock()
         sql = (
             f"INSERT INTO {self.prefix}claims (key, token, deadline) VALUES ($1, $2, $3) "  # noqa: S608
             "ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, deadline = EXCLUDED.deadline "

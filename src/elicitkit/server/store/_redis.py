@@ -168,7 +168,7 @@ class RedisStore:
     ) -> None:
         if replicas_ack and isinstance(client, RedisCluster):
             raise ValueError("replicas_ack is for a primary with replicas (Sentinel), not for a Cluster")
-        self._clock = clock
+        self.clock = clock
         self.replicas_ack = replicas_ack
         self.ack_timeout = ack_timeout
         self.timeout = timeout
@@ -344,7 +344,7 @@ class RedisStore:
             json.dumps(record.details) if record.details else "{}",
             str(-(-expire_at_ms // _HOUR_MS) * _HOUR_MS),  # the user's index's expiry, rounded up
             "" if max_active is None or not active else str(max_active),
-            _num(self._clock()),
+            _num(self.clock()),
             f"{self._space(record.id)}record:",
         ]
         keys = self._keys(record.id)
@@ -401,7 +401,7 @@ class RedisStore:
         failed = self._told_failed.get(user)
         if not failed:
             return []
-        now = self._clock()
+        now = self.clock()
         for elicitation_id in [i for i, (_, expiry) in failed.items() if expiry <= now]:
             del failed[elicitation_id]  # expired: counts for no one now
         while len(failed) > _VOIDS_PER_USER:
@@ -420,7 +420,7 @@ class RedisStore:
     async def count_active(self, user: User) -> int:
         mine = self._user_key(user)
         async with self._reachable():
-            now = _num(self._clock())  # the commands the documented least-privilege ACL allows
+            now = _num(self.clock())  # the commands the documented least-privilege ACL allows
             gone = cast(list[bytes], await self.client.zrangebyscore(mine, "-inf", now))
             if gone:
                 await self.client.zrem(mine, *gone)
@@ -451,7 +451,7 @@ class RedisStore:
     async def get(self, elicitation_id: str) -> Record | None:
         async with self._reachable():
             raw = await self.client.hgetall(self._record_key(elicitation_id))
-        return None if not raw else stored_record(elicitation_id, raw).effective(self._clock())
+        return None if not raw else stored_record(elicitation_id, raw).effective(self.clock())
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -459,7 +459,7 @@ class RedisStore:
         states = list(from_states)
         if not states:
             return None
-        now = self._clock()
+        now = self.clock()
         values = [
             elicitation_id,
             os.urandom(8).hex(),  # marks this call, so a retry after a lost reply is recognised
@@ -487,7 +487,7 @@ class RedisStore:
         return None if not reply else record_from(elicitation_id, reply, to, now, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
-        now = self._clock() if now is None else now
+        now = self.clock() if now is None else now
         for user in list(self._told_failed):  # forget the voids whose records expired meanwhile
             self._voids_of(user)
         changed = 0

@@ -123,7 +123,7 @@ class SQLiteStore:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.path = Path(path) if path is not None else default_store_path()
-        self._clock = clock
+        self.clock = clock
         self.timeout = timeout
         """How long a statement waits for another process's write lock before it fails."""
         self._worker: sqlite3.Connection | None = None  # used on a worker thread, under `_turn`
@@ -222,7 +222,7 @@ class SQLiteStore:
             f"INSERT INTO records ({_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "  # noqa: S608
             "WHERE (SELECT COUNT(*) FROM records WHERE issuer = ? AND subject = ? AND active = 1 "
             "AND state IN ('pending', 'opened') AND expires_at > ?) < ? RETURNING id",
-            (*record.row(), record.user.issuer, record.user.subject, self._clock(), max_active),
+            (*record.row(), record.user.issuer, record.user.subject, self.clock(), max_active),
         )
         return bool(rows)
 
@@ -230,7 +230,7 @@ class SQLiteStore:
         rows = await self._run(
             "SELECT COUNT(*) FROM records WHERE issuer = ? AND subject = ? AND active = 1 "
             "AND state IN ('pending', 'opened') AND expires_at > ?",
-            (user.issuer, user.subject, self._clock()),
+            (user.issuer, user.subject, self.clock()),
             write=False,
         )
         return int(rows[0][0])
@@ -241,7 +241,7 @@ class SQLiteStore:
             (elicitation_id,),
             write=False,
         )
-        return Record.from_row(rows[0]).effective(self._clock()) if rows else None
+        return Record.from_row(rows[0]).effective(self.clock()) if rows else None
 
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
@@ -249,7 +249,7 @@ class SQLiteStore:
         states = list(from_states)
         if not states:
             return None
-        now = self._clock()
+        now = self.clock()
         params: list[Any] = [to, now, elicitation_id, *states]
         if to != "expired":
             params.append(now)
@@ -264,7 +264,7 @@ class SQLiteStore:
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
         try:
-            return await self._sweep(self._clock() if now is None else now, keep_for)
+            return await self._sweep(self.clock() if now is None else now, keep_for)
         except (sqlite3.Error, OSError) as exc:
             raise self._failed(exc) from exc
 
@@ -322,7 +322,7 @@ class SQLiteStore:
         return changed
 
     async def increment(self, key: str, *, ttl: float) -> int:
-        now = self._clock()
+        now = self.clock()
         rows = await self._run(
             "INSERT INTO counters (key, n, deadline) VALUES (?, 1, ?) ON CONFLICT (key) DO UPDATE "
             "SET n = CASE WHEN counters.deadline > ? THEN counters.n + 1 ELSE 1 END, "
@@ -365,19 +365,19 @@ class SQLiteStore:
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         await self._run(
             "INSERT OR REPLACE INTO once (key, data, deadline) VALUES (?, ?, ?)",
-            (key, bytes(data), self._clock() + ttl),
+            (key, bytes(data), self.clock() + ttl),
         )
 
     async def take_once(self, key: str) -> bytes | None:
         rows = await self._run(
-            "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, self._clock())
+            "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, self.clock())
         )
         return bytes(rows[0][0]) if rows else None
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
         # One statement: the write lock SQLite takes for it makes check-and-take atomic across
         # every process using the file; an expired claim is overwritten, a live one left alone.
-        token, now = secrets.token_hex(16), self._clock()
+        token, now = secrets.token_hex(16), self.clock()
         rows = await self._run(
             "INSERT INTO claims (key, token, deadline) VALUES (?, ?, ?) "
             "ON CONFLICT (key) DO UPDATE SET token = excluded.token, deadline = excluded.deadline "

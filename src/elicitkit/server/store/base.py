@@ -249,7 +249,14 @@ class LockStore(Protocol):
 @runtime_checkable
 class Store(RecordStore, CounterStore, BlobStore, OnceStore, LockStore, Protocol):
     """Where records, counters, sealed blobs, single-use values and locks live: one backend for all,
-    each user of it typed with the part it needs."""
+    each user of it typed with the part it needs.
+
+    `clock` is the wall clock (seconds since the epoch) the store stamps and compares expiries
+    by, and the one clock of the `UrlMode` that uses the store: its links, the browser's
+    sessions, OAuth tokens and consents, and 2026-07-28 question timeouts all read it (a test
+    passes a clock it moves by hand, `MemoryStore(clock=...)`)."""
+
+    clock: Callable[[], float]
 
     async def close(self) -> None: ...
 
@@ -257,11 +264,11 @@ class Store(RecordStore, CounterStore, BlobStore, OnceStore, LockStore, Protocol
 class MemoryStore:
     """A `Store` in this process's memory: for tests and throwaway servers. Lost on restart.
 
-    `clock` is the wall clock the store reads (seconds since the epoch), as in every store: a
-    test advances its own instead of sleeping."""
+    `clock` is the wall clock the store reads (seconds since the epoch), as in every store (see
+    `Store`): a test advances its own instead of sleeping."""
 
     def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
-        self._clock = clock
+        self.clock = clock
         self._records: dict[str, Record] = {}
         self._blobs: dict[str, bytes] = {}
         self._once: dict[str, tuple[bytes, float]] = {}
@@ -285,19 +292,19 @@ class MemoryStore:
 
     async def get(self, elicitation_id: str) -> Record | None:
         record = self._records.get(elicitation_id)
-        return None if record is None else record.effective(self._clock())
+        return None if record is None else record.effective(self.clock())
 
     async def count_active(self, user: User) -> int:
         return self._active(user)
 
     def _active(self, user: User) -> int:
-        now = self._clock()
+        now = self.clock()
         return sum(
             1 for r in self._records.values() if r.user == user and r.state in ACTIVE and now < r.expires_at
         )
 
     async def increment(self, key: str, *, ttl: float) -> int:
-        now = self._clock()
+        now = self.clock()
         count, deadline = self._counters.get(key, (0, 0.0))
         count = count + 1 if now < deadline else 1
         self._counters[key] = (count, now + ttl)
@@ -307,7 +314,7 @@ class MemoryStore:
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
         # No await between the check and the write: atomic within the event loop.
-        now = self._clock()
+        now = self.clock()
         record = self._records.get(elicitation_id)
         if record is None or record.state not in from_states:
             return None
@@ -320,7 +327,7 @@ class MemoryStore:
         return updated
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
-        now = self._clock() if now is None else now
+        now = self.clock() if now is None else now
         changed = 0
         for rid, record in list(self._records.items()):
             if record.state in ACTIVE and now >= record.expires_at:
@@ -360,16 +367,16 @@ class MemoryStore:
         return True
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
-        self._once[key] = (bytes(data), self._clock() + ttl)
+        self._once[key] = (bytes(data), self.clock() + ttl)
 
     async def take_once(self, key: str) -> bytes | None:
         item = self._once.pop(key, None)
-        if item is None or self._clock() >= item[1]:
+        if item is None or self.clock() >= item[1]:
             return None
         return item[0]
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
-        now = self._clock()  # no await between the check and the write, as in `transition`
+        now = self.clock()  # no await between the check and the write, as in `transition`
         held = self._claims.get(key)
         if held is not None and now < held[1]:
             return None

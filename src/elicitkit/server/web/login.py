@@ -205,9 +205,9 @@ class OAuthLogin:
             return site.refusal(
                 request, _("Sign-in failed"), _("The sign-in did not succeed. Try again."), status_code=401
             )
-        from elicitkit.server.web.site import BrowserSession, with_session
+        from elicitkit.server.web.site import with_session
 
-        fresh = BrowserSession.new(user)  # a new session id and CSRF token at sign-in (no fixation)
+        fresh = site.new_session(user)  # a new session id and CSRF token at sign-in (no fixation)
         return_to = data["return_to"]
         if not return_to.startswith("/elicit/") or "//" in return_to:
             return_to = "/elicit/"

@@ -14,6 +14,7 @@ import base64
 import json
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,19 +46,11 @@ class BrowserSession:
     expires_at: float = 0.0
     dirty: bool = False
 
-    @classmethod
-    def new(cls, user: User | None = None) -> BrowserSession:
-        return cls(
-            sid=secrets.token_urlsafe(24),
-            csrf=secrets.token_urlsafe(24),
-            user=user,
-            expires_at=time.time() + _TTL,
-            dirty=True,
-        )
-
 
 class SessionCookies:
-    """Seals sessions into cookies and opens them, keeping the cookies that opened lately.
+    """Makes sessions, seals them into cookies and opens them, keeping the cookies that opened lately.
+
+    `clock` is the wall clock a session's 12 hours are counted by (the `UrlMode`'s, its store's).
 
     A browser sends the same cookie with every page, so a cookie that opened is kept, by its
     sealed text, for that browser's next pages (at most `_OPENED` of them, the oldest go
@@ -67,9 +60,20 @@ class SessionCookies:
     different key ring starts afresh. Nothing can revoke one cookie, with or without this.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
         self._opened: dict[str, tuple[str, str, float, User | None, bool]] = {}
         self._keys: KeyRing | None = None
+
+    def new(self, user: User | None = None) -> BrowserSession:
+        """A new session (its own id and CSRF token) for 12 hours, to be saved on the response."""
+        return BrowserSession(
+            sid=secrets.token_urlsafe(24),
+            csrf=secrets.token_urlsafe(24),
+            user=user,
+            expires_at=self.clock() + _TTL,
+            dirty=True,
+        )
 
     @property
     def kept(self) -> int:
@@ -97,7 +101,7 @@ class SessionCookies:
                 del self._opened[next(iter(self._opened))]
             self._opened[raw] = opened
         sid, csrf, expires_at, user, stale = opened
-        if expires_at <= time.time():
+        if expires_at <= self.clock():
             del self._opened[raw]
             return None
         # dirty when sealed under a retired key (or before keys per purpose): the page seals it anew
@@ -112,7 +116,7 @@ class SessionCookies:
         response.set_cookie(
             COOKIE,
             sealed,
-            max_age=max(0, int(session.expires_at - time.time())),
+            max_age=max(0, int(session.expires_at - self.clock())),
             path="/",
             secure=True,
             httponly=True,

@@ -93,7 +93,7 @@ class Site:
         self.locale: Translator | None = translator(locale) if locale is not None else None
         """The language of every page when set; None: each browser's `Accept-Language` decides."""
         self._pages = Pages(_HERE / "templates")
-        self._cookies = SessionCookies()
+        self._cookies = SessionCookies(store.clock)  # a session's hours are the store's, as a link's
 
     # -- routes --------------------------------------------------------------------------
 
@@ -136,6 +136,10 @@ class Site:
         return f"{self.public_url}{PREFIX}/{elicitation_id}"
 
     # -- sessions ------------------------------------------------------------------------
+
+    def new_session(self, user: User | None = None) -> BrowserSession:
+        """A new browser session (a new id and CSRF token), saved with the page that made it."""
+        return self._cookies.new(user)
 
     def load_session(self, request: Request) -> BrowserSession | None:
         """The browser's session from its cookie; None without one, or when it does not open or
@@ -276,7 +280,7 @@ class Site:
         )
 
     async def _landing(self, request: Request) -> Response:
-        session = self.load_session(request) or BrowserSession.new()
+        session = self.load_session(request) or self.new_session()
         person = (
             await self.browser.identify(request, session)
             if _ELICITATION_ID.match(request.path_params["elicitation_id"])
