@@ -6,6 +6,11 @@ one of these for the person's answer, and a server's tool gets one back (R-01). 
 form's content as the person gave it, or None when a URL-mode consent carries none. A small
 tagged union, so a tool can `match` on it and a type checker knows the cases are all covered.
 Errors (no capability, a bad answer, a timeout) are exceptions, never results.
+
+A URL flow (`Secret.get`, `OAuthConnection.token`) raises `UrlElicitationNotCompletedError` on
+a decline instead, because a form returns the person's answer, "no" included, while a URL flow
+returns a value the tool needs (a secret, a token), and a "no" must stop the tool rather than
+pass for that value.
 """
 
 from __future__ import annotations
