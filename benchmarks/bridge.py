@@ -155,7 +155,16 @@ def run(rounds: int = 16, calls: int = 100, concurrency: int = 4, warmup: int = 
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "bench.log"
         upstream = [sys.executable, str(Path(__file__).resolve()), "--serve", str(up)]
-        bridge = [sys.executable, "-m", "elicitkit", "bridge", "--listen", f"127.0.0.1:{br}"]
+        # No credential (the host is a bare URL); the guard's Host and Origin checks still run.
+        bridge = [
+            sys.executable,
+            "-m",
+            "elicitkit",
+            "bridge",
+            "--listen",
+            f"127.0.0.1:{br}",
+            "--no-credential",
+        ]
         pids: list[int] = []
         with (
             process(upstream, f"http://127.0.0.1:{up}/mcp", log) as direct,
@@ -187,7 +196,7 @@ def profile(out: str, calls: int = 400, concurrency: int = 4) -> dict[str, float
     async def serve_and_measure(upstream: str) -> float:
         import uvicorn
 
-        app = Bridge(upstream).asgi_app()
+        app = Bridge(upstream).asgi_app(credential=None)  # the host is a bare URL on 127.0.0.1
         server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=br, log_level="warning"))
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(server.serve)

@@ -79,9 +79,13 @@ def http_process(
 def bridge_http(
     upstream: Sequence[str], log: Path, answer: str = "auto", *options: str, env: dict[str, str] | None = None
 ) -> Iterator[str]:
-    """`elicitkit bridge --listen` in its own process; yields the URL it serves."""
+    """`elicitkit bridge --listen` in its own process, asking for no credential (the host is a
+    test's client; test_bridge_guard.py tests the credential); yields the URL it serves."""
     port = free_port()
-    command = [PY, *bridge_args(upstream, answer, "--listen", f"127.0.0.1:{port}", *options)]
+    command = [
+        PY,
+        *bridge_args(upstream, answer, "--listen", f"127.0.0.1:{port}", "--no-credential", *options),
+    ]
     with http_process(command, log, port=port, env=env) as url:
         yield url
 

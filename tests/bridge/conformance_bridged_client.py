@@ -41,6 +41,7 @@ def main(upstream: str) -> int:
         "host",
         "--listen",
         f"127.0.0.1:{port}",
+        "--no-credential",  # the harness's hosts send no credential
     ]
     revision = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
     bridge = subprocess.Popen([*command, "--upstream-protocol", revision, upstream], cwd=ROOT)

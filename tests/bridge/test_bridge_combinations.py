@@ -197,7 +197,9 @@ async def bridges(upstream: str) -> AsyncIterator[dict[tuple[str, str], str]]:
                 open_url=PERSON.open_url,
                 upstream_protocol=server,  # type: ignore[arg-type]
             )
-            base = await stack.enter_async_context(serve(lambda url, bridge=bridge: bridge.asgi_app()))
+            base = await stack.enter_async_context(
+                serve(lambda url, bridge=bridge: bridge.asgi_app(credential=None))
+            )
             served[answer, server] = f"{base}/mcp"
         yield served
 
@@ -274,6 +276,7 @@ async def test_the_bridges_own_terminal_answers_in_a_real_terminal(
         "terminal",
         "--listen",
         f"127.0.0.1:{port}",
+        "--no-credential",
         "--upstream-protocol",
         server,
     ]
@@ -357,7 +360,7 @@ async def test_a_server_that_asks_what_it_was_told_is_not_supported_is_refused(
     mode = "legacy" if host == "2025-11-25" else "auto"
     arguments = {"url": "https://example.com/connect"} if tool == "visit" else {}
     async with (
-        serve(lambda url: bridge.asgi_app()) as base,
+        serve(lambda url: bridge.asgi_app(credential=None)) as base,
         declaring(
             DECLARED[declared], f"{base}/mcp", elicitation_callback=PERSON.at_host, mode=mode
         ) as client,

@@ -24,7 +24,9 @@ def test_listen_prints_the_url_it_serves(tmp_path: Path) -> None:
     port = free_port()
     log = tmp_path / "bridge.log"
     command = [PY, *bridge_args([*FASTMCP, "stdio"], "auto", "--listen", f"127.0.0.1:{port}")]
-    with http_process(command, log, port=port) as url:
+    with http_process(
+        command, log, port=port, env=environment(XDG_STATE_HOME=str(tmp_path / "state"))
+    ) as url:
         assert url == f"http://127.0.0.1:{port}/mcp"
     assert f"serving MCP at http://127.0.0.1:{port}/mcp" in log.read_text()
 

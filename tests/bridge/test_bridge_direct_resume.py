@@ -42,7 +42,7 @@ def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 async def bridged(upstream: str, ui: ScriptedUI) -> AsyncIterator[str]:
     """The bridge as a library answering questions itself with `ui`; yields its MCP URL."""
     bridge = Bridge(upstream, answer="browser", ui=ui)
-    async with serve(lambda url: bridge.asgi_app()) as base:
+    async with serve(lambda url: bridge.asgi_app(credential=None)) as base:
         yield f"{base}/mcp"
 
 

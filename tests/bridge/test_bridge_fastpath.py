@@ -162,7 +162,7 @@ async def bridge_in_process(upstream: str, ui: ScriptedUI) -> AsyncIterator[str]
     """The bridge as a library, answering questions itself with `ui` (what `--answer browser` does
     with its web page); yields its MCP URL."""
     bridge = Bridge(upstream, answer="browser", ui=ui)
-    async with serve(lambda url: bridge.asgi_app()) as base:
+    async with serve(lambda url: bridge.asgi_app(credential=None)) as base:
         yield f"{base}/mcp"
 
 

@@ -244,7 +244,7 @@ async def bridge_before_hostile(
     the upstream is at /mcp; yields both URLs."""
     async with serve(lambda url: hostile_upstream(path, away)) as upstream:
         bridge = Bridge(f"{upstream}/mcp", answer=answer, ui=ScriptedUI())
-        async with serve(lambda url: bridge.asgi_app()) as base:
+        async with serve(lambda url: bridge.asgi_app(credential=None)) as base:
             yield f"{upstream}/mcp", f"{base}/mcp"
 
 

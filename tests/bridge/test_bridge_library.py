@@ -31,7 +31,7 @@ def sdk_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def gateway(bridge: Bridge) -> Starlette:
     """A gateway's app: the bridge mounted at /crm, its lifespan run by the gateway's."""
-    crm = bridge.asgi_app()
+    crm = bridge.asgi_app(credential=None)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -263,7 +263,7 @@ async def test_a_state_from_another_host_session_is_refused() -> None:
 async def library_bridge(upstream: str, **options: Any) -> AsyncIterator[str]:
     """The bridge as a library, served over HTTP on 127.0.0.1 in this process."""
     bridge = Bridge(upstream, answer="host", upstream_protocol="2025-11-25", **options)
-    async with serve(lambda url: bridge.asgi_app()) as base:
+    async with serve(lambda url: bridge.asgi_app(credential=None)) as base:
         yield f"{base}/mcp"
 
 

@@ -2,13 +2,15 @@
 
     await Bridge("https://example.com/mcp", answer="auto").serve_stdio()
 
-`Bridge.asgi_app()` serves Streamable HTTP instead (a gateway mounts it); see docs/bridge.md.
+`Bridge.serve_http()` serves Streamable HTTP instead, and `Bridge.asgi_app()` is the same for a
+gateway to mount, each asking hosts for a `Credential`; see docs/bridge.md.
 """
 
 from __future__ import annotations
 
 from elicitkit.bridge._answering import Answer
 from elicitkit.bridge._authorization import UpstreamAuthorizationError, upstream_auth
+from elicitkit.bridge._credential import Credential, CredentialFile
 from elicitkit.bridge._upstream import Upstream
 from elicitkit.bridge.bridge import ANSWERS, PROTOCOLS, Bridge, UpstreamProtocol
 
@@ -17,6 +19,8 @@ __all__ = [
     "PROTOCOLS",
     "Answer",
     "Bridge",
+    "Credential",
+    "CredentialFile",
     "Upstream",
     "UpstreamAuthorizationError",
     "UpstreamProtocol",

@@ -8,11 +8,13 @@ upstream reach the host for the modes it declared, or the bridge's own UI (`answ
 from __future__ import annotations
 
 import logging
+import shlex
 import sys
 import webbrowser
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Literal
 
 import anyio
@@ -22,13 +24,16 @@ from mcp.client.session import IncomingMessage
 from mcp.client.stdio import StdioServerParameters
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, DiscoverResult, LoggingMessageNotificationParams
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
 from elicitkit.bridge._answering import Answer, RoutedUI
+from elicitkit.bridge._credential import Credential, CredentialFile, credential_path
 from elicitkit.bridge._fastpath import FastPath
+from elicitkit.bridge._guard import Guard, bind_names, host_entry, is_loopback, origin_entry
 from elicitkit.bridge._host import HostSession
 from elicitkit.bridge._relayed import Relay
 from elicitkit.bridge._rounds import Rounds
@@ -48,6 +53,9 @@ from elicitkit.errors import ConfigurationError
 logger = logging.getLogger("elicitkit.bridge")
 
 __all__ = ["ANSWERS", "PROTOCOLS", "Answer", "Bridge", "Upstream", "UpstreamProtocol"]
+
+Stored = Literal["stored"]
+"""`credential="stored"`: the bridge's own credential file, made and shown once on first use."""
 
 ANSWERS: tuple[Answer, ...] = ("host", "browser", "terminal", "auto")
 UpstreamProtocol = Literal["host", "auto", "2025-11-25", "2026-07-28"]
@@ -149,10 +157,100 @@ class Bridge:
         async with self.running(learn=False), stdio_server() as (read, write):
             await self.server.run(read, write, self.server.create_initialization_options())
 
-    def asgi_app(self, *, path: str = "/mcp", host: str = "127.0.0.1") -> Starlette:
-        """A Starlette app serving Streamable HTTP at `path`; its lifespan runs the bridge."""
+    def asgi_app(
+        self,
+        *,
+        path: str = "/mcp",
+        host: str = "127.0.0.1",
+        credential: Credential | CredentialFile | None,
+        allowed_hosts: Sequence[str] = (),
+        allowed_origins: Sequence[str] = (),
+    ) -> Starlette:
+        """A Starlette app serving Streamable HTTP at `path`; its lifespan runs the bridge.
+
+        Each request meets a guard first (docs/bridge.md, "Trust model"): its Host must name
+        the bridge (the names of `host`, the address it is served on, or `allowed_hosts`), its
+        Origin, if it has one, be the bridge's own or in `allowed_origins`, a POST be JSON, and
+        it must present `credential` as `Authorization: Bearer ...`. Give `credential=None` only
+        where something in front authenticates every request (a gateway's own sign-in)."""
+        return self._http_app(path, host, None, credential, *_allowed(host, allowed_hosts, allowed_origins))
+
+    async def serve_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8787,
+        *,
+        path: str = "/mcp",
+        credential: Credential | CredentialFile | Stored | None = "stored",
+        allowed_hosts: Sequence[str] = (),
+        allowed_origins: Sequence[str] = (),
+    ) -> None:
+        """Serve Streamable HTTP at http://HOST:PORT/mcp until cancelled, behind the same guard.
+
+        Hosts present this bridge's credential: by default (`"stored"`) the one kept for this
+        upstream server at this address under the user's state folder, made and shown on
+        stderr the first time. `credential=None` asks for none, on a loopback address only.
+        A port in use, or an address that is not this machine's, is a `LifecycleError`."""
+        import uvicorn
+
+        from elicitkit.bridge._listening import Serving, listen
+
+        if credential is None and not is_loopback(host):
+            raise ConfigurationError(
+                f"A bridge listening on {host}, beyond this machine, needs a credential; "
+                'leave credential="stored" or give one.'
+            )
+        hosts, origins = _allowed(host, allowed_hosts, allowed_origins)
+        stored = self._credential_file(host, port) if credential == "stored" else None
+        given = None if isinstance(credential, str) else credential
+        sockets = listen(host, port)  # a port in use stops it here, before anything is said
+        try:
+            await self._learn_upstream()  # a server it cannot reach stops it here, before serving
+            bound = int(sockets[0].getsockname()[1])
+            url = f"http://{_netloc(host, bound)}{path}"
+            if not is_loopback(host):
+                _say(
+                    f"elicitkit bridge: {_netloc(host, bound)} is reachable from other machines: anyone who "
+                    "can reach it and holds its credential acts as you on the server behind it."
+                )
+            made = stored.make() if stored is not None else None
+            if stored is not None and made is not None:
+                _show(made, stored, url, "this bridge's credential")
+            if stored is None and given is None:
+                _say(f"elicitkit bridge: {url} asks for no credential: any program or user here can use it.")
+            app = self._http_app(path, host, bound, stored or given, hosts, origins)
+            kept = f" (hosts present the credential kept in {stored.path})" if stored is not None else ""
+            config = uvicorn.Config(app, log_level="warning", lifespan="on")
+            await Serving(config, lambda: _say(f"elicitkit bridge: serving MCP at {url}{kept}")).serve(
+                sockets
+            )
+        finally:
+            for sock in sockets:
+                sock.close()
+
+    def rotate_credential(
+        self, host: str = "127.0.0.1", port: int = 8787, *, path: str = "/mcp"
+    ) -> Credential:
+        """Replace the stored credential of this bridge at HOST:PORT and show the new one on
+        stderr; a bridge serving there takes it at its next request, and the old one stops working."""
+        stored = self._credential_file(host, port)
+        made = stored.rotate()
+        _show(made, stored, f"http://{_netloc(host, port)}{path}", "a new credential for this bridge")
+        return made
+
+    def _http_app(
+        self,
+        path: str,
+        host: str,
+        port: int | None,
+        credential: Credential | CredentialFile | None,
+        hosts: list[str],
+        origins: list[str],
+    ) -> Starlette:
+        # The guard checks Host and Origin on every bind; the SDK's own check knows loopback names only.
+        unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         inner = self.server.streamable_http_app(
-            streamable_http_path=path, host=host, max_sessions=self.max_sessions
+            streamable_http_path=path, host=host, max_sessions=self.max_sessions, transport_security=unchecked
         )
         manager = self.server.session_manager
 
@@ -161,21 +259,26 @@ class Bridge:
             async with self.running(learn=self._forwarder.capabilities is None), manager.run():
                 yield
 
-        # Innermost, so a gateway's own middleware (authentication, say) still comes first.
+        # The guard outermost: nothing (the SDK, the short way, the upstream) sees a request before it.
+        guard = Middleware(Guard, hosts=hosts, origins=origins, credential=credential, port=port)
+        # The short way innermost, so a gateway's own middleware (authentication, say) still comes first.
         fast = Middleware(FastPath, links=self._links, manager=lambda: self.server.session_manager, path=path)
-        middleware = [*inner.user_middleware, fast]
+        middleware = [guard, *inner.user_middleware, fast]
         return Starlette(routes=inner.routes, middleware=middleware, lifespan=lifespan)
 
-    async def serve_http(self, host: str = "127.0.0.1", port: int = 8787, *, path: str = "/mcp") -> None:
-        """Serve Streamable HTTP at http://HOST:PORT/mcp until cancelled."""
-        import uvicorn
+    def _credential_file(self, host: str, port: int) -> CredentialFile:
+        """This bridge's stored credential: one per upstream server and listen address."""
+        upstream = self._upstream
+        if upstream.url is not None:
+            from elicitkit.bridge._authorization_store import canonical_url
 
-        await self._learn_upstream()  # a server it cannot reach stops it here, before serving
-        app = self.asgi_app(path=path, host=host)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-        server = uvicorn.Server(config)
-        _say(f"elicitkit bridge: serving MCP at http://{_netloc(host, port)}{path}")
-        await server.serve()
+            identity = canonical_url(upstream.url)
+            label = identity.split("://", 1)[-1]
+        else:
+            assert upstream.stdio is not None
+            identity = shlex.join([upstream.stdio.command, *upstream.stdio.args])
+            label = PurePath(upstream.stdio.command).name  # never its arguments: they may hold secrets
+        return CredentialFile(credential_path(identity, label, host, port))
 
     # -- inside
 
@@ -285,3 +388,22 @@ async def _no_logs(params: LoggingMessageNotificationParams) -> None:
 
 def _netloc(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _allowed(host: str, hosts: Sequence[str], origins: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The Host values a bridge bound to `host` answers (its own names and `hosts`) and the
+    pages it answers besides its own (`origins`), each checked now, before anything starts."""
+    named = [*bind_names(host)]
+    for entry in hosts:
+        name, port = host_entry(entry)
+        named.append(name if port is None else f"{name}:{port}")
+    return named, [origin_entry(origin) for origin in origins]
+
+
+def _show(credential: Credential, stored: CredentialFile, url: str, what: str) -> None:
+    """A credential on stderr, once, with the line a host's configuration takes."""
+    _say(
+        f"elicitkit bridge: {what}, shown this once and kept in {stored.path}; give it to your host "
+        f"for {url} (docs/bridge.md, Host configuration):"
+    )
+    _say(f'    "headers": {{"Authorization": "{credential.header}"}}')

@@ -3,15 +3,21 @@
 elicitkit bridge https://example.com/mcp                 # stdio toward the host
 elicitkit bridge --listen 127.0.0.1:8787 https://example.com/mcp
 elicitkit bridge -- python my_server.py                  # a stdio server upstream
+
+With --listen, hosts present the bridge's credential (made and shown once, then kept under the
+user's state folder); --rotate-credential replaces it. Beyond loopback, --expose is required.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import os
+import stat
 import sys
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Annotated, Any
 
 import httpx2
@@ -46,9 +52,73 @@ def bridge(
         str | None,
         typer.Option("--listen", help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio."),
     ] = None,
+    expose: Annotated[
+        bool,
+        typer.Option(
+            "--expose",
+            help="Let --listen use an address other machines reach (0.0.0.0, a LAN address); hosts "
+            "must then present the bridge's credential.",
+        ),
+    ] = False,
+    allow_hosts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            metavar="NAME",
+            help="With --listen: another name hosts reach the bridge by, NAME or NAME:PORT (repeatable).",
+        ),
+    ] = None,
+    allow_origins: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            metavar="ORIGIN",
+            help="With --listen: a web page allowed to use the bridge, scheme://host[:port] (repeatable).",
+        ),
+    ] = None,
+    no_credential: Annotated[
+        bool,
+        typer.Option(
+            "--no-credential",
+            help="With --listen on a loopback address only: ask hosts for no credential (every "
+            "program and user of this machine can then use the bridge).",
+        ),
+    ] = False,
+    rotate_credential: Annotated[
+        bool,
+        typer.Option(
+            "--rotate-credential",
+            help="Make a new credential for the bridge these arguments name (its server and --listen "
+            "address), show it, and exit; a bridge running there takes it at once.",
+        ),
+    ] = False,
     headers: Annotated[
         list[str] | None,
-        typer.Option("--header", "-H", help="An HTTP header for the upstream, 'Name: value' (repeatable)."),
+        typer.Option(
+            "--header",
+            "-H",
+            metavar="'NAME: VALUE'",
+            help="An HTTP header for the upstream, 'Name: value' (repeatable); the value is in the command "
+            "line, which other users may read: prefer --header-env or --header-file for a secret.",
+        ),
+    ] = None,
+    header_envs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--header-env",
+            metavar="NAME=VARIABLE",
+            help="An HTTP header for the upstream from an environment variable, 'Name=VARIABLE' "
+            "(repeatable).",
+        ),
+    ] = None,
+    header_files: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--header-file",
+            metavar="PATH",
+            help="HTTP headers for the upstream from a file of 'Name: value' lines that only you may read "
+            "(mode 0600; repeatable).",
+        ),
     ] = None,
     burst: Annotated[
         int, typer.Option("--burst", help="Questions the server may ask at once before the rate applies.")
@@ -83,7 +153,11 @@ def bridge(
             f"choose one of {', '.join(PROTOCOLS)}, not {upstream_protocol!r}.",
             param_hint="--upstream-protocol",
         )
-    upstream = _upstream(name_target(target, ctx), headers or [])
+    given = _headers(headers or [], header_envs or [], header_files or [])
+    upstream = _upstream(name_target(target, ctx), given)
+    address = _address(
+        listen, expose, no_credential, allow_hosts or [], allow_origins or [], rotate_credential
+    )
     made = Bridge(
         upstream,
         answer=answer,
@@ -97,13 +171,22 @@ def bridge(
             "so use --listen in a terminal, or --answer browser.",
             param_hint="--answer",
         )
+    if address is not None and rotate_credential:
+        made.rotate_credential(*address)
+        return
     _one_line_logs()
     try:
-        if listen is None:
+        if address is None:
             _run(made.serve_stdio())
         else:
-            host, port = _listen(listen)
-            _run(made.serve_http(host, port))
+            _run(
+                made.serve_http(
+                    *address,
+                    credential=None if no_credential else "stored",
+                    allowed_hosts=allow_hosts or [],
+                    allowed_origins=allow_origins or [],
+                )
+            )
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except Exception as error:  # ExceptionGroup included: say what failed in one sentence
@@ -122,7 +205,9 @@ def _run(main: Coroutine[Any, Any, None]) -> None:
         uvloop.run(main)
 
 
-def _upstream(target: Named, headers: list[str]) -> Upstream:
+def _headers(headers: list[str], from_env: list[str], from_files: list[Path]) -> dict[str, str]:
+    """The upstream's headers: given whole, from environment variables, and from files only the
+    person may read (a secret in the command line is readable by every user of the machine)."""
     values: dict[str, str] = {}
     for header in headers:
         name, sep, value = header.partition(":")
@@ -131,20 +216,110 @@ def _upstream(target: Named, headers: list[str]) -> Upstream:
                 f"write a header as 'Name: value', not {header!r}.", param_hint="--header"
             )
         values[name.strip()] = value.strip()
+    for item in from_env:
+        name, sep, variable = item.partition("=")
+        if not sep or not name.strip() or not variable.strip():
+            raise typer.BadParameter(
+                f"write 'Name=VARIABLE' (Authorization=MY_TOKEN), not {item!r}.", param_hint="--header-env"
+            )
+        value = os.environ.get(variable.strip(), "").strip()
+        if not value:
+            raise typer.BadParameter(
+                f"the environment variable {variable.strip()} is not set, or empty.",
+                param_hint="--header-env",
+            )
+        values[name.strip()] = value
+    for path in from_files:
+        values.update(_header_file(path))
+    return values
+
+
+def _header_file(path: Path) -> dict[str, str]:
+    """'Name: value' lines (blank lines and '#' comments skipped) of a file only its owner may read."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise typer.BadParameter(
+            f"cannot read {path} ({getattr(error, 'strerror', None) or error}).", param_hint="--header-file"
+        ) from None
+    if os.name == "posix" and mode & 0o077:
+        raise typer.BadParameter(
+            f"{path} can be read by other users (mode {mode:04o}); make it yours alone: chmod 600 {path}",
+            param_hint="--header-file",
+        )
+    values: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip() or not value.strip():
+            raise typer.BadParameter(  # the line itself is not shown: it may hold the secret
+                f"line {number} of {path} is not 'Name: value'.", param_hint="--header-file"
+            )
+        values[name.strip()] = value.strip()
+    return values
+
+
+def _upstream(target: Named, values: dict[str, str]) -> Upstream:
     if target.url is not None:
         return Upstream(url=target.url, headers=values)
     if values:
         raise typer.BadParameter(
-            "--header is for an HTTP upstream, not a stdio command.", param_hint="--header"
+            "--header, --header-env and --header-file are for an HTTP upstream, not a stdio command.",
+            param_hint="--header",
         )
     command, *args = target.command
     # The server gets the bridge's environment: what a host configuration sets is for the server.
     return Upstream(stdio=StdioServerParameters(command=command, args=args, env=dict(os.environ)))
 
 
+def _address(
+    listen: str | None, expose: bool, no_credential: bool, hosts: list[str], origins: list[str], rotate: bool
+) -> tuple[str, int] | None:
+    """Where to listen, once the options that go with it agree: beyond loopback only with
+    --expose, and never without the credential there."""
+    if listen is None:
+        for flag, given in [
+            ("--expose", expose),
+            ("--no-credential", no_credential),
+            ("--allow-host", hosts),
+            ("--allow-origin", origins),
+            ("--rotate-credential", rotate),
+        ]:
+            if given:
+                raise typer.BadParameter(
+                    f"{flag} goes with --listen (over stdio only the host talks to the bridge)."
+                )
+        return None
+    host, port = _listen(listen)
+    loopback = host.lower() == "localhost" or _is_loopback(host)
+    if not loopback and not expose:
+        raise typer.BadParameter(
+            f"{host} is reachable from other machines; add --expose to listen there (hosts must then present "
+            "the bridge's credential), or listen on 127.0.0.1.",
+            param_hint="--listen",
+        )
+    if not loopback and no_credential:
+        raise typer.BadParameter(
+            "--no-credential is for a loopback address only: beyond this machine the credential is required.",
+            param_hint="--no-credential",
+        )
+    if rotate and no_credential:
+        raise typer.BadParameter("--rotate-credential and --no-credential do not go together.")
+    return host, port
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _listen(listen: str) -> tuple[str, int]:
     host, sep, port = listen.rpartition(":")
-    if not sep or not port.isdigit() or not host:
+    if not sep or not port.isdigit() or not host or not 0 < int(port) < 65536:
         raise typer.BadParameter(
             f"write HOST:PORT, e.g. 127.0.0.1:8787, not {listen!r}.", param_hint="--listen"
         )

@@ -23,17 +23,18 @@ import secrets
 import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
-from contextlib import AbstractAsyncContextManager, nullcontext
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from functools import lru_cache
 from typing import Any, cast
 
+import anyio
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
 from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store._pace import Pace
-from elicitkit.server.store._redis_errors import Deadlines, Reachable, socket_timeout_of
+from elicitkit.server.store._redis_errors import late, unavailable
 from elicitkit.server.store._redis_lua import (
     CREATE,
     INCREMENT,
@@ -119,6 +120,16 @@ class _Sockets:
         self.opened += 1
 
 
+def _socket_timeout(client: Redis | RedisCluster) -> float | None:
+    """The client's per-command socket timeout, when it says."""
+    pool = getattr(client, "connection_pool", None)
+    kwargs = getattr(pool, "connection_kwargs", None)
+    if kwargs is None:
+        kwargs = getattr(getattr(client, "nodes_manager", None), "connection_kwargs", {})
+    value = kwargs.get("socket_timeout")
+    return float(value) if value is not None else None
+
+
 def _num(value: float) -> str:
     return repr(float(value))  # exact round trip of the float, and readable by Lua's tonumber
 
@@ -174,8 +185,7 @@ class RedisStore:
         self.timeout = timeout
         """Each call's overall deadline: past it, `StoreUnavailableError`, whatever redis-py's
         retries and socket timeouts would add up to."""
-        self.deadlines = Deadlines(timeout)
-        socket_timeout = socket_timeout_of(client)
+        socket_timeout = _socket_timeout(client)
         # WAIT must answer before the socket gives up on it (or redis-py would retry it whole).
         self._wait_ms = max(1, int(ack_timeout * 1000))
         if socket_timeout is not None:
@@ -188,11 +198,10 @@ class RedisStore:
         self.cluster = isinstance(client, RedisCluster)
         self.gate = cluster_gate(client)
         # What is left of a call's deadline when its WAIT starts, kept for what follows it: a
-        # void of an unconfirmed create, the error (and the watchdog's granularity).
+        # void of an unconfirmed create, and the error.
         self._after_wait = min(0.5, timeout / 4)
         self._told_failed: dict[User, dict[str, tuple[str, float]]] = {}
         """Per user, the creates whose caller was told they failed: id -> (op mark, expiry)."""
-        self._reachable_cm = Reachable(self)
         self._loading = asyncio.Lock()
         self.scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
@@ -227,7 +236,8 @@ class RedisStore:
             connection.register_connect_callback(sockets.connected)  # type: ignore[no-untyped-call, unused-ignore]
             try:
                 result = await queue(one)
-                wait_ms = max(1, min(self._wait_ms, int((self.deadlines.left() - self._after_wait) * 1000)))
+                left = anyio.current_effective_deadline() - anyio.current_time()  # of the call's deadline
+                wait_ms = max(1, int(min(self._wait_ms, (left - self._after_wait) * 1000)))
                 acked = int(await one.wait(self.replicas_ack, wait_ms))
                 if (sockets.opened or acked < self.replicas_ack) and undo is not None:
                     with contextlib.suppress(redis_errors.RedisError, OSError):
@@ -303,9 +313,28 @@ class RedisStore:
         channel = f"{self.prefix}completed"
         return shard_channel(channel, elicitation_id) if self.cluster else channel
 
-    def _reachable(self) -> Reachable:
-        """The block of one call: its deadline, and any error as `StoreUnavailableError`."""
-        return self._reachable_cm
+    @asynccontextmanager
+    async def _reachable(self) -> AsyncIterator[None]:
+        """The block of one call: its deadline (`timeout`), on a Cluster a free connection
+        (redis-py's per-node pools fail at their limit instead of waiting), and every error of
+        the block as `StoreUnavailableError`. At the deadline the block is cancelled, again on
+        every turn of the loop until it is out (anyio's cancel scope), so a cancellation that a
+        driver loses still stops it."""
+        with anyio.move_on_after(self.timeout) as deadline:
+            try:
+                if self.cluster:
+                    if not self.scripts_loaded:
+                        await self.load_scripts()
+                    async with self.gate:
+                        yield
+                else:
+                    yield
+            except Exception as exc:
+                if (error := unavailable(self.where(), exc)) is not None:
+                    raise error from exc
+                raise
+        if deadline.cancelled_caught:
+            raise late(self.where(), self.timeout)
 
     def where(self) -> str:
         """Where this store's Redis is, as a sentence names it (no password)."""
