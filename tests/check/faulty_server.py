@@ -50,8 +50,41 @@ SCHEMA: dict[str, Any] = {
 }
 if RULE == "S-10":
     SCHEMA["properties"]["address"] = {"type": "object", "properties": {"street": {"type": "string"}}}
-if RULE == "S-11":
-    SCHEMA["properties"]["password"] = {"type": "string", "title": "Password"}
+if RULE == "S-11":  # a password asked in a form: a broken MUST
+    SCHEMA["properties"]["password"] = {
+        "type": "string",
+        "title": "Password",
+        "description": "Your account password",
+    }
+if RULE == "S-11-spellings":  # every way a credential field is spelled, by key, title or format
+    for key, title in [
+        ("apiKey", None),
+        ("Access-Token", None),
+        ("client_secret", None),
+        ("new_password2", None),
+        ("pass_phrase", None),
+        ("cardNumber", None),
+        ("CVV2", None),
+        ("f1", "PIN"),
+        ("f2", "Your security code"),
+        ("f3", "Private key"),
+    ]:
+        SCHEMA["properties"][key] = {"type": "string", **({"title": title} if title else {})}
+    SCHEMA["properties"]["f4"] = {"type": "string", "format": "password"}
+if RULE == "S-11-prose":  # a secret only in prose, and names that merely contain a credential's letters
+    SCHEMA["properties"].update(
+        {
+            "note": {"type": "string", "title": "Note", "description": "Never type your password here."},
+            "token_count": {"type": "integer", "title": "Token count"},
+            "token": {"type": "string", "title": "Token to swap", "description": "A coin, like ETH."},
+            "secretary": {"type": "string", "title": "Secretary"},
+            "passport_number": {"type": "string", "title": "Passport number"},
+            "pin": {"type": "boolean", "title": "Pin this booking to the top?"},
+            "pinned": {"type": "string", "title": "Pinned note"},
+            "spin": {"type": "string", "title": "Spin"},
+            "password_hint": {"type": "string", "title": "Password hint (not your password)"},
+        }
+    )
 if RULE == "S-12":
     SCHEMA["properties"]["name"] = {**NAME, "description": "See https://example.com/help for the rules."}
 
@@ -106,8 +139,10 @@ async def connect(ctx: Context) -> str:
         url += f"?attempt={uuid.uuid4().hex}"
     if RULE == "S-21":  # a password in the URL itself: proof, so a fail
         url = url.replace("://", "://checker:hunter2@", 1)
-    if RULE == "S-21-name":  # a parameter named like a credential: a hint, so a warn
-        url += "?access_token=eyJhbGciOi.secret.value"
+    if RULE == "S-21-credential":  # credentials named for what they are, with values: proof
+        url += ";password=hunter2?access_token=eyJhbGciOi.secret.value&state=xyz&api-key=k1&clientSecret=s1"
+    if RULE == "S-21-name":  # parameters only named like a credential, or empty: a hint, so a warn
+        url += "?token=USDC&key=42&code=WDJB-MJHT&state=xyz&pin=48.85,2.35&api_key="
     params = ElicitRequestURLParams(message="Connect your account.", url=url, elicitation_id=elicitation_id)
     if ctx.session not in sessions:
         sessions.append(ctx.session)

@@ -55,6 +55,19 @@ def test_a_stdio_server_that_breaks_a_rule_exits_1_with_the_evidence() -> None:
     assert verdicts["S-20"] == "not-observed" and verdicts["S-10"] == "pass"
 
 
+def test_a_server_that_asks_for_a_password_in_a_form_fails_s11_and_exits_1() -> None:
+    """A field keyed `password`, titled "Password": a broken MUST with evidence, not a word match."""
+    done = check("--tool", "book", "--args", "{}", "--", sys.executable, str(SERVER), "S-11")
+    assert done.returncode == 1, done.stdout + done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("│ S-11"))
+    assert "fail" in row, done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    done = check("--json", "-", "--tool", "book", "--args", "{}", "--", sys.executable, str(SERVER), "S-11")
+    failed = {f["id"]: f["evidence"] for f in json.loads(done.stdout)["findings"] if f["verdict"] == "fail"}
+    assert list(failed) == ["S-11"]
+    assert "/properties/password: its key 'password' names a credential ('password')" in failed["S-11"]
+
+
 def test_an_unreachable_target_exits_2_with_a_sentence() -> None:
     done = check(f"http://127.0.0.1:{free_port()}/mcp")
     assert done.returncode == 2

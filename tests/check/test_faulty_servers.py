@@ -25,17 +25,19 @@ RULES = [
     "S-02-stream",
     "S-03",
     "S-10",
+    "S-11",
     "S-20",
     "S-21",
+    "S-21-credential",
     "S-23",
     "S-24",
 ]
-#: a SHOULD broken, or a MUST only hinted at (a field or parameter *named* like a secret)
+#: a SHOULD broken, or a MUST only hinted at (a secret in prose, a parameter *like* a credential's)
 WARNINGS = {
-    "S-11": "a word match, not proof",
+    "S-11-prose": "a word match, not proof",
     "S-12": "a SHOULD NOT",
     "S-13": "a SHOULD",
-    "S-21-name": "'access_token', named like a credential",
+    "S-21-name": "'token', 'key', 'pin', 'api_key', named like a credential",
 }
 
 
@@ -61,8 +63,42 @@ async def test_the_broken_rule_fails_and_nothing_else(rule: str) -> None:
     seen = verdicts(report)
     failed = sorted(r for r, v in seen.items() if v == "fail")
     assert failed == [rule[:4]], {f.id: f.evidence for f in report.findings.all() if f.verdict == "fail"}
+    evidence = {f.id: f.evidence for f in report.findings.all()}
     if rule == "S-02-stream":  # told apart by the client's StandaloneStreamTap, not by a call being open
-        assert "standalone GET stream" in {f.id: f.evidence for f in report.findings.all()}["S-02"]
+        assert "standalone GET stream" in evidence["S-02"]
+    if rule == "S-11":  # the field, and the word in it, not the description's prose
+        assert "/properties/password: its key 'password' names a credential ('password')" in evidence["S-11"]
+    if rule == "S-21-credential":  # each credential by name; `state` is none
+        for name, what in [
+            ("password", "password"),
+            ("access_token", "access token"),
+            ("api-key", "api key"),
+            ("clientSecret", "secret"),
+        ]:
+            assert f"'{name}' ({what})" in evidence["S-21"], evidence["S-21"]
+        assert "'state'" not in evidence["S-21"].partition(" -- in ")[0]
+
+
+async def test_every_spelling_of_a_credential_field_fails_and_is_named() -> None:
+    """Snake, kebab, camel, spaced, any case; by key, by title or by `format`."""
+    with faulty("S-11-spellings") as url:
+        report = await run(Target(url=url), Options(timeout=5, tools={"book": None}))
+    finding = {f.id: f for f in report.findings.all()}["S-11"]
+    assert finding.verdict == "fail"
+    for field, said in [
+        ("apiKey", "its key 'apiKey' names a credential ('api key')"),
+        ("Access-Token", "its key 'Access-Token' names a credential ('access token')"),
+        ("client_secret", "its key 'client_secret' names a credential ('secret')"),
+        ("new_password2", "its key 'new_password2' names a credential ('password')"),
+        ("pass_phrase", "its key 'pass_phrase' names a credential ('pass phrase')"),
+        ("cardNumber", "its key 'cardNumber' names a credential ('card number')"),
+        ("CVV2", "its key 'CVV2' names a credential ('cvv')"),
+        ("f1", "its title 'PIN' names a credential ('pin')"),
+        ("f2", "its title 'Your security code' names a credential ('security code')"),
+        ("f3", "its title 'Private key' names a credential ('private key')"),
+        ("f4", 'its format is "password"'),
+    ]:
+        assert f"/properties/{field}: {said}" in finding.evidence, (field, finding.evidence)
 
 
 @pytest.mark.parametrize("rule", sorted(WARNINGS))

@@ -1,17 +1,21 @@
 """Form mode: S-10 (the schema subset), S-11 (nothing sensitive), S-12 (no URLs), S-13 (validation).
 
 A `fail` here is a MUST broken with evidence: a schema that is not a flat object of primitive
-fields (S-10). Everything else is a `warn` with its evidence: the lint's finer points of the
-subset, a field that *looks* sensitive (a word match cannot tell "your PIN" from "not your
+fields (S-10), a field whose key or title names a credential, or whose `format` is
+"password", that the person types in (S-11: `credentials` says what names one). Everything
+else is a `warn` with its evidence: the lint's finer points of the subset, a secret named only
+in prose (a description or the message: a word match cannot tell "your PIN" from "not your
 PIN"), a URL in the text (a SHOULD NOT) and an invalid answer taken (a SHOULD).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from elicitkit.check.findings import Findings
 from elicitkit.check.observed import Asked, Call, Observations, short
+from elicitkit.check.rules.credentials import credential_in_name, credential_in_title
 from elicitkit.schema import lint
 
 #: lint codes that show a schema the spec's form mode cannot express at all: not a flat object
@@ -76,6 +80,13 @@ def _schema(a: Asked, findings: Findings) -> None:
             f"elicitkit's stricter reading of the subset (a client may refuse or ignore it): {listed} "
             f"-- in {a.quote()}",
         )
+    asking = list(_credentials(schema))
+    if asking:
+        findings.add(
+            "S-11",
+            "fail",
+            f"a form asks for a credential, which only URL mode may: {'; '.join(asking)} -- in {a.quote()}",
+        )
     if sensitive:
         listed = "; ".join(f"{f.pointer}: {f.message}" for f in sensitive[:3])
         findings.add(
@@ -87,6 +98,33 @@ def _schema(a: Asked, findings: Findings) -> None:
     if urls:
         listed = "; ".join(f"{f.pointer or 'the message'}: {f.message}" for f in urls[:3])
         findings.add("S-12", "warn", f"a SHOULD NOT: {listed} -- in {a.quote()}")
+
+
+def _credentials(schema: dict[str, Any]) -> Iterator[str]:
+    """Each field the person types into whose key, title or format names a credential, and why."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for name, prop in properties.items():
+        if not isinstance(prop, dict) or not _typed_in(prop):
+            continue
+        at = f"/properties/{name}"
+        title = prop.get("title")
+        if isinstance(prop.get("format"), str) and prop["format"].lower() == "password":
+            yield f'{at}: its format is "password"'
+        elif found := credential_in_name(str(name)):
+            yield f"{at}: its key {name!r} names a credential ({found!r})"
+        elif isinstance(title, str) and (found := credential_in_title(title)):
+            yield f"{at}: its title {title!r} names a credential ({found!r})"
+
+
+def _typed_in(prop: dict[str, Any]) -> bool:
+    """Does the person type this field's value (not a yes/no, not one of the server's choices)?"""
+    if any(key in prop for key in ("enum", "oneOf", "anyOf", "const", "items")):
+        return False
+    declared = prop.get("type")
+    types = declared if isinstance(declared, list) else [declared]
+    return any(t in (None, "string", "number", "integer") for t in types)
 
 
 def _invalid(call: Call, calls: list[Call], findings: Findings) -> None:

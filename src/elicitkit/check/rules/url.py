@@ -1,9 +1,11 @@
 """URL mode: S-20 (shape, unique ids), S-21 (what the URL carries), S-23 (notices), S-24 (-32042).
 
-S-21 fails only on proof: user info (`user:pass@`) in the URL, or the client's own bearer
-token in it. A parameter *named* like a credential or a person's data, something that looks
-like an email address, a URL a client would refuse to open, and plain http are `warn`s: a
-name or a pattern is a hint for a person to read, not evidence.
+S-21 fails only on proof: user info (`user:pass@`) in the URL, the client's own bearer
+token in it, or a parameter with a value whose name is a credential's (`access_token`,
+`api_key`, `password`, `client_secret`: `credentials` says what names one). A parameter
+merely *like* a credential or a person's data (`token`, `key`, `code`, `session`, `email`),
+something that looks like an email address, a URL a client would refuse to open, and plain
+http are `warn`s: a hint for a person to read, not evidence.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from elicitkit.check.findings import Findings
 from elicitkit.check.observed import Asked, Observations, short
+from elicitkit.check.rules.credentials import credential_in_name
 from elicitkit.check.session import MODERN
 from elicitkit.urls import examine
 
@@ -96,14 +99,25 @@ def _carries(a: Asked, findings: Findings, secrets: Sequence[str]) -> None:
         return
     if password:
         findings.add("S-21", "fail", f"the URL carries a password (user:password@host): {a.quote()}")
+    pairs = urllib.parse.parse_qsl(split.query + "&" + split.fragment, keep_blank_values=True)
+    pairs += [(name, value) for name, _, value in (p.partition("=") for p in split.path.split(";")[1:])]
+    carried = [
+        f"{name!r} ({found})"
+        for name, value in pairs
+        if value.strip() and (found := credential_in_name(name, in_url=True))
+    ]
+    if carried:
+        findings.add(
+            "S-21",
+            "fail",
+            f"the URL carries a credential, named for what it is and with a value: {', '.join(carried)} "
+            f"-- in {a.quote()}",
+        )
     if blocked:
         reasons = "; ".join(blocked)
         findings.add("S-21", "warn", f"a client will refuse to open it: {reasons} -- in {a.quote()}")
         return
-    names = [
-        name for name, _ in urllib.parse.parse_qsl(split.query + "&" + split.fragment, keep_blank_values=True)
-    ]
-    names += [part.split("=")[0] for part in split.path.split(";")[1:]]
+    names = [name for name, _ in pairs]
     flagged = [name for name in names if _CREDENTIAL.search(name)]
     if flagged:
         findings.add(
