@@ -27,6 +27,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
+from support.web_door import enter
 
 from elicitkit.client import DeclinedElicitation, ElicitationConfig, FormQuestion, ScriptedUI
 from elicitkit.client.terminal import TerminalUI
@@ -87,11 +88,11 @@ async def test_the_chinese_terminal_introduces_an_unnamed_server_in_chinese() ->
 
 async def test_the_chinese_web_ui_introduces_an_unnamed_server_in_chinese() -> None:
     async with WebUI(opener=lambda url: None, locale="zh_CN") as ui, httpx.AsyncClient(timeout=10) as http:
-        await ui.start()
+        address = await enter(http, await ui.start())
         asking = asyncio.create_task(ask(ElicitationConfig(ui)))
         html = ""
         for _ in range(500):
-            if 'name="csrf"' in (html := (await http.get(ui.url)).text):
+            if 'name="csrf"' in (html := (await http.get(address)).text):
                 break
             await asyncio.sleep(0.02)
         page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
@@ -99,8 +100,8 @@ async def test_the_chinese_web_ui_introduces_an_unnamed_server_in_chinese() -> N
         action = re.search(r'<form method="post" action="([^"]+)"', html)
         token = re.search(r'name="csrf" value="([^"]+)"', html)
         assert action is not None and token is not None
-        origin = "/".join(ui.url.split("/", 3)[:3])
+        origin = address.rstrip("/")
         await http.post(origin + action.group(1), data={"csrf": token.group(1), "action": "decline"})
         assert await asyncio.wait_for(asking, 30) == {"action": "decline", "content": None}
-        idle = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (await http.get(ui.url)).text))
+        idle = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (await http.get(address)).text))
         assert "一个 MCP 服务器" in idle and "An MCP server" not in idle, idle

@@ -7,14 +7,18 @@ same live server the way another program on the machine, or a hostile page, coul
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import stat
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import httpx
 import pytest
+from support.web_door import enter, way_in
 
 from elicitkit.client import ElicitationUI
 from elicitkit.client.ui import (
@@ -43,13 +47,14 @@ SCHEMA: dict[str, Any] = {
 class Visitor:
     """A program talking to the page: reads it, and posts what its forms would post."""
 
-    def __init__(self, ui: WebUI, client: httpx.AsyncClient) -> None:
+    def __init__(self, ui: WebUI, client: httpx.AsyncClient, address: str) -> None:
         self.ui = ui
         self.client = client
-        self.origin = "{0.scheme}://{0.netloc}".format(urlsplit(ui.url))
+        self.address = address
+        self.origin = address.rstrip("/")
 
     async def page(self) -> str:
-        response = await self.client.get(self.ui.url)
+        response = await self.client.get(self.address)
         assert response.status_code == 200
         return response.text
 
@@ -78,9 +83,8 @@ async def ui(opened: list[str]) -> AsyncIterator[WebUI]:
 
 @pytest.fixture
 async def visitor(ui: WebUI) -> AsyncIterator[Visitor]:
-    await ui.start()
     async with httpx.AsyncClient(timeout=10) as client:
-        yield Visitor(ui, client)
+        yield Visitor(ui, client, await enter(client, await ui.start()))
 
 
 async def asking(ui: WebUI, question: FormQuestion | UrlQuestion) -> asyncio.Task[Any]:
@@ -106,15 +110,42 @@ def text_of(html: str) -> str:
 # -- where the page lives ------------------------------------------------------------------------
 
 
-async def test_the_page_is_on_loopback_under_a_long_random_token(ui: WebUI, opened: list[str]) -> None:
+async def test_the_browser_is_handed_a_file_only_this_user_can_read(ui: WebUI, opened: list[str]) -> None:
     task = await asking(ui, FormQuestion("Bistro", "Name?", SCHEMA, {}))
-    parts = urlsplit(ui.url)
-    assert parts.hostname == "127.0.0.1" and parts.port
-    token = parts.path.strip("/")
-    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token)  # secrets.token_urlsafe(32)
-    assert opened == [ui.url]
+    assert opened == [ui.url] and ui.url.startswith("file:///")
+    file = Path(unquote(urlsplit(ui.url).path))
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600 and file.stat().st_uid == os.getuid()
+    assert stat.S_IMODE(file.parent.stat().st_mode) == 0o700 and file.parent.stat().st_uid == os.getuid()
+    address, code = way_in(ui.url)
+    parts = urlsplit(address)
+    assert parts.hostname == "127.0.0.1" and parts.port and parts.path == "/"  # no secret in the address
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", code)  # secrets.token_urlsafe(32)
     async with WebUI(opener=opened.append) as other:
-        assert urlsplit(await other.start()).path.strip("/") != token
+        assert way_in(await other.start())[1] != code and other.url != ui.url
+    task.cancel()
+
+
+async def test_a_guessed_replayed_or_spent_code_is_refused_alike(ui: WebUI) -> None:
+    task = await asking(ui, FormQuestion("Bistro", "Name?", SCHEMA, {}))
+    address, code = way_in(ui.url)
+    async with httpx.AsyncClient(timeout=10) as stranger:
+        before = await stranger.post(address + "enter", data={"code": "x" * 43})  # no session exists yet
+        async with httpx.AsyncClient(timeout=10) as person:
+            assert (await person.post(address + "enter", data={"code": code})).status_code == 200
+            assert "Name?" in text_of((await person.get(address)).text)
+        refusals = [before]
+        for guess in (code, code[:-1], "x" * 43, ""):  # the spent code, a part of it, a guess, none
+            refusals.append(await stranger.post(address + "enter", data={"code": guess}))
+        refusals.append(await stranger.get(address))
+        assert {r.status_code for r in refusals} == {403}
+        assert not any(r.cookies for r in refusals)
+        assert len({r.text.split("<main>")[1] for r in refusals}) == 1  # the same words, whoever asks
+        assert "Name?" not in refusals[-1].text
+        # The file holds a fresh code now: opening it again lets the person's browser in.
+        fresh = way_in(ui.url)[1]
+        assert fresh != code
+        assert (await stranger.post(address + "enter", data={"code": fresh})).status_code == 200
+        assert "Name?" in text_of((await stranger.get(address)).text)
     task.cancel()
 
 
@@ -123,20 +154,48 @@ async def test_ui_satisfies_the_protocol() -> None:
     assert callable(ui.ask_form)
 
 
-async def test_requests_without_the_token_get_404_with_the_headers(ui: WebUI, visitor: Visitor) -> None:
-    await ui.start()
-    token = urlsplit(ui.url).path.strip("/")
-    for path in ("/", "/events", f"/{token[:-1]}/", f"/{token}x/", f"/x{token}/", "/favicon.ico"):
-        response = await visitor.client.get(visitor.origin + path)
-        assert response.status_code == 404, path
-        assert response.headers["x-frame-options"] == "DENY"
-    response = await visitor.client.post(visitor.origin + "/answer/anything", data={"action": "submit"})
-    assert response.status_code == 404
+async def test_requests_without_a_session_get_the_door_page_with_the_headers(
+    ui: WebUI, visitor: Visitor
+) -> None:
+    task = await asking(ui, FormQuestion("Bistro", "Name?", SCHEMA, {}))
+    async with httpx.AsyncClient(timeout=10) as stranger:
+        for path in ("", "events", "answer/x", "favicon.ico", "enter"):
+            response = await stranger.get(visitor.address + path)
+            assert response.status_code == 403, path
+            assert "open it in this browser" in response.text and "Name?" not in response.text
+            assert response.headers["x-frame-options"] == "DENY"
+        forged = await stranger.post(visitor.address + "answer/x", data={"action": "decline"})
+        assert forged.status_code == 403
+        stranger.cookies.set(f"elicitkit-{urlsplit(visitor.address).port}", "x" * 43)  # a guessed session
+        assert (await stranger.get(visitor.address)).status_code == 403
+    assert not task.done()
+    task.cancel()
+
+
+async def test_a_post_from_another_origin_is_refused(ui: WebUI, visitor: Visitor) -> None:
+    task = await asking(ui, FormQuestion("Bistro", "Name?", SCHEMA, {}))
+    for origin in (
+        "https://evil.example",
+        f"http://localhost:{urlsplit(visitor.address).port}",
+        "http://127.0.0.1:1",
+    ):
+        response = await visitor.post({"action": "decline"}, headers={"Origin": origin})
+        assert response.status_code == 403, origin
+    address, code = way_in(ui.url)
+    async with httpx.AsyncClient(timeout=10) as other:
+        response = await other.post(
+            address + "enter", data={"code": code}, headers={"Origin": "https://evil.example"}
+        )
+        assert response.status_code == 403 and not response.cookies
+    await asyncio.sleep(0.05)
+    assert not task.done()
+    assert (await visitor.post({"action": "decline"}, headers={"Origin": visitor.origin})).status_code == 303
+    assert await asyncio.wait_for(task, 5) == DeclinedElicitation()
 
 
 async def test_every_response_carries_the_security_headers(ui: WebUI, visitor: Visitor) -> None:
     await asking(ui, FormQuestion("Bistro", "Name?", SCHEMA, {}))
-    response = await visitor.client.get(ui.url)
+    response = await visitor.client.get(visitor.address)
     headers = response.headers
     assert headers["x-frame-options"] == "DENY"
     assert headers["referrer-policy"] == "no-referrer"
@@ -153,15 +212,15 @@ async def test_every_response_carries_the_security_headers(ui: WebUI, visitor: V
     scripts = re.findall(r"<script([^>]*)>", response.text)
     assert scripts == [f' nonce="{nonce.group(1)}"']
     assert "style=" not in response.text  # inline style attributes would break under the policy
-    second = await visitor.client.get(ui.url)
+    second = await visitor.client.get(visitor.address)
     assert second.headers["content-security-policy"] != headers["content-security-policy"]  # fresh nonce
 
 
 async def test_a_wrong_host_header_is_refused(ui: WebUI, visitor: Visitor) -> None:
     task = await asking(ui, FormQuestion("Bistro", "Name?", SCHEMA, {}))
-    port = urlsplit(ui.url).port
+    port = urlsplit(visitor.address).port
     for host in ("evil.example", f"evil.example:{port}", f"localhost:{port}", "127.0.0.1", "127.0.0.1:1"):
-        response = await visitor.client.get(ui.url, headers={"Host": host})
+        response = await visitor.client.get(visitor.address, headers={"Host": host})
         assert response.status_code == 400, host
         assert "answers only at" in response.text
         assert response.headers["x-frame-options"] == "DENY"
@@ -352,7 +411,7 @@ async def test_notices_show_on_the_page_and_in_the_events(ui: WebUI, visitor: Vi
     page = await visitor.page()
     assert "Bistro: an elicitation completed." in text_of(page)
     assert "Evil\\u202e: &lt;b&gt;hi&lt;/b&gt;" in page
-    response = await visitor.client.get(visitor.origin + urlsplit(ui.url).path + "events?since=-1")
+    response = await visitor.client.get(visitor.address + "events?since=-1")
     state = response.json()
     assert state["notices"] == ["Evil\\u202e: <b>hi</b>", "Bistro: an elicitation completed."]
     assert state["current"] == "" and state["closed"] is False
@@ -396,7 +455,7 @@ async def test_the_events_long_poll_wakes_on_a_new_question(
     ui: WebUI, visitor: Visitor, opened: list[str]
 ) -> None:
     await ui.start()
-    events = visitor.origin + urlsplit(ui.url).path + "events"
+    events = visitor.address + "events"
     version = (await visitor.client.get(events, params={"since": "-1"})).json()["version"]
     poll = asyncio.create_task(visitor.client.get(events, params={"since": str(version)}))
     await asyncio.sleep(0.2)
@@ -413,13 +472,14 @@ async def test_closing_dismisses_open_questions_and_stops_the_server() -> None:
     form = asyncio.create_task(ui.ask_form(FormQuestion("Bistro", "Name?", SCHEMA, {})))
     waiting = asyncio.create_task(ui.wait(Waiting("Bistro", [("e", "m")], time.monotonic())))
     await asyncio.sleep(0.2)
-    url = ui.url
+    url, (address, _code) = ui.url, way_in(ui.url)
     await ui.aclose()
     assert await asyncio.wait_for(form, 5) == CancelledElicitation()
     assert await asyncio.wait_for(waiting, 5) == "cancel"
     async with httpx.AsyncClient() as client:
         with pytest.raises(httpx.ConnectError):
-            await client.get(url)
+            await client.get(address)
+    assert not Path(unquote(urlsplit(url).path)).parent.exists()  # the file and its folder are gone
     with pytest.raises(RuntimeError, match="not running"):
         _ = ui.url
 

@@ -254,7 +254,9 @@ async def test_form_filled_corrected_reviewed_submitted_then_declined_then_url_c
         await snapshot(page, screenshots / "web-consent.png")
         await page.get_by_role("button", name="Open in my browser").click()
         assert await settled(asked) == AcceptedElicitation()
-        await expect(page.locator(".idle h1")).to_have_text("✓ You agreed: the page opens in your system browser.")
+        await expect(page.locator(".idle h1")).to_have_text(
+            "✓ You agreed: the page opens in your system browser."
+        )
 
 
 async def test_punycode_host_shows_both_forms_and_every_warning(page: Page) -> None:
@@ -461,7 +463,9 @@ async def test_a_url_no_browser_could_open_is_a_link_with_its_warnings(page: Pag
     target = "https://login.example.com:8443/connect?session=1"
     report = examine(target)
     assert report.verdict == "warn" and report.warnings
-    await page.context.route("https://login.example.com:8443/**", lambda route: route.fulfill(body="signed in"))
+    await page.context.route(
+        "https://login.example.com:8443/**", lambda route: route.fulfill(body="signed in")
+    )
     async with WebUI(opener=page.goto) as ui:
         handler = ElicitationConfig(ui, modes=("form", "url"), open_url=lambda url: False)
         with serve(elicit_server(State()).streamable_http_app()) as url:

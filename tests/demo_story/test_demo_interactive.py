@@ -17,6 +17,7 @@ import httpx
 import pytest
 from support.tmux_pane import PATIENCE
 from support.tmux_terminal import Terminal
+from support.web_door import enter_now
 
 from elicitkit.demo.browser import ScriptedBrowser
 
@@ -168,13 +169,15 @@ def test_web_flag_asks_in_the_web_ui(tmp_path: Path) -> None:
     term = Terminal(["env", "BROWSER=true", str(ELICITKIT), "demo", "--web", "--data-dir", str(tmp_path)])
     try:
         screen = term.wait_for("The questions appear at")
-        found = re.search(r"The questions appear at (http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]+/)", screen)
+        found = re.search(r"The questions appear at (file://\S+\.html)", screen)
         assert found, screen
         term.wait_for('calls book_table {"restaurant": "Chez Elicit"}')
         deadline = time.monotonic() + PATIENCE
-        while "Book a table at Chez Elicit" not in (page := httpx.get(found.group(1), timeout=5).text):
-            assert time.monotonic() < deadline, page
-            time.sleep(0.2)
+        with httpx.Client(timeout=5) as browser:
+            address = enter_now(browser, found.group(1))
+            while "Book a table at Chez Elicit" not in (page := browser.get(address).text):
+                assert time.monotonic() < deadline, page
+                time.sleep(0.2)
         assert "<form" in page
         term.keys("C-c")
         screen = term.wait_for("EXIT=")

@@ -13,6 +13,7 @@ import time
 import httpx
 from prompt_toolkit.input import create_pipe_input
 from rich.console import Console
+from support.web_door import enter
 
 from elicitkit.client import ElicitationConfig, ScriptedUI
 from elicitkit.client.connection import ServerElicitations
@@ -69,12 +70,12 @@ async def test_the_chinese_terminal_says_a_blocked_url_notice_in_chinese() -> No
 async def test_the_chinese_web_page_shows_notices_and_the_waiting_note_in_chinese() -> None:
     async with WebUI(opener=lambda url: None, locale="zh_CN") as ui, httpx.AsyncClient(timeout=10) as http:
         task = asyncio.create_task(ui.wait(Waiting("Bistro", [], time.monotonic(), notes=(_WAITING_NOTE,))))
-        await ui.start()
+        address = await enter(http, await ui.start())
         ui.notice(
             Notice(noop("%(server)s is asking too often; extra questions are dismissed."), server="Bistro")
         )
         for _ in range(200):
-            if "2026-07-28" in (html := (await http.get(ui.url)).text):
+            if "2026-07-28" in (html := (await http.get(address)).text):
                 break
             await asyncio.sleep(0.01)
         task.cancel()

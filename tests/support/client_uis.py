@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from elicitkit.client.web import WebUI
+from support.web_door import enter
 
 BOOKING: dict[str, Any] = {
     "type": "object",
@@ -31,9 +32,9 @@ async def page_while_asking(
     """Start `ask(ui)` in a `WebUI` of `locale` and return its page once it shows `until`."""
     async with WebUI(opener=lambda url: None, locale=locale) as ui, httpx.AsyncClient(timeout=10) as http:
         task = asyncio.create_task(ask(ui))
-        await ui.start()
+        address = await enter(http, await ui.start())
         for _ in range(200):
-            if until in (html := (await http.get(ui.url)).text):
+            if until in (html := (await http.get(address)).text):
                 break
             await asyncio.sleep(0.01)
         task.cancel()

@@ -68,8 +68,16 @@ def _say(text: str) -> None:
 
 
 def _browser_page(url: str) -> bool:
-    """The bridge's own page: its URL on stderr (to open by hand), then the system browser."""
-    _say(f"elicitkit bridge: answer the server's questions at {url}")
+    """The bridge's own page: where it is on stderr (to open by hand), then the system browser.
+
+    `url` is the `file://` URL of a page only this user can read, which carries the browser
+    into the bridge's page; neither stderr (often the host's log) nor the browser's command
+    line holds anything that lets another user in."""
+    _say(
+        f"elicitkit bridge: the server's questions open in your browser from {url} (a file only "
+        "you can read); if no browser shows them, open that file, or read it for the page's "
+        "address and a one-time code."
+    )
     return webbrowser.open(url, new=2)
 
 

@@ -2,7 +2,8 @@
 
 The person sees one question at a time, the oldest first. Every change bumps `version` and
 wakes the pages watching (`wait_change`), so an open page moves on by itself when a question
-arrives or is withdrawn, without a reload losing what the person is typing.
+arrives or is withdrawn, without a reload losing what the person is typing. `outcome` is what
+the page says about the last answer: one sentence, which the next outcome replaces.
 """
 
 from __future__ import annotations
@@ -16,11 +17,25 @@ from typing import Any
 
 from elicitkit.client.ui import CancelledElicitation, FormQuestion, UrlQuestion, Waiting
 from elicitkit.client.web._forms import Draft
+from elicitkit.urls import UrlReport
 
 Question = FormQuestion | UrlQuestion | Waiting
 
 _SHOWN_NOTICES = 3
 _KEPT_NOTICES = 50
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the page says about the person's last answer, in one sentence.
+
+    `url` is the report of a URL the person agreed to open; with `by_hand`, no browser could
+    open it, and the page draws it as a link for the person to open.
+    """
+
+    sentence: str
+    url: UrlReport | None = None
+    by_hand: bool = False
 
 
 @dataclass(eq=False)
@@ -45,7 +60,8 @@ class Board:
     def __init__(self) -> None:
         self.entries: list[Entry] = []
         self.notices: deque[str] = deque(maxlen=_KEPT_NOTICES)
-        self.flash: str | None = None
+        self.outcome: Outcome | None = None
+        self.told = 0  # bumped with each outcome, so that every open page shows the new one
         self.version = 0
         self.watchers = 0
         self.last_seen = -float("inf")
@@ -59,6 +75,8 @@ class Board:
     def add(self, question: Question) -> Entry:
         draft = Draft(question) if isinstance(question, FormQuestion) else None
         entry = Entry(question, asyncio.get_running_loop().create_future(), draft)
+        if not self.entries and self.outcome is not None and not self.outcome.by_hand:
+            self.outcome = None  # a new question, after a pause: the old answer is no news
         self.entries.append(entry)
         self.changed()
         return entry
@@ -68,12 +86,30 @@ class Board:
             (e for e in self.entries if secrets.compare_digest(e.id.encode(), entry_id.encode())), None
         )
 
-    def answer(self, entry: Entry, reply: Any, flash: str) -> None:
+    def answer(self, entry: Entry, reply: Any, outcome: Outcome) -> None:
         """Settle a question and take it off the board at once, so the next page shows what follows."""
         if not entry.future.done():
             entry.future.set_result(reply)
-        self.flash = flash
-        self.remove(entry)
+        self.outcome = outcome
+        self.told += 1
+        if entry in self.entries:
+            self.entries.remove(entry)
+        self.changed()
+
+    def tell(self, outcome: Outcome) -> None:
+        """Say `outcome` in place of the last one, on every open page."""
+        self.outcome = outcome
+        self.told += 1
+        self.changed()
+
+    def unopened(self, url: str, sentence: str) -> bool:
+        """The URL the person just agreed to open could not be opened: say `sentence` with it as a
+        link instead. False when the last outcome is not the agreement to open `url`."""
+        agreed = self.outcome
+        if agreed is None or agreed.url is None or agreed.by_hand or agreed.url.url != url:
+            return False
+        self.tell(Outcome(sentence, agreed.url, by_hand=True))
+        return True
 
     def remove(self, entry: Entry) -> None:
         if entry in self.entries:
@@ -130,6 +166,7 @@ class Board:
             "version": self.version,
             "current": current.id if current else "",
             "queued": max(0, len(self.entries) - 1),
+            "told": self.told,
             "notices": self.recent_notices(),
             "closed": self.closed,
         }

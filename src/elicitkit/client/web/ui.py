@@ -5,10 +5,12 @@ and the page opens in the system browser. One tab serves every question, oldest 
 open page moves on by itself when a question arrives or is withdrawn, and the browser is only
 opened again when no page has been seen for a while (the person closed it).
 
-The page's path carries a secret token made for this process, so nothing else on the machine
-can find it or answer for the person; see `elicitkit.client.web._pages` for the rest of the
-page's defences. The UI shows and asks, nothing more: the handler decides what is valid to
-send and opens URLs the person agreed to.
+The browser is handed the `file://` URL of a page only this user can read, which carries it
+into the page with a one-time code (`elicitkit.client.web._door`): no secret is ever on a
+command line, in a log or in a file another user can read, so nothing else on the machine can
+answer for the person. See `elicitkit.client.web._pages` for the rest of the page's defences.
+The UI shows and asks, nothing more: the handler decides what is valid to send and opens URLs
+the person agreed to.
 """
 
 from __future__ import annotations
@@ -27,17 +29,20 @@ from starlette.types import ASGIApp
 
 from elicitkit.asgi import EmbeddedServer
 from elicitkit.client._fields import safe
-from elicitkit.client.ui import FormQuestion, Reply, UrlQuestion, Waiting, said
+from elicitkit.client.ui import FormQuestion, Notice, Reply, UrlQuestion, Waiting, said
 from elicitkit.client.web._board import Board, Question
-from elicitkit.client.web._pages import build_app
+from elicitkit.client.web._door import Door
+from elicitkit.client.web._pages import build_app, launch_page
 from elicitkit.errors import LifecycleError
 from elicitkit.i18n import Translator, from_environment, speaking, translator
+from elicitkit.i18n import gettext as _
 
 __all__ = ["PageOpener", "WebUI"]
 
 logger = logging.getLogger(__name__)
 
-#: Shows the page at the URL it is given; may be async. Returning `False` means it could not.
+#: Shows the page at the URL it is given (a `file://` URL); may be async. Returning `False`
+#: means it could not.
 PageOpener = Callable[[str], object]
 
 _SEEN_WITHIN = 5.0  # a page seen this recently still has the tab open
@@ -53,17 +58,18 @@ class WebUI:
 
     Use it as an async context manager, or call `aclose()` when done; the page server starts
     by itself with the first question. `opener` shows the page (default: the system browser
-    through `webbrowser`); tests pass a browser automation's `page.goto`. The page speaks
+    through `webbrowser`), given the `file://` URL that leads into it; tests pass a browser
+    automation's `page.goto`. The page speaks
     `locale` ("zh_CN"), by default this computer's (LANGUAGE, LC_ALL, LANG).
     """
 
     def __init__(self, *, opener: PageOpener | None = None, locale: str | None = None) -> None:
         self.words: Translator = translator(locale or from_environment())
         self._opener = opener or _system_browser
-        self._token = secrets.token_urlsafe(32)
         self._csrf = secrets.token_urlsafe(32)
         self._board = Board()
         self._server: EmbeddedServer | None = None
+        self._door: Door | None = None
         self._url: str | None = None
         self._opened_at = -float("inf")
         self._openings: set[asyncio.Task[None]] = set()
@@ -71,7 +77,8 @@ class WebUI:
 
     @property
     def url(self) -> str:
-        """The page's address, with its secret token; only this process should know it."""
+        """What to open to reach the page: the `file://` URL of a page only this user can read,
+        which carries the browser in (it holds no secret a process list or a log could show)."""
         if self._url is None:
             raise LifecycleError(
                 "The web UI is not running yet; call `await ui.start()` or ask a question first."
@@ -79,7 +86,7 @@ class WebUI:
         return self._url
 
     async def start(self) -> str:
-        """Start serving the page (once) and return its URL. Nothing opens in a browser yet."""
+        """Start serving the page (once) and return `url`. Nothing opens in a browser yet."""
         async with self._starting:
             if self._url is None:
                 await self._serve()
@@ -93,6 +100,8 @@ class WebUI:
         server, self._server, self._url = self._server, None, None
         if server is not None:
             await server.stop()
+        if self._door is not None:
+            self._door.close()
 
     async def __aenter__(self) -> WebUI:
         return self
@@ -120,7 +129,18 @@ class WebUI:
         return choice
 
     def notice(self, text: str) -> None:
-        """Show a notice on the open page (and on the next one drawn)."""
+        """Show a notice on the open page (and on the next one drawn).
+
+        The handler's word that the URL the person just agreed to open could not be opened
+        (a `Notice` whose `url` is that URL) takes the place of the page's "you agreed": one
+        sentence, and the URL as a link to open by hand.
+        """
+        url = text.params.get("url") if isinstance(text, Notice) else None
+        if isinstance(url, str):
+            with speaking(self.words):
+                sentence = _("No browser could be opened; if you trust this page, open it yourself:")
+            if self._board.unopened(url, sentence):
+                return
         self._board.notice(safe(said(text, self.words.gettext)))
 
     # -- the machinery ---------------------------------------------------------------------
@@ -160,11 +180,17 @@ class WebUI:
 
     async def _serve(self) -> None:
         def build(url: str) -> ASGIApp:
-            port = int(url.rsplit(":", 1)[1])
-            return build_app(self._board, self._token, self._csrf, port, self.words)
+            self._door = Door(f"{url}/", launch_page(self.words))
+            return build_app(self._board, self._door, self._csrf, self.words)
 
         server = EmbeddedServer(build)
-        base = await server.start()
+        try:
+            await server.start()
+        except BaseException:
+            if self._door is not None:
+                self._door.close()
+            raise
+        assert self._door is not None
         self._board.closed = False
         self._server = server
-        self._url = f"{base}/{self._token}/"
+        self._url = self._door.url

@@ -2,6 +2,7 @@
 (() => {
   const body = document.body;
   const current = body.dataset.current;
+  const told = body.dataset.told;
   let version = body.dataset.version;
   let leaving = false; // a form is being sent: its answer's page comes next, not a reload
 
@@ -12,6 +13,7 @@
   });
 
   const offline = document.getElementById("offline");
+  const live = document.getElementById("live");
   const notices = document.getElementById("notices");
   const queued = document.getElementById("queued");
 
@@ -25,29 +27,37 @@
     queued.hidden = state.queued === 0;
   }
 
-  // Long-poll the client: move on as soon as the question on this page is no longer the current one.
+  // The program behind the page has gone: this page says so, and only that.
+  function stopped() {
+    live.hidden = true;
+    offline.hidden = false;
+    body.classList.add("closed");
+    document.querySelectorAll("button, input, select").forEach((element) => { element.disabled = true; });
+  }
+
+  // Long-poll the client: move on as soon as the question on this page is no longer the current
+  // one, or the page has something new to say about the last answer.
   async function watch() {
+    let unreachable = false;
     for (;;) {
       let state;
       try {
-        const response = await fetch(`${body.dataset.events}?since=${version}`, { cache: "no-store" });
+        const response = await fetch(`/events?since=${version}`, { cache: "no-store" });
         if (!response.ok) throw new Error(`status ${response.status}`);
         state = await response.json();
       } catch {
         if (leaving) return;
-        offline.hidden = false;
+        unreachable = true;
+        stopped();
         await new Promise((resolve) => setTimeout(resolve, 2000));
         continue;
       }
       if (leaving) return;
       if (state.closed) {
-        offline.hidden = false;
-        body.classList.add("closed");
-        document.querySelectorAll("button, input, select").forEach((element) => { element.disabled = true; });
+        stopped();
         return;
       }
-      offline.hidden = true;
-      if (state.current !== current) {
+      if (unreachable || state.current !== current || String(state.told) !== told) {
         location.replace(location.pathname);
         return;
       }
