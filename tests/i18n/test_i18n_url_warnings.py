@@ -48,6 +48,7 @@ URLS = [
     "https://exa\x01mple.com/",
     "https://pаyпal.com/",
     "https://gοοgle.com/",
+    "https://\u1d18aypal.com/",
     "   ",
 ]
 PUNYCODE = "https://xn--exmple-cua.com/pay"
@@ -65,7 +66,7 @@ def test_the_english_is_the_message_and_every_warning_has_its_chinese() -> None:
             assert said != warning.message and re.search("[\u4e00-\u9fff]", said), said
             for _, value in warning.params:
                 assert value in said
-    assert len(templates) == 27  # every sentence inspect can say
+    assert len(templates) == 28  # every sentence inspect can say
 
 
 def test_the_report_as_json_is_what_it_was() -> None:

@@ -62,7 +62,7 @@ TABLE: list[tuple[str, str, set[str]]] = [
     ("https://\u0430\u0440\u0440\u04cf\u0435.com/", BLOCK, {"idn", "confusable"}),  # all-Cyrillic apple
     ("https://xn--80ak6aa92e.com/", BLOCK, {"punycode", "confusable"}),
     ("https://g\u03bfogle.com/", BLOCK, {"idn", "mixed-scripts", "confusable"}),  # Greek omicron
-    ("https://\u0251pple.com/", BLOCK, {"idn", "confusable"}),  # Latin alpha
+    ("https://\u0251pple.com/", BLOCK, {"idn", "confusable", "phonetic-letter"}),  # Latin alpha (IPA)
     ("https://пример.рф/", WARN, {"idn"}),
     ("https://\u0441\u0430\u0445\u0430\u0440.\u0440\u0444/", WARN, {"idn"}),  # Cyrillic look-alikes under .рф
     ("https://\u0441\u0430\u0445\u0430\u0440.com/", BLOCK, {"idn", "confusable"}),  # the same under .com

@@ -11,6 +11,7 @@ __all__ = [
     "is_hidden",
     "is_invisible",
     "is_mixed",
+    "is_phonetic",
     "looks_ascii",
     "reveal",
     "script_of",
@@ -89,6 +90,38 @@ def looks_ascii(label: str) -> str | None:
     prototypes = _prototypes()
     skeleton = "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", label))
     return skeleton if skeleton != label and skeleton.isascii() else None
+
+
+# --- letters for phonetics, not for names -------------------------------------------------
+
+# UTS #39 (Identifier_Status) restricts these blocks wholesale in identifiers: their letters
+# write sounds (Identifier_Type Technical, Obsolete, Uncommon_Use), not any language's names,
+# and browsers' IDN policies show a name with one in punycode. Python ships no
+# Identifier_Status, so the class is these blocks, checked against IdentifierStatus.txt.
+_PHONETIC_BLOCKS = (
+    (0x0250, 0x02AF),  # IPA Extensions: small capitals G, L, R, B, N, I; turned and script letters
+    (0x02B0, 0x02FF),  # Spacing Modifier Letters: stress and length marks
+    (0x1D00, 0x1D7F),  # Phonetic Extensions: small capitals A, P, T, E, M, O ...
+    (0x1D80, 0x1DBF),  # Phonetic Extensions Supplement
+    (0x1DC0, 0x1DFF),  # Combining Diacritical Marks Supplement
+    (0xAB30, 0xAB6F),  # Latin Extended-E: dialectology and Americanist phonetics
+    (0x10780, 0x107BF),  # Latin Extended-F
+    (0x1DF00, 0x1DFFF),  # Latin Extended-G
+)
+# Less what UTS #39 allows of them: U+0259 (the schwa of Azerbaijani), U+02BB and U+02BC (the
+# okina and apostrophe of Hawaiian), U+02EC; and of the small capitals elsewhere, U+A7AE, U+A7FA.
+_ALLOWED = frozenset("\u0259\u02bb\u02bc\u02ec\ua7ae\ua7fa")
+
+
+def is_phonetic(c: str) -> bool:
+    """Is `c` a letter for phonetic notation (a Latin small capital, an IPA or a modifier
+    letter) that UTS #39 restricts in identifiers, so that no real name is spelled with it?
+    Small capitals outside those blocks (U+A730 F, U+A731 S) are known by their name."""
+    if c in _ALLOWED:
+        return False
+    code = ord(c)
+    in_blocks = any(low <= code <= high for low, high in _PHONETIC_BLOCKS)
+    return in_blocks or "SMALL CAPITAL" in unicodedata.name(c, "")
 
 
 @functools.cache

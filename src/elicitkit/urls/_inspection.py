@@ -16,6 +16,7 @@ from elicitkit.urls._characters import (
     is_control,
     is_invisible,
     is_mixed,
+    is_phonetic,
     looks_ascii,
     reveal,
     scripts_of,
@@ -363,7 +364,9 @@ class _Inspection:
 
     def check_labels(self, labels: list[str]) -> None:
         """Mixed alphabets and look-alike letters. A name wholly in the alphabet of its
-        top-level domain (Cyrillic under .рф) is what it seems, unless that alphabet is Latin."""
+        top-level domain (Cyrillic under .рф) is what it seems, unless that alphabet is Latin.
+        A letter for phonetic notation (a small capital P, G or L) is in no real name, whatever
+        the table of look-alikes says of it."""
         home = scripts_of(labels[-1])
         for label in labels:
             scripts = scripts_of(label)
@@ -372,6 +375,17 @@ class _Inspection:
                     "mixed-scripts",
                     noop("The host part %(label)s mixes letters from different alphabets."),
                     label=_quote(label),
+                )
+            phonetic = dict.fromkeys(c for c in label if is_phonetic(c))
+            if phonetic:
+                self.block(
+                    "phonetic-letter",
+                    noop(
+                        "The host part %(label)s contains phonetic letters that pass for ordinary ones "
+                        "(%(letters)s), which no real name uses."
+                    ),
+                    label=_quote(label),
+                    letters=", ".join(f"{_quote(c)} (U+{ord(c):04X})" for c in phonetic),
                 )
             imitated = looks_ascii(label)
             if imitated is not None and (scripts != home or "LATIN" in scripts):
