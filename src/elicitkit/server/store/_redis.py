@@ -32,6 +32,7 @@ from redis import exceptions as redis_errors
 from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
+from elicitkit.errors import ConfigurationError
 from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store._pace import Pace
 from elicitkit.server.store._redis_errors import late, unavailable
@@ -44,7 +45,7 @@ from elicitkit.server.store._redis_lua import (
     SWEEP_BATCH,
     TRANSITION,
     VOID,
-    packed,
+    named,
     record_from,
     stored_record,
 )
@@ -178,7 +179,10 @@ class RedisStore:
         clock: Callable[[], float] = time.time,
     ) -> None:
         if replicas_ack and isinstance(client, RedisCluster):
-            raise ValueError("replicas_ack is for a primary with replicas (Sentinel), not for a Cluster")
+            raise ConfigurationError(
+                "replicas_ack is for a primary with replicas (Sentinel), not for a Cluster, where "
+                "each primary keeps its own replicas; leave it out for a Cluster."
+            )
         self.clock = clock
         self.replicas_ack = replicas_ack
         self.ack_timeout = ack_timeout
@@ -352,53 +356,52 @@ class RedisStore:
         active = record.state in ACTIVE
         user = record.user
         expire_at_ms = int((record.expires_at + self.keep_for) * 1000)  # the key's TTL while active
-        updated, expires = _num(record.updated_at), _num(record.expires_at)
-        values = [
-            record.id,
-            os.urandom(8).hex(),  # the op mark: a retry of this call is recognised by it
-            str(int(self.keep_for * 1000)),
-            str(expire_at_ms),
-            expires if active else updated,
-            "1" if active else "0",
-            # the values of FIELDS, in order
-            user.issuer,
-            user.subject,
-            record.client_id,
-            record.flow,
-            record.message,
-            record.state,
-            _num(record.created_at),
-            updated,
-            expires,
-            json.dumps(record.details) if record.details else "{}",
-            str(-(-expire_at_ms // _HOUR_MS) * _HOUR_MS),  # the user's index's expiry, rounded up
-            "" if max_active is None or not active else str(max_active),
-            _num(self.clock()),
-            f"{self._space(record.id)}record:",
-        ]
-        keys = self._keys(record.id)
-        index = self._user_key(user)
+        op = os.urandom(8).hex()  # marks this call: a retry of it is recognised by it
+        now, prefix = _num(self.clock()), f"{self._space(record.id)}record:"
         if not self.cluster and (failed := self._told_failed.get(user)):
             failed.pop(record.id, None)  # its caller retries it: theirs again, not one to void
         voids = [] if self.cluster else self._voids_of(user)
-        values += voids
+        values: dict[str, Any] = {
+            "id": record.id,
+            "op": op,
+            "active": active,
+            "keep_ms": str(int(self.keep_for * 1000)),
+            "expire_at_ms": str(expire_at_ms),
+            "issuer": user.issuer,
+            "subject": user.subject,
+            "client_id": record.client_id,
+            "flow": record.flow,
+            "message": record.message,
+            "state": record.state,
+            "created_at": _num(record.created_at),
+            "updated_at": _num(record.updated_at),
+            "expires_at": _num(record.expires_at),
+            "details": json.dumps(record.details) if record.details else "{}",
+            "index_expire_at_ms": str(-(-expire_at_ms // _HOUR_MS) * _HOUR_MS),  # rounded up to the hour
+            "now": now,
+            "prefix": prefix,
+            "voids": voids,
+        }
+        if max_active is not None and active:
+            values["cap"] = max_active
+        keys = self._keys(record.id)
+        index = self._user_key(user)
+        argument = named(values)
         try:
             async with self._reachable():
                 if self.cluster and active:  # the user's index is in a slot of its own: reserve first
-                    reserve = [record.id, expires, values[17], values[18], values[16]]
-                    if not await self._eval(self._reserve, [index], reserve):
+                    if not await self._eval(self._reserve, [index], [argument]):
                         return False
                 elif not self.cluster:
                     keys.append(index)
+                this_one = named({"now": now, "prefix": prefix, "voids": [{"id": record.id, "op": op}]})
                 try:
                     created = bool(
                         await self._eval(
                             self._create,
                             keys,
-                            [packed(values)],
-                            undo=lambda one: self._void(
-                                keys[2:], [values[18], values[19], *values[:2]], client=one
-                            ),
+                            [argument],
+                            undo=lambda one: self._void(keys[2:], [this_one], client=one),
                         )
                     )
                 except BaseException as exc:
@@ -414,19 +417,19 @@ class RedisStore:
             # The caller is told this create failed (even one Redis applied and confirmed just as
             # its deadline passed): no one will know its id, so it must not hold a place.
             if active and not self.cluster:
-                self._told_failed.setdefault(user, {})[record.id] = (values[1], record.expires_at)
+                self._told_failed.setdefault(user, {})[record.id] = (op, record.expires_at)
             raise
         if voids:  # acknowledged with this create: those records are void for good
             failed = self._told_failed.get(user, {})
-            for elicitation_id in voids[::2]:
-                failed.pop(elicitation_id, None)
+            for void in voids:
+                failed.pop(void["id"], None)
             if not failed:
                 self._told_failed.pop(user, None)
         return created
 
-    def _voids_of(self, user: User) -> list[str]:
-        """The (id, op) pairs of `user`'s creates told failed that may still be pending, newest
-        last, at most `_VOIDS_PER_USER`: the next create of the user voids them."""
+    def _voids_of(self, user: User) -> list[dict[str, str]]:
+        """The id and op mark of each of `user`'s creates told failed that may still be pending,
+        newest last, at most `_VOIDS_PER_USER`: the next create of the user voids them."""
         failed = self._told_failed.get(user)
         if not failed:
             return []
@@ -437,7 +440,7 @@ class RedisStore:
             del failed[next(iter(failed))]  # the oldest: its record expires in time anyway
         if not failed:
             del self._told_failed[user]
-        return [value for elicitation_id, (op, _) in failed.items() for value in (elicitation_id, op)]
+        return [{"id": elicitation_id, "op": op} for elicitation_id, (op, _) in failed.items()]
 
     def _user_key(self, user: User) -> str:
         """The user's index of active record ids (scored by expiry): one key per user, in the
@@ -489,23 +492,23 @@ class RedisStore:
         if not states:
             return None
         now = self.clock()
-        values = [
-            elicitation_id,
-            os.urandom(8).hex(),  # marks this call, so a retry after a lost reply is recognised
-            to,
-            _num(now),
-            "0" if to == "expired" else "1",
-            "0" if user is None else "1",
-            "" if user is None else user.issuer,
-            "" if user is None else user.subject,
-            "1" if to in ACTIVE else "0",
-            self.channel_for(elicitation_id) if self.completions_channel else "",
-            "SPUBLISH" if self.cluster else "PUBLISH",
-            *states,
-        ]
+        values: dict[str, Any] = {
+            "id": elicitation_id,
+            "op": os.urandom(8).hex(),  # marks this call, so a retry after a lost reply is recognised
+            "to": to,
+            "now": _num(now),
+            "from": states,
+            "check_expiry": to != "expired",
+            "to_active": to in ACTIVE,
+        }
+        if user is not None:
+            values["issuer"], values["subject"] = user.issuer, user.subject
+        if self.completions_channel:
+            values["channel"] = self.channel_for(elicitation_id)
+            values["publish"] = "SPUBLISH" if self.cluster else "PUBLISH"
         record, _, finished = self._keys(elicitation_id)
         async with self._reachable():
-            reply = await self._eval(self._transition, [record, finished], [packed(values)])
+            reply = await self._eval(self._transition, [record, finished], [named(values)])
             if reply and self.cluster and to not in ACTIVE:  # its user's index is in another slot
                 issuer, subject = _text(reply[-2]), _text(reply[-1])
                 with contextlib.suppress(
@@ -522,16 +525,16 @@ class RedisStore:
         changed = 0
         pace = Pace()  # Redis runs one script at a time: rests let the live commands through
         for space in self.spaces:  # one script call per hash tag, each within one slot
-            args: list[str | int] = [
-                _num(now),
-                _num(now - keep_for),
-                SWEEP_BATCH,
-                f"{space}record:",
-            ]
+            values = {
+                "now": _num(now),
+                "cutoff": _num(now - keep_for),
+                "batch": SWEEP_BATCH,
+                "prefix": f"{space}record:",
+            }
             keys = [f"{space}records:active", f"{space}records:finished"]
             while True:
                 async with self._reachable():  # a deadline per batch: a big sweep takes many
-                    reply = cast(list[int], await self._eval(self._sweep, keys, args, acked=False))
+                    reply = cast(list[int], await self._eval(self._sweep, keys, [named(values)], acked=False))
                 changed += int(reply[0])
                 if reply[1] < SWEEP_BATCH and reply[2] < SWEEP_BATCH:
                     break

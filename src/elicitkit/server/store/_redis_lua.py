@@ -1,40 +1,41 @@
 """The Lua scripts of `RedisStore`: each state change is one script, so it is atomic in Redis.
-Also what goes in and out of them: the values packed for a script, records read back."""
+Also what goes in and out of them: the named values a script takes, records read back."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from json.encoder import encode_basestring
 from string import Template
 from typing import Any, cast
 
+from elicitkit.server.errors import StoreUnavailableError
 from elicitkit.server.store.base import Record, State, details_from
 from elicitkit.server.user import User
 
-# The record's fields, in the order the scripts take their values and return them.
+# The record's fields, as its hash names them.
 FIELDS = (
     "issuer", "subject", "client_id", "flow", "message", "state",
     "created_at", "updated_at", "expires_at", "details",
 )  # fmt: skip
-# Written out in the scripts (no table built and unpacked per call): `'issuer', A[7], ...` as
-# HSET takes them.
-_HSET_FIELDS = ", ".join(f"'{name}', A[{7 + i}]" for i, name in enumerate(FIELDS))
+# Written out in the scripts (no table built and unpacked per call): `'issuer', a.issuer, ...`
+# as HSET takes them.
+_HSET_FIELDS = ", ".join(f"'{name}', a.{name}" for name in FIELDS)
 # What a transition answers: the fields its caller does not know already. It knows the id, the
 # state it asked for and the time it sent, and (when it gave one) the user the script checked.
 REPLY_FIELDS = ("client_id", "flow", "message", "created_at", "expires_at", "details", "issuer", "subject")
 _REPLY_BY_NAME = ", ".join(f"f.{name} or false" for name in REPLY_FIELDS)  # false: missing
 
-# CREATE and TRANSITION take their values as one JSON array of strings (ARGV[1], decoded with
-# Redis's built-in cjson into A): redis-py packs each argument in Python, so one argument
-# instead of 14-16 is most of the client's cost of a call. Strings, even for numbers, so every
-# value is written byte for byte as before (a Lua number would be reformatted).
+# CREATE, RESERVE, VOID, TRANSITION and SWEEP take their values as one JSON object (ARGV[1],
+# decoded with Redis's built-in cjson into `a`) and read each by its name: redis-py packs each
+# argument in Python, so one argument instead of 14-16 is most of the client's cost of a call.
+# What is written into a hash goes as a string, even a number, so it is written byte for byte
+# as given (a Lua number would be reformatted).
 
 
-def packed(values: list[str]) -> str:
-    """The one argument CREATE and TRANSITION take, escaped by the json module's own C escaper:
-    what `json.dumps(values, ensure_ascii=False, separators=(",", ":"))` writes, minus its
-    encoder's Python layers."""
-    return "[" + ",".join(map(encode_basestring, values)) + "]"
+def named(values: Mapping[str, Any]) -> str:
+    """The one argument a script takes: `values` as a JSON object, text as it is (not escaped
+    to ASCII), so each string reaches the hash byte for byte."""
+    return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
 _REPLY_KEYS = tuple(name.encode() for name in REPLY_FIELDS)
@@ -44,7 +45,7 @@ def stored_record(elicitation_id: str, raw: Mapping[Any, Any]) -> Record:
     """A record from its hash, as HGETALL returns it."""
     state, updated_at = raw.get(b"state"), raw.get(b"updated_at")
     if state is None or updated_at is None:
-        raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
+        raise _incomplete(elicitation_id)
     values = [raw.get(name) for name in _REPLY_KEYS]
     return record_from(elicitation_id, values, state.decode(), float(updated_at), None)
 
@@ -56,7 +57,7 @@ def record_from(
     its state and when it changed, and its user when the caller knows it (a transition's caller
     had the script check that the record is that user's, so the user stands for its own)."""
     if len(values) != len(REPLY_FIELDS) or None in values:
-        raise ValueError(f"the Redis record {elicitation_id!r} lacks some of its fields")
+        raise _incomplete(elicitation_id)
     client_id, flow, message, created, expires, details, issuer, subject = cast(list[bytes], values)
     return Record(
         id=elicitation_id,
@@ -69,6 +70,13 @@ def record_from(
         updated_at=updated_at,
         expires_at=float(expires),
         details=details_from(details),
+    )
+
+
+def _incomplete(elicitation_id: str) -> StoreUnavailableError:
+    return StoreUnavailableError(
+        f"The Redis record {elicitation_id[:8]}... lacks some of its fields, so it cannot be read; check "
+        "that nothing else writes under the store's key prefix."
     )
 
 
@@ -92,121 +100,120 @@ _INDEX_TTL = Template("""
 # mark unchanged: no one opened it, no one retried it) is cancelled, marked `void`, and leaves
 # the user's index, so it holds none of the user's places; a retry of that very record (its
 # caller may retry with the same record: RecordExistsError tells it an earlier try landed)
-# finds it void and creates it anew, under the cap. $args: the table of values, $first: the index
-# of the first (id, op) pair in it, $now, $prefix: the records' key prefix, $finished and
-# $index: the finished index and the user's index.
+# finds it void and creates it anew, under the cap. Reads a.voids (each {id, op}), a.now and
+# a.prefix (the records' key prefix); $finished and $index: the finished index and the user's.
 _VOID = Template("""
-for i = $first, #$args, 2 do
-  local id, rec = $args[i], $prefix .. $args[i]
-  if redis.call('HGET', rec, 'op') == $args[i + 1] then
+for _, void in ipairs(a.voids) do
+  local rec = a.prefix .. void.id
+  if redis.call('HGET', rec, 'op') == void.op then
     local state = redis.call('HGET', rec, 'state')
     if state == 'pending' or state == 'opened' then
-      redis.call('HSET', rec, 'state', 'cancelled', 'updated_at', $now, 'op', 'void')
-      redis.call('ZADD', $finished, $now, id)
-      redis.call('ZREM', $index, id)
+      redis.call('HSET', rec, 'state', 'cancelled', 'updated_at', a.now, 'op', 'void')
+      redis.call('ZADD', $finished, a.now, void.id)
+      redis.call('ZREM', $index, void.id)
     end
   end
 end
 """)
 
 # KEYS: record, active index, finished index, and (not on a Cluster) the user's active index.
-# A: id, op, keep_ms, expire_at_ms, score, is_active, then the values of FIELDS in order
-# (the names are in the script: half the values to send), then the user's index's expiry, the
-# per-user cap ('' for none), now, and the records' key prefix, then (not on a Cluster) the
-# (id, op) pairs of this user's creates to void first. Returns 1, or 0 when the cap refused it:
-# the user's open records are counted (their states read, the index pruned) and the record
-# written in one script, so no two creates of one user can pass the cap together.
+# a: id, op (this call's mark), active (a boolean), keep_ms and expire_at_ms (the key's TTL
+# once finished, its expiry while active), the record's FIELDS (the user's index is scored by
+# expires_at), index_expire_at_ms (the user's index's expiry), cap (absent: none), now, prefix
+# (the records' key prefix), and (not on a Cluster) the voids of this user's creates told
+# failed, done first. Returns 1, or 0 when the cap refused it: the user's open records are
+# counted (their states read, the index pruned) and the record written in one script, so no
+# two creates of one user can pass the cap together.
 CREATE = (
     """
-local A = cjson.decode(ARGV[1])
+local a = cjson.decode(ARGV[1])
 if KEYS[4] then"""
-    + _VOID.substitute(args="A", first="21", now="A[19]", prefix="A[20]", finished="KEYS[3]", index="KEYS[4]")
+    + _VOID.substitute(finished="KEYS[3]", index="KEYS[4]")
     + """end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local op = redis.call('HGET', KEYS[1], 'op')
-  if op == A[2] then return 1 end
-  local same = redis.call('HGET', KEYS[1], 'created_at') == A[13]
-    and redis.call('HGET', KEYS[1], 'subject') == A[8] and redis.call('HGET', KEYS[1], 'issuer') == A[7]
+  if op == a.op then return 1 end
+  local same = redis.call('HGET', KEYS[1], 'created_at') == a.created_at
+    and redis.call('HGET', KEYS[1], 'subject') == a.subject
+    and redis.call('HGET', KEYS[1], 'issuer') == a.issuer
   if same and op == 'void' then
     -- its caller retries a create it was told failed, which was voided: as if never written
     redis.call('DEL', KEYS[1])
-    redis.call('ZREM', KEYS[3], A[1])
+    redis.call('ZREM', KEYS[3], a.id)
   else
     -- a retry by a new call, which finds its earlier try landed: it claims the record, so
     -- no void of that earlier try (in this or another process) may take it now
     if same and redis.call('HGET', KEYS[1], 'state') == 'pending' then
-      redis.call('HSET', KEYS[1], 'op', A[2])
+      redis.call('HSET', KEYS[1], 'op', a.op)
     end
     return redis.error_reply('DUPLICATE record id already exists')
   end
 end
-if A[18] ~= '' and KEYS[4] then
-  local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', A[19])
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[19], '+inf')) do
-    local state = redis.call('HGET', A[20] .. id, 'state')
+if a.cap and KEYS[4] then
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', a.now)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. a.now, '+inf')) do
+    local state = redis.call('HGET', a.prefix .. id, 'state')
     if state ~= 'pending' and state ~= 'opened' then gone[#gone + 1] = id end
   end
   if #gone > 0 then redis.call('ZREM', KEYS[4], unpack(gone)) end
-  if #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. A[19], '+inf') >= tonumber(A[18]) then return 0 end
+  if #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. a.now, '+inf') >= tonumber(a.cap) then return 0 end
 end
-redis.call('HSET', KEYS[1], 'op', A[2], """
+redis.call('HSET', KEYS[1], 'op', a.op, """
     + _HSET_FIELDS
     + """)
-if A[6] == '1' then
-  redis.call('ZADD', KEYS[2], A[5], A[1])
-  redis.call('PEXPIREAT', KEYS[1], A[4])
+if a.active then
+  redis.call('ZADD', KEYS[2], a.expires_at, a.id)
+  redis.call('PEXPIREAT', KEYS[1], a.expire_at_ms)
   if KEYS[4] then
-    redis.call('ZADD', KEYS[4], A[5], A[1])
+    redis.call('ZADD', KEYS[4], a.expires_at, a.id)
 """
-    + _INDEX_TTL.substitute(index="KEYS[4]", score="A[5]", at="A[17]")
+    + _INDEX_TTL.substitute(index="KEYS[4]", score="a.expires_at", at="a.index_expire_at_ms")
     + """
   end
 else
-  redis.call('ZADD', KEYS[3], A[5], A[1])
-  redis.call('PEXPIRE', KEYS[1], A[3])
+  redis.call('ZADD', KEYS[3], a.updated_at, a.id)
+  redis.call('PEXPIRE', KEYS[1], a.keep_ms)
 end
 return 1
 """
 )
 
-# KEYS: finished index, the user's active index.  ARGV: now, records' key prefix, then (id, op)
-# pairs: `_VOID` alone, for a create whose write the replicas did not confirm, run at once on
-# the connection that wrote it.
-VOID = "local A = ARGV\n" + _VOID.substitute(
-    args="A", first="3", now="A[1]", prefix="A[2]", finished="KEYS[1]", index="KEYS[2]"
-)
+# KEYS: finished index, the user's active index.  a: now, prefix, voids: `_VOID` alone, for a
+# create whose write the replicas did not confirm, run at once on the connection that wrote it.
+VOID = "local a = cjson.decode(ARGV[1])\n" + _VOID.substitute(finished="KEYS[1]", index="KEYS[2]")
 
 # KEYS: record, finished index.
-# A: id, op, to, now, check_expiry, check_user, issuer, subject, to_is_active,
-#    completions channel ('' for none), PUBLISH or SPUBLISH (Cluster: the channel shares
-#    the record's hash slot), from...
+# a: id, op (this call's mark), to, now, from (the states it may leave), check_expiry (a
+# boolean), issuer and subject (absent: any user), to_active (a boolean), channel (the
+# completions channel; absent: none) and publish (PUBLISH, or SPUBLISH on a Cluster, where the
+# channel shares the record's hash slot).
 # Returns the values of REPLY_FIELDS in order (or nil when the change is refused). One HGETALL
 # reads everything the conditions need, taken by field name (whatever order Redis keeps the
 # hash in), and the reply, built from it, carries no field names. Every script uses only the
 # commands of the documented least-privilege ACL (docs/deployment-redis.md).
 TRANSITION = (
     """
-local A = cjson.decode(ARGV[1])
+local a = cjson.decode(ARGV[1])
 local rec = KEYS[1]
 local h = redis.call('HGETALL', rec)
 if #h == 0 then return false end
 local f = {}
 for i = 1, #h, 2 do f[h[i]] = h[i + 1] end
-if f.op ~= A[2] then  -- the same op: a retry of this call whose reply was lost, answer again
+if f.op ~= a.op then  -- the same op: a retry of this call whose reply was lost, answer again
   local allowed = false
-  for i = 12, #A do
-    if A[i] == f.state then allowed = true; break end
+  for _, state in ipairs(a.from) do
+    if state == f.state then allowed = true; break end
   end
   if not allowed then return false end
-  if A[5] == '1' and tonumber(f.expires_at) <= tonumber(A[4]) then return false end
-  if A[6] == '1' and (f.issuer ~= A[7] or f.subject ~= A[8]) then return false end
-  redis.call('HSET', rec, 'state', A[3], 'updated_at', A[4], 'op', A[2])
+  if a.check_expiry and tonumber(f.expires_at) <= tonumber(a.now) then return false end
+  if a.issuer and (f.issuer ~= a.issuer or f.subject ~= a.subject) then return false end
+  redis.call('HSET', rec, 'state', a.to, 'updated_at', a.now, 'op', a.op)
   -- A final state: into the finished index. The active index keeps the id until the sweep
   -- passes its expiry and drops it unchanged, and the key keeps the TTL it was created with
   -- (its expiry + keep_for): two writes fewer than taking both out here.
-  if A[9] ~= '1' then
-    redis.call('ZADD', KEYS[2], A[4], A[1])
-    if A[10] ~= '' then redis.call(A[11], A[10], A[1]) end
+  if not a.to_active then
+    redis.call('ZADD', KEYS[2], a.now, a.id)
+    if a.channel then redis.call(a.publish, a.channel, a.id) end
   end
 end
 return {"""
@@ -215,49 +222,53 @@ return {"""
 """
 )
 
-# KEYS: active index, finished index.  ARGV: now, cutoff, batch, record key prefix.
+# KEYS: active index, finished index.  a: now, cutoff (finished before it: deleted), batch,
+# prefix (the records' key prefix).
 # Returns {changed, overdue seen, old seen}; the caller repeats while a batch came back full.
 # The active index holds every record created active until its expiry passes: one that
 # finished sooner is only dropped from it here.
 SWEEP = """
+local a = cjson.decode(ARGV[1])
 local changed = 0
-local overdue = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+local overdue = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', a.now, 'LIMIT', 0, a.batch)
 for _, id in ipairs(overdue) do
-  local rec = ARGV[4] .. id
+  local rec = a.prefix .. id
   local state = redis.call('HGET', rec, 'state')
   redis.call('ZREM', KEYS[1], id)
   if state == 'pending' or state == 'opened' then
-    redis.call('HSET', rec, 'state', 'expired', 'updated_at', ARGV[1], 'op', '')
-    redis.call('ZADD', KEYS[2], ARGV[1], id)
+    redis.call('HSET', rec, 'state', 'expired', 'updated_at', a.now, 'op', '')
+    redis.call('ZADD', KEYS[2], a.now, id)
     changed = changed + 1
   end
 end
-local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2], 'LIMIT', 0, ARGV[3])
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. a.cutoff, 'LIMIT', 0, a.batch)
 for _, id in ipairs(old) do
   redis.call('ZREM', KEYS[2], id)
-  changed = changed + redis.call('DEL', ARGV[4] .. id)
+  changed = changed + redis.call('DEL', a.prefix .. id)
 end
 return {changed, #overdue, #old}
 """
 
 # On a Cluster a user's index lives in a slot of its own, apart from their records (which
-# spread over 16), so the cap is a reservation there, one script, before the record's create:
-# KEYS: the user's index.  ARGV: id, its expiry, cap ('' for none), now, the index's expiry ms.
-# Returns 1 (reserved, or reserved already by this very create), or 0 when the cap refused it.
-# An id leaves the index when its record finishes (the store removes it after the transition)
-# or its expiry passes; one left behind by a crash counts until then, on the safe side.
+# spread over 16), so the cap is a reservation there, one script, before the record's create.
+# KEYS: the user's index.  a: what CREATE takes (it reads id, expires_at, cap, now and
+# index_expire_at_ms). Returns 1 (reserved, or reserved already by this very create), or 0
+# when the cap refused it. An id leaves the index when its record finishes (the store removes
+# it after the transition) or its expiry passes; one left behind by a crash counts until
+# then, on the safe side.
 RESERVE = (
     """
-local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+local a = cjson.decode(ARGV[1])
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', a.now)
 if #gone > 0 then redis.call('ZREM', KEYS[1], unpack(gone)) end
-local open = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[4], '+inf')
+local open = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. a.now, '+inf')
 for _, id in ipairs(open) do
-  if id == ARGV[1] then return 1 end
+  if id == a.id then return 1 end
 end
-if ARGV[3] ~= '' and #open >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+if a.cap and #open >= tonumber(a.cap) then return 0 end
+redis.call('ZADD', KEYS[1], a.expires_at, a.id)
 """
-    + _INDEX_TTL.substitute(index="KEYS[1]", score="ARGV[2]", at="ARGV[5]")
+    + _INDEX_TTL.substitute(index="KEYS[1]", score="a.expires_at", at="a.index_expire_at_ms")
     + """
 return 1
 """
