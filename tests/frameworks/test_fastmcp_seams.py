@@ -51,7 +51,7 @@ def test_the_private_attribute_is_the_sdk_server_fastmcp_dispatches_through() ->
 
 
 def test_the_sdk_facade_refuses_a_fastmcp_server_at_once() -> None:
-    with pytest.raises(TypeError, match=r"elicitkit\.fastmcp\.Elicitation"):
+    with pytest.raises(ConfigurationError, match=r"elicitkit\.fastmcp\.Elicitation"):
         SdkElicitation(FastMCP("wrong"))  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match=r"elicitkit\.server\.Elicitation"):
         Elicitation(object())  # type: ignore[arg-type]

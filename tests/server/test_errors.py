@@ -57,3 +57,26 @@ def test_timeout_says_how_long_it_waited() -> None:
         str(error)
         == "No answer to the question arrived within 2.5 seconds; ask again, or go on without the answer."
     )
+
+
+def test_a_bad_argument_is_a_configuration_error_that_says_what_would_work() -> None:
+    """Also a `ValueError`, as a bad argument was before; never a bare built-in."""
+    from redis.asyncio import RedisCluster
+
+    from elicitkit.errors import ConfigurationError
+    from elicitkit.server import Elicitation, KeyRing, PostgresStore, RedisStore
+
+    ring = KeyRing.from_string(KeyRing.generate())
+    cluster = RedisCluster(host="127.0.0.1", port=1)  # connects on first use only
+    for bad, says in [
+        (lambda: Elicitation(object()), "takes the SDK's MCPServer"),  # type: ignore[arg-type]
+        (lambda: PostgresStore("postgresql://127.0.0.1:1/db", prefix="1 table"), "letters, digits"),
+        (lambda: RedisStore(cluster, replicas_ack=1), "leave it out for a Cluster"),
+        (lambda: ring.seal(b"x", b"", purpose="Any Purpose"), "short lowercase label"),
+    ]:
+        try:
+            bad()
+        except ConfigurationError as error:
+            assert isinstance(error, ValueError) and says in str(error) and str(error).endswith(".")
+        else:
+            raise AssertionError(f"no error: {says}")

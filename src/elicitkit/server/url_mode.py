@@ -44,6 +44,7 @@ from mcp_types import ElicitRequest, ElicitRequestURLParams
 
 from elicitkit._sdk import connection_of, run_in_lifespan, token_verifier_of
 from elicitkit.asgi import EmbeddedServer
+from elicitkit.errors import ConfigurationError
 from elicitkit.extras import needs
 from elicitkit.server._ask import ask, request_in_flight
 from elicitkit.server._capabilities import require_mode
@@ -548,7 +549,7 @@ def require_mcp_server(server: object, what: str) -> None:
     from mcp.server.mcpserver import MCPServer
 
     if not isinstance(server, MCPServer):
-        raise TypeError(
+        raise ConfigurationError(
             f"{what} takes the SDK's MCPServer, not {type(server).__name__}; for a FastMCP server use "
             "elicitkit.fastmcp.Elicitation (pip install 'elicitkit[fastmcp]')."
         )

@@ -26,6 +26,8 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
+from elicitkit.errors import ConfigurationError
+from elicitkit.extras import needs
 from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
 from elicitkit.server.store import TERMINAL, Record, State
 from elicitkit.server.store._pace import Pace
@@ -129,13 +131,9 @@ def _forget(attempt: asyncio.Future[Any]) -> None:
 
 
 def import_asyncpg() -> Any:
-    """asyncpg, imported only when a PostgreSQL backend is used."""
-    try:
+    """asyncpg, imported only when a PostgreSQL backend is used (`MissingExtraError` without it)."""
+    with needs("postgres"):
         import asyncpg
-    except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise ImportError(
-            "The PostgreSQL store needs asyncpg; install it with: pip install 'elicitkit[postgres]'"
-        ) from exc
     return asyncpg
 
 
@@ -165,8 +163,9 @@ class PostgresStore:
         **pool_options: Any,
     ) -> None:
         if not prefix.replace("_", "").isalnum() or not prefix[0].isalpha():
-            raise ValueError(
-                "the table prefix must be letters, digits and underscores, starting with a letter"
+            raise ConfigurationError(
+                f"The PostgreSQL table prefix {prefix!r} must be letters, digits and underscores, "
+                "starting with a letter (the default is 'elicitkit_')."
             )
         self.dsn = dsn
         self.clock = clock

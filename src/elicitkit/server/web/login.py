@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from elicitkit.errors import ConfigurationError, ElicitationError, LifecycleError
 from elicitkit.extras import needs
 from elicitkit.server.errors import UrlModeError, VaultDecryptError
 from elicitkit.server.oauth.errors import OAuthConnectionError
@@ -148,9 +149,8 @@ class OAuthLogin:
             metadata = await self._discover()
             await self._ensure_client(metadata)
         except (OAuthConnectionError, httpx.HTTPError, TimeoutError, ValueError, KeyError) as error:  # a page
-            logger.warning(
-                "browser sign-in: %s could not be reached (%s)", self.issuer_url, type(error).__name__
-            )
+            said = str(error) if isinstance(error, ElicitationError) else type(error).__name__  # ours: words
+            logger.warning("browser sign-in at %s could not start: %s", self.issuer_url, said)
             site = self._require_site()
             _ = site.translator(request).gettext
             return site.refusal(
@@ -231,7 +231,7 @@ class OAuthLogin:
             logger.warning("browser sign-in: token exchange failed (%s)", type(exc).__name__)
             return None
         if self.token_verifier is None:
-            raise RuntimeError(
+            raise ConfigurationError(
                 "OAuthLogin has no token_verifier: pass one, or mount it with Elicitation(server, ...)."
             )
         access = await self.token_verifier.verify_token(str(token["access_token"]))
@@ -267,7 +267,10 @@ class OAuthLogin:
 
     def _require_site(self) -> Site:
         if self._site is None:
-            raise RuntimeError("OAuthLogin is not mounted; install it through UrlMode.")
+            raise LifecycleError(
+                "OAuthLogin is not mounted yet; give it to UrlMode(browser=...) and mount that with "
+                "Elicitation(server, url_mode=...) before its pages are used."
+            )
         return self._site
 
     def _state_store(self) -> Store:
@@ -283,7 +286,7 @@ class OAuthLogin:
             return
         endpoint = metadata.registration_endpoint
         if not endpoint:
-            raise RuntimeError(
+            raise ConfigurationError(
                 "The authorization server offers no dynamic registration: register a client for "
                 f"{self._redirect_uri()} and pass OAuthLogin(client_id=...)."
             )
