@@ -73,7 +73,7 @@ def rotate_command(
     meanwhile is never overwritten. Stopped midway, it loses nothing; run it again to finish.
 
     Exit status: 0 every value is sealed under the last key, 1 an error, 3 some values still need
-    an older key (sealed before keys per purpose, or under a key the ring lacks), 130 stopped.
+    an older key (one the ring lacks, or a value altered so that it does not open), 130 stopped.
     """
     from elicitkit.server.backends import open_store
 
@@ -123,7 +123,7 @@ def _summary(rotation: Rotation, ring: KeyRing) -> str:
             + (
                 " (not in the ring, or altered): add it back to read them, or let them be written again."
                 if kid not in ring.ids
-                else " (sealed before keys per purpose): keep it until they are written again."
+                else " (they do not open under it: altered?): keep it until they are written again."
             )
         )
     retirable = rotation.retirable(ring)

@@ -35,9 +35,8 @@ class Rotation:
     current: int = 0
     """Values already sealed under `key`."""
     left: Counter[str] = field(default_factory=Counter)
-    """Values still sealed under another key, by that key's id: sealed before keys per purpose
-    (re-sealed only when written again), under a key the ring lacks, or altered. On Redis, a
-    value the listing met twice counts twice."""
+    """Values still sealed under another key, by that key's id: a key the ring lacks, or a value
+    altered so that it does not open. On Redis, a value the listing met twice counts twice."""
 
     @property
     def seen(self) -> int:

@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from elicitkit.errors import ConfigurationError
 from elicitkit.server.errors import VaultDecryptError, VaultKeyError
 from elicitkit.server.store import BlobStore
 from elicitkit.server.user import User
@@ -41,8 +42,6 @@ _KID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _PURPOSE = re.compile(r"^[a-z][a-z0-9-]{0,40}$")
 _MAGIC = b"ek2"
 """Sealed with the key derived from a ring key for the value's purpose."""
-_LEGACY = b"ek1"
-"""Sealed with a ring key itself (before keys per purpose): still opens, any write replaces it."""
 _NONCE = 12
 
 Resealing = Literal["resealed", "current", "left", "gone"]
@@ -135,8 +134,7 @@ class KeyRing:
 
     def open(self, blob: bytes, aad: bytes, *, purpose: str = "vault") -> bytes:
         """What `seal` sealed for the same `purpose` and `aad`, under any key of the ring."""
-        magic = blob[: len(_MAGIC)]
-        if magic not in (_MAGIC, _LEGACY) or len(blob) < len(_MAGIC) + 1:
+        if not blob.startswith(_MAGIC) or len(blob) < len(_MAGIC) + 1:
             raise VaultDecryptError("This value was not sealed by an elicitkit vault.")
         n = blob[len(_MAGIC)]
         header = blob[: len(_MAGIC) + 1 + n]
@@ -146,10 +144,9 @@ class KeyRing:
                 f"This value was sealed with vault key {kid!r}, which is not in the key ring; "
                 "add that key back to the ring to read it."
             )
-        key = AESGCM(self._keys[kid]) if magic == _LEGACY else self._aead(kid, purpose)
         body = blob[len(header) :]
         try:
-            return key.decrypt(body[:_NONCE], body[_NONCE:], header + aad)
+            return self._aead(kid, purpose).decrypt(body[:_NONCE], body[_NONCE:], header + aad)
         except InvalidTag:
             raise VaultDecryptError(
                 f"The value did not open under vault key {kid!r}: the key is wrong or the bytes were altered."
@@ -164,7 +161,7 @@ class KeyRing:
     @staticmethod
     def sealed_with(blob: bytes) -> str:
         """The id of the ring key `blob` was sealed under (read from its header, not checked)."""
-        if blob[: len(_MAGIC)] not in (_MAGIC, _LEGACY) or len(blob) < len(_MAGIC) + 1:
+        if not blob.startswith(_MAGIC) or len(blob) < len(_MAGIC) + 1:
             return ""
         n = blob[len(_MAGIC)]
         return blob[len(_MAGIC) + 1 : len(_MAGIC) + 1 + n].decode(errors="replace")
@@ -174,28 +171,23 @@ class KeyRing:
         """Every key id of the ring, the sealing one last."""
         return list(self._keys)
 
-    @staticmethod
-    def is_legacy(blob: bytes) -> bool:
-        """Whether `blob` was sealed with a ring key itself, as elicitkit did before keys per purpose."""
-        return blob.startswith(_LEGACY)
-
     def _aead(self, kid: str, purpose: str) -> AESGCM:
         aead = self._derived.get((kid, purpose))
         if aead is None:
             if not _PURPOSE.match(purpose):
-                raise ValueError(f"A sealing purpose is a short lowercase label, not {purpose!r}.")
+                raise ConfigurationError(
+                    f"A sealing purpose is a short lowercase label (letters, digits, '-'), not {purpose!r}."
+                )
             info = b"elicitkit/key/v2/" + purpose.encode()
             key = HKDF(algorithm=SHA256(), length=32, salt=None, info=info).derive(self._keys[kid])
             aead = self._derived[(kid, purpose)] = AESGCM(key)
         return aead
 
 
-def _legacy_aad(user: User, name: str) -> bytes:
-    return json.dumps(["elicitkit/vault/v1", user.issuer, user.subject, name]).encode()
-
-
 def _blob_key(user: User, name: str) -> str:
-    return "vault:" + hashlib.sha256(_legacy_aad(user, name)).hexdigest()
+    """Where `user`'s value `name` is stored: a hash of both, no personal data in the key."""
+    where = json.dumps(["elicitkit/vault/v1", user.issuer, user.subject, name]).encode()
+    return "vault:" + hashlib.sha256(where).hexdigest()
 
 
 def _aad(blob_key: str) -> bytes:
@@ -207,8 +199,8 @@ def _aad(blob_key: str) -> bytes:
 class Vault:
     """Named values per user, sealed with a `KeyRing` and kept in a `Store`.
 
-    Every `put` seals under the ring's current key; values sealed by older releases (with a
-    ring key itself, before keys per purpose) still open, and a `put` replaces them.
+    Every `put` seals under the ring's current key; a value sealed under an older key of the
+    ring still opens, and a `put` (or `reseal`) seals it under the current one.
     """
 
     def __init__(self, keys: KeyRing, store: BlobStore) -> None:
@@ -224,8 +216,7 @@ class Vault:
         blob = await self.store.get_blob(key)
         if blob is None:
             return None
-        aad = _legacy_aad(user, name) if self.keys.is_legacy(blob) else _aad(key)
-        return self.keys.open(blob, aad).decode()
+        return self.keys.open(blob, _aad(key)).decode()
 
     async def delete(self, user: User, name: str) -> None:
         await self.store.delete_blob(_blob_key(user, name))
@@ -236,16 +227,14 @@ class Vault:
     async def reseal(self, key: str, *, attempts: int = 5) -> Resealing:
         """Seal the value stored under blob `key` again under the ring's current key, unless it
         already is, with a compare-and-set: a value written meanwhile is read again, never
-        overwritten. A value sealed before keys per purpose (its associated data names the user,
-        which its key only hashes) or under a key the ring lacks stays as it is."""
+        overwritten. A value that does not open (under a key the ring lacks, or altered) stays as
+        it is."""
         for _ in range(attempts):
             blob = await self.store.get_blob(key)
             if blob is None:
                 return "gone"
             if self.keys.is_current(blob):
                 return "current"
-            if self.keys.is_legacy(blob):
-                return "left"
             try:
                 value = self.keys.open(blob, _aad(key))
             except VaultDecryptError:

@@ -104,7 +104,7 @@ class SessionCookies:
         if expires_at <= self.clock():
             del self._opened[raw]
             return None
-        # dirty when sealed under a retired key (or before keys per purpose): the page seals it anew
+        # dirty when sealed under a key that no longer seals: the page seals it anew
         return BrowserSession(sid=sid, csrf=csrf, user=user, expires_at=expires_at, dirty=stale)
 
     def save(self, response: Response, session: BrowserSession, keys: KeyRing) -> None:
