@@ -24,7 +24,7 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote_plus
 
 import anyio
 import httpx
@@ -51,14 +51,11 @@ _ALGORITHMS = ("RS256", "PS256", "ES256", "EdDSA")
 
 def basic_credentials(client_id: str, client_secret: str) -> str:
     """An `Authorization: Basic` value as RFC 6749 section 2.3.1 requires: the id and the secret
-    form-encoded first, then joined with ':' and base64-encoded (so '+', '/', '=', '%', ':' in a
+    form-encoded first (`application/x-www-form-urlencoded`, the standard library's
+    `quote_plus`), then joined with ':' and base64-encoded (so '+', '/', '=', '%', ':' in a
     secret arrive intact at a strict server)."""
-    pair = f"{_form_encode(client_id)}:{_form_encode(client_secret)}"
+    pair = f"{quote_plus(client_id, safe='')}:{quote_plus(client_secret, safe='')}"
     return "Basic " + base64.b64encode(pair.encode()).decode()
-
-
-def _form_encode(value: str) -> str:
-    return quote(value, safe="").replace("%20", "+")
 
 
 class _Issuer:
