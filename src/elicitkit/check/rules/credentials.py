@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["credential_in_name", "credential_in_title", "words"]
-
 #: the names of credentials, as words; each two-word name is also one word (`apikey`, `privatekey`)
 _NAMES = (
     "password", "passwd", "pass word", "passcode", "pass code", "passphrase", "pass phrase",
