@@ -59,6 +59,7 @@ if RULE == "S-11":  # a password asked in a form: a broken MUST
 if RULE == "S-11-spellings":  # every way a credential field is spelled, by key, title or format
     for key, title in [
         ("apiKey", None),
+        ("token", None),
         ("Access-Token", None),
         ("client_secret", None),
         ("new_password2", None),
@@ -76,7 +77,7 @@ if RULE == "S-11-prose":  # a secret only in prose, and names that merely contai
         {
             "note": {"type": "string", "title": "Note", "description": "Never type your password here."},
             "token_count": {"type": "integer", "title": "Token count"},
-            "token": {"type": "string", "title": "Token to swap", "description": "A coin, like ETH."},
+            "coin": {"type": "string", "title": "Token to swap", "description": "A coin, like ETH."},
             "secretary": {"type": "string", "title": "Secretary"},
             "passport_number": {"type": "string", "title": "Passport number"},
             "pin": {"type": "boolean", "title": "Pin this booking to the top?"},
@@ -141,8 +142,9 @@ async def connect(ctx: Context) -> str:
         url = url.replace("://", "://checker:hunter2@", 1)
     if RULE == "S-21-credential":  # credentials named for what they are, with values: proof
         url += ";password=hunter2?access_token=eyJhbGciOi.secret.value&state=xyz&api-key=k1&clientSecret=s1"
+        url += "&token=t0k3n"
     if RULE == "S-21-name":  # parameters only named like a credential, or empty: a hint, so a warn
-        url += "?token=USDC&key=42&code=WDJB-MJHT&state=xyz&pin=48.85,2.35&api_key="
+        url += "?key=42&code=WDJB-MJHT&state=xyz&pin=48.85,2.35&api_key=&token="
     params = ElicitRequestURLParams(message="Connect your account.", url=url, elicitation_id=elicitation_id)
     if ctx.session not in sessions:
         sessions.append(ctx.session)

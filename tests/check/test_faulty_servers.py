@@ -37,7 +37,7 @@ WARNINGS = {
     "S-11-prose": "a word match, not proof",
     "S-12": "a SHOULD NOT",
     "S-13": "a SHOULD",
-    "S-21-name": "'token', 'key', 'pin', 'api_key', named like a credential",
+    "S-21-name": "'key', 'pin', 'api_key', 'token', named like a credential",
 }
 
 
@@ -74,6 +74,7 @@ async def test_the_broken_rule_fails_and_nothing_else(rule: str) -> None:
             ("access_token", "access token"),
             ("api-key", "api key"),
             ("clientSecret", "secret"),
+            ("token", "token"),
         ]:
             assert f"'{name}' ({what})" in evidence["S-21"], evidence["S-21"]
         assert "'state'" not in evidence["S-21"].partition(" -- in ")[0]
@@ -87,6 +88,7 @@ async def test_every_spelling_of_a_credential_field_fails_and_is_named() -> None
     assert finding.verdict == "fail"
     for field, said in [
         ("apiKey", "its key 'apiKey' names a credential ('api key')"),
+        ("token", "its key 'token' names a credential ('token')"),
         ("Access-Token", "its key 'Access-Token' names a credential ('access token')"),
         ("client_secret", "its key 'client_secret' names a credential ('secret')"),
         ("new_password2", "its key 'new_password2' names a credential ('password')"),

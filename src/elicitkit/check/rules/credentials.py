@@ -6,8 +6,9 @@ last words, the head of the name, are one (`access_token`, `apiKey`, "Card numbe
 `private_key_path`), and words are whole words of the name once snake, kebab, camel and
 spaces are split: `secretary`, `pinned`, `spin` and `passport_number` name none.
 
-Left to the warnings (a person reads them): a bare `token` (a cryptocurrency, an LLM's
-token), a bare `key` (a map key, a lookup key), `code` (the user code of a device sign-in),
+A bare `token` fails: what a form or a URL asks for under that name is a credential far more
+often than a coin, and a server that means a coin can say `coin`. Left to the warnings (a
+person reads them): a bare `key` (a map key, a lookup key), `code` (the user code of a device sign-in),
 `pin code` (India's postal code), and `pwd` (a working directory). In a URL, `pin` also
 stays a warning (a map pin: `?pin=48.85,2.35`).
 """
@@ -19,7 +20,7 @@ import re
 #: the names of credentials, as words; each two-word name is also one word (`apikey`, `privatekey`)
 _NAMES = (
     "password", "passwd", "pass word", "passcode", "pass code", "passphrase", "pass phrase",
-    "secret", "secret key", "private key", "api key",
+    "secret", "secret key", "private key", "api key", "token",
     "access token", "api token", "auth token", "bearer token", "id token", "refresh token", "session token",
     "card number", "cc number", "credit card", "debit card", "security code", "cvv", "cvc",
     "pin", "pin number",
