@@ -31,7 +31,7 @@ from support.web_door import enter
 import elicitkit.client.web._forms as web_drawing
 import elicitkit.schema._formats as schema_table
 from elicitkit import schema
-from elicitkit.check.answers import invalid_answers, valid_answer
+from elicitkit.check._answers import invalid_answers, valid_answer
 from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI
 from elicitkit.client.limits import Sizes
 from elicitkit.client.terminal import TerminalUI

@@ -7,8 +7,8 @@ came back against the server-side requirement IDs (S-01 ... S-35) a client can o
 It never opens a URL unless asked to (`browser=True`).
 """
 
-from elicitkit.check.findings import RULES, Finding, Findings, Verdict
-from elicitkit.check.runner import Options, Report, run
-from elicitkit.check.target import Target, TargetError
+from elicitkit.check._findings import RULES, Finding, Findings, Verdict
+from elicitkit.check._runner import Options, Report, run
+from elicitkit.check._target import Target, TargetError
 
 __all__ = ["RULES", "Finding", "Findings", "Options", "Report", "Target", "TargetError", "Verdict", "run"]

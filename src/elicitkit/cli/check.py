@@ -10,9 +10,10 @@ from typing import Annotated, Any
 import anyio
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
-from elicitkit.check import Options, Target, TargetError, run
-from elicitkit.check.report import show, to_json
+from elicitkit.check import Options, Report, Target, TargetError, Verdict, run
 from elicitkit.cli._target import Named, name_target
 
 
@@ -97,12 +98,12 @@ def check(
         err.print(f"[red]{error}[/red]")
         raise typer.Exit(2) from None
     if json_file is not None and str(json_file) == "-":
-        typer.echo(to_json(report))
+        typer.echo(_to_json(report))
     else:
-        show(report, Console(highlight=False))
+        _show(report, Console(highlight=False))
         if json_file is not None:
             try:
-                json_file.write_text(to_json(report) + "\n")
+                json_file.write_text(_to_json(report) + "\n")
             except OSError as error:
                 err.print(f"Cannot write the report to {json_file}: {error.strerror or error}.", markup=False)
                 raise typer.Exit(2) from None
@@ -134,3 +135,40 @@ def _tools(names: list[str], args: list[str]) -> dict[str, dict[str, Any] | None
                 raise TargetError(f"--args for {name!r} must be a JSON object.")
         chosen[name] = given
     return chosen
+
+
+# -- the report: a rich table for a person, grouped by area, and the --json object
+
+_STYLE: dict[Verdict, str] = {"pass": "green", "fail": "bold red", "warn": "yellow", "not-observed": "dim"}
+
+
+def _table(report: Report) -> Table:
+    """One row per requirement ID, areas as sections, each with its evidence."""
+    title = f"elicitkit check {report.target} ({', '.join(report.protocol_versions)})"
+    grid = Table(title=title, show_lines=False, expand=True)
+    grid.add_column("ID", no_wrap=True)
+    grid.add_column("Rule", ratio=1, min_width=24)
+    grid.add_column("Verdict", no_wrap=True)
+    grid.add_column("Evidence", ratio=3, overflow="fold")
+    area = ""
+    for finding in report.findings.all():
+        if finding.area != area:
+            area = finding.area
+            grid.add_section()
+            grid.add_row("", Text(area, style="bold"), "", "")
+        grid.add_row(
+            finding.id, finding.rule, Text(finding.verdict, style=_STYLE[finding.verdict]), finding.evidence
+        )
+    return grid
+
+
+def _show(report: Report, console: Console) -> None:
+    console.print(_table(report))
+    counts = {v: sum(1 for f in report.findings.all() if f.verdict == v) for v in _STYLE}
+    for note in report.seen.notes:
+        console.print(f"[yellow]Note:[/yellow] {note}")
+    console.print(", ".join(f"{n} {v}" for v, n in counts.items()))
+
+
+def _to_json(report: Report) -> str:
+    return json.dumps(report.to_dict(), indent=2, ensure_ascii=True)

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from elicitkit.check.observed import Observations
+from elicitkit.check._observed import Observations
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import cast
 
-from elicitkit.check.findings import Findings, Verdict
-from elicitkit.check.observed import Observations
+from elicitkit.check._findings import Findings, Verdict
+from elicitkit.check._observed import Observations
 
 
 def judge(seen: Observations, findings: Findings) -> None:

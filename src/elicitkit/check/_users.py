@@ -23,9 +23,9 @@ from typing import Any
 
 import anyio
 
-from elicitkit.check.browser import Visit, open_as
-from elicitkit.check.observed import Asked, Call, Observations
-from elicitkit.check.session import CheckSession
+from elicitkit.check._browser import Visit, open_as
+from elicitkit.check._observed import Asked, Call, Observations
+from elicitkit.check._session import CheckSession
 
 #: how long after the second user's attempt a completion notice would count as caused by it
 GRACE = 1.0

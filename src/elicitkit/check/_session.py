@@ -17,10 +17,10 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, ElicitRequestParams, ElicitResult, ErrorData, TextContent, Tool
 
-from elicitkit.check.answers import valid_answer
-from elicitkit.check.observed import Call, Connection, Observations
-from elicitkit.check.target import Target
-from elicitkit.check.wire import Wire
+from elicitkit.check._answers import valid_answer
+from elicitkit.check._observed import Call, Connection, Observations
+from elicitkit.check._target import Target
+from elicitkit.check._wire import Wire
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"

@@ -28,7 +28,7 @@ from mcp_types import (
     RequestId,
 )
 
-from elicitkit.check.observed import Asked, Call, Connection, Notice, Observations
+from elicitkit.check._observed import Asked, Call, Connection, Notice, Observations
 from elicitkit.client import WatchedTransport
 
 #: The client requests a server may ask inside (REQUIREMENTS S-02).

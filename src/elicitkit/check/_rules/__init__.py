@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from elicitkit.check.findings import Findings
-from elicitkit.check.observed import Observations
-from elicitkit.check.rules import capabilities, form, pages, url
+from elicitkit.check._findings import Findings
+from elicitkit.check._observed import Observations
+from elicitkit.check._rules import capabilities, form, pages, url
 
 
 def judge(seen: Observations, *, secrets: Sequence[str] = ()) -> Findings:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from elicitkit.check.findings import Findings
-from elicitkit.check.observed import Asked, Call, Observations, short
-from elicitkit.check.rules.credentials import credential_in_name, credential_in_title
+from elicitkit.check._findings import Findings
+from elicitkit.check._observed import Asked, Call, Observations, short
+from elicitkit.check._rules.credentials import credential_in_name, credential_in_title
 from elicitkit.schema import lint
 
 #: lint codes that show a schema the spec's form mode cannot express at all: not a flat object

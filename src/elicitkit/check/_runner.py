@@ -16,12 +16,12 @@ from typing import Any
 import anyio
 from mcp_types import Tool
 
-from elicitkit.check.answers import arguments, invalid_answers
-from elicitkit.check.findings import Findings
-from elicitkit.check.observed import Call, Connection, Observations
-from elicitkit.check.rules import judge
-from elicitkit.check.session import LEGACY, MODERN, CheckSession
-from elicitkit.check.target import Target, TargetError
+from elicitkit.check._answers import arguments, invalid_answers
+from elicitkit.check._findings import Findings
+from elicitkit.check._observed import Call, Connection, Observations
+from elicitkit.check._rules import judge
+from elicitkit.check._session import LEGACY, MODERN, CheckSession
+from elicitkit.check._target import Target, TargetError
 
 DECLARATIONS: tuple[frozenset[str], ...] = (
     frozenset({"form", "url"}),
@@ -173,7 +173,7 @@ class _Run:
 
     async def users(self, browser: Any) -> None:
         """S-34 on live URLs: each tool that asked in URL mode, called again as the first user."""
-        from elicitkit.check.users import check_users
+        from elicitkit.check._users import check_users
 
         if not (self.options.other_token and self.target.token):
             return
@@ -222,7 +222,7 @@ async def run(target: Target, options: Options | None = None, *, progress: Progr
     if legacy:
         await state.guarded(state.notices(tools), "the two-session check")
     if options.browser:
-        from elicitkit.check.browser import visit
+        from elicitkit.check._browser import visit
 
         await visit(state.seen, state.progress, state.users)
     secrets = [s for s in (target.token, options.other_token) if s]

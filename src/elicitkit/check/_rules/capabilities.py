@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from elicitkit.check.findings import Findings
-from elicitkit.check.observed import Observations
-from elicitkit.check.session import MODERN
+from elicitkit.check._findings import Findings
+from elicitkit.check._observed import Observations
+from elicitkit.check._session import MODERN
 
 
 def judge(seen: Observations, findings: Findings) -> None:

@@ -16,10 +16,10 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
-from elicitkit.check.findings import Findings
-from elicitkit.check.observed import Asked, Observations, short
-from elicitkit.check.rules.credentials import credential_in_name
-from elicitkit.check.session import MODERN
+from elicitkit.check._findings import Findings
+from elicitkit.check._observed import Asked, Observations, short
+from elicitkit.check._rules.credentials import credential_in_name
+from elicitkit.check._session import MODERN
 from elicitkit.urls import examine
 
 #: query or path-parameter names that carry a credential or a person's data (S-21)
