@@ -6,7 +6,7 @@ here are `elicitkit.server`'s, typed for FastMCP's `Context`; everything else (`
 outcomes and errors) is imported from `elicitkit.server` as usual.
 """
 
-from elicitkit.fastmcp.elicitation import Elicitation, install_url_mode
-from elicitkit.fastmcp.flows import AnyContext, OAuthConnection, Secret
+from elicitkit.fastmcp._elicitation import Elicitation, install_url_mode
+from elicitkit.fastmcp._flows import AnyContext, OAuthConnection, Secret
 
 __all__ = ["AnyContext", "Elicitation", "OAuthConnection", "Secret", "install_url_mode"]

@@ -27,7 +27,7 @@ from mcp.server.mcpserver import Context as SdkContext
 
 from elicitkit.errors import ConfigurationError
 from elicitkit.fastmcp import _bridge
-from elicitkit.fastmcp.flows import AnyContext, OAuthConnection, Secret
+from elicitkit.fastmcp._flows import AnyContext, OAuthConnection, Secret
 from elicitkit.server import Elicitation as _SdkElicitation
 from elicitkit.server import ElicitationResult, OAuthLogin, SecretValidator, UrlMode, UrlModeError, Wait
 
