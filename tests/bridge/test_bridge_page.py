@@ -14,7 +14,9 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -27,6 +29,20 @@ from support.web_door import command_lines, usable_secrets, way_in
 pytestmark = pytest.mark.timeout(300)
 
 STAND_IN = ROOT / "tests" / "support" / "browser_stand_in.py"
+T = TypeVar("T")
+
+
+async def played_out(call: Coroutine[Any, Any, T], person: Coroutine[Any, Any, None]) -> T:
+    """The host's call while the person acts at the page; what goes wrong for the person ends
+    the test at once (the call would otherwise wait for an answer that never comes)."""
+    asked, played = asyncio.ensure_future(call), asyncio.ensure_future(person)
+    try:
+        await asyncio.wait({asked, played}, return_when=asyncio.FIRST_EXCEPTION)
+        await played
+        return await asked
+    finally:
+        asked.cancel()
+        played.cancel()
 
 
 def started(record: Path, within: float = 60.0) -> tuple[int, str]:
@@ -41,12 +57,12 @@ def started(record: Path, within: float = 60.0) -> tuple[int, str]:
 
 
 def said_on_stderr(log: Path, within: float = 60.0) -> str:
-    """The bridge's line about its page, from the host's log, once it is there."""
+    """Where the bridge said its page is, from the host's log, once it is there."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         for line in log.read_text(encoding="utf-8").splitlines():
-            if line.startswith("elicitkit bridge: the server's questions open in your browser"):
-                return line
+            if line.startswith("elicitkit bridge:"):
+                return next(w for w in line.split() if w.startswith(("file://", "http://127.0.0.1:")))
         time.sleep(0.05)
     raise AssertionError(f"the bridge said nothing about its page: {log.read_text(encoding='utf-8')!r}")
 
@@ -80,14 +96,12 @@ async def test_no_argument_or_log_line_lets_another_user_into_the_bridges_page(
         bridge = stdio_client(bridge_stdio([*SDK, "stdio"], "auto", env=env), errlog=errlog)
         try:
             async with Client(bridge, mode="legacy") as client:  # declares no elicitation
-                played = asyncio.create_task(person())
-                result = await client.call_tool("ask_name", {})
-                await played
+                result = await played_out(client.call_tool("ask_name", {}), person())
         finally:
             if stand_in is not None:
                 os.kill(stand_in, signal.SIGTERM)
     assert json.loads(text_of(result)) == {"action": "accept", "content": {"name": "Ada"}}
-    assert "file://" in said_on_stderr(log)
+    assert said_on_stderr(log).startswith("file://")
 
 
 async def test_with_no_browser_the_person_opens_the_file_from_the_log_and_an_unopened_url_is_a_link(
@@ -101,8 +115,7 @@ async def test_with_no_browser_the_person_opens_the_file_from_the_log_and_an_uno
     target = "https://example.com/connect"
 
     async def person() -> None:
-        line = await asyncio.to_thread(said_on_stderr, log)
-        [url] = [word for word in line.split() if word.startswith("file://")]
+        url = await asyncio.to_thread(said_on_stderr, log)
         page = await chromium.new_page()
         await page.context.route(f"{target}*", lambda route: route.fulfill(body="connected"))
         await page.goto(url)
@@ -123,7 +136,5 @@ async def test_with_no_browser_the_person_opens_the_file_from_the_log_and_an_uno
     with log.open("w", encoding="utf-8") as errlog:
         bridge = stdio_client(bridge_stdio([*SDK, "stdio"], "auto", env=env), errlog=errlog)
         async with Client(bridge, mode="legacy") as client:
-            played = asyncio.create_task(person())
-            result = await client.call_tool("ask_url", {"url": target})
-            await played
+            result = await played_out(client.call_tool("ask_url", {"url": target}), person())
     assert json.loads(text_of(result)) == {"action": "accept", "content": None}
