@@ -10,7 +10,6 @@ scripts/sdk-range runs this file at both ends of the range pyproject.toml allows
 from __future__ import annotations
 
 import inspect
-import math
 import os
 import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -48,9 +47,7 @@ from elicitkit._sdk import (
     IssuerAliasingOAuthProvider,
     PrimitiveSchemaDefinition,
     connection_of,
-    held_open,
     http_client,
-    live_session,
     run_in_lifespan,
     token_verifier_of,
 )
@@ -193,14 +190,6 @@ async def test_the_http_client_is_the_one_the_sdk_transport_makes_when_given_non
         assert ours.headers["x-probe"] == "1"
 
 
-def test_the_transport_sends_each_post_following_redirects_only_within_its_origin() -> None:
-    from mcp.client import streamable_http
-    from mcp.shared._httpx_utils import stream_within_origin
-
-    assert list(inspect.signature(stream_within_origin).parameters) == ["client", "method", "url", "kwargs"]
-    assert streamable_http.stream_within_origin is stream_within_origin  # what its POSTs go through
-
-
 def test_the_sdk_types_one_form_field_of_2025_11_25() -> None:
     from pydantic import TypeAdapter, ValidationError
 
@@ -273,43 +262,6 @@ async def test_a_session_leads_to_its_connection_whose_teardown_runs_when_the_cl
     assert isinstance(found[0], Connection) and found[0].state["probe"] is True
     with anyio.fail_after(5):
         await closed.wait()
-
-
-async def test_a_streamable_http_session_is_found_while_open_and_held_open_beside_its_manager() -> None:
-    """The bridge's short way: the manager's live session by id (gone once the host ends it), and
-    its idle countdown stopped while a request is served beside the manager, restarted after."""
-    server: Server[Any] = Server("sessions")
-    app = server.streamable_http_app(host="127.0.0.1")
-    manager = server.session_manager
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "p", "version": "1"},
-        },
-    }
-    transport = httpx2.ASGITransport(app=app)
-    async with (
-        manager.run(),
-        httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as http,
-    ):
-        opened = await http.post(
-            "/mcp", json=initialize, headers={"accept": "application/json, text/event-stream"}
-        )
-        session_id = opened.headers["mcp-session-id"]
-        live = live_session(manager, session_id)
-        assert live is not None and live.idle_scope is not None
-        assert live_session(manager, "no-such-session") is None
-        with held_open(live):
-            assert live.idle_scope.deadline == math.inf
-        left = live.idle_scope.deadline - anyio.current_time()
-        assert 0 < left <= manager.session_idle_timeout  # type: ignore[operator]
-        headers = {"mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
-        (await http.delete("/mcp", headers=headers)).raise_for_status()
-        assert live_session(manager, session_id) is None
 
 
 # -- mcp: OAuth

@@ -19,21 +19,15 @@ hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece go
   authorization server really uses.
 - `PrimitiveSchemaDefinition`: the SDK's type of one form field (2025-11-25), which `mcp_types`
   does not export; the tests check the schemas elicitkit builds against it.
-- `live_session`, `held_open`: a Streamable HTTP session's transport, and its idle countdown
-  held, for the bridge's short way that answers a request beside the session manager.
-- `stream_within_origin`: a request that follows redirects only within its origin, as the SDK's
-  Streamable HTTP transport sends its POSTs (the bridge's short way sends its own the same way).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-import anyio
 import httpx2
 from mcp.client import Client, ClientSession
 from mcp.client._memory import InMemoryTransport
@@ -43,9 +37,6 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.connection import Connection
 from mcp.server.mcpserver import MCPServer
 from mcp.server.session import ServerSession
-from mcp.server.streamable_http import StreamableHTTPServerTransport
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.shared._httpx_utils import stream_within_origin as _stream_within_origin
 from mcp_types import (
     ClientCapabilities,
     ElicitationCapability,
@@ -67,11 +58,8 @@ __all__ = [
     "TransportStreams",
     "WriteStream",
     "connection_of",
-    "held_open",
     "http_client",
-    "live_session",
     "run_in_lifespan",
-    "stream_within_origin",
     "token_verifier_of",
 ]
 
@@ -152,15 +140,6 @@ def http_client(headers: dict[str, str] | None = None, auth: httpx2.Auth | None 
     return httpx2.AsyncClient(timeout=timeout, headers=headers, auth=auth)
 
 
-def stream_within_origin(
-    client: httpx2.AsyncClient, method: str, url: str, **kwargs: Any
-) -> AbstractAsyncContextManager[httpx2.Response]:
-    """`client.stream(...)` as the SDK's Streamable HTTP transport sends each message: a redirect
-    is followed only while it stays within the origin (a server's trailing-slash or moved
-    endpoint); any other comes back as the redirect response itself."""
-    return _stream_within_origin(client, method, url, **kwargs)
-
-
 def token_verifier_of(server: MCPServer[Any]) -> TokenVerifier | None:
     """The verifier `server` checks its bearer tokens with (given, or made from its provider)."""
     verifier: TokenVerifier | None = server._token_verifier
@@ -202,37 +181,3 @@ class IssuerAliasingOAuthProvider(OAuthClientProvider):
     def _select_authorization_server(self, advertised: list[str]) -> str:
         chosen = super()._select_authorization_server(advertised)
         return self.issuer_aliases.get(chosen, chosen)
-
-
-def live_session(
-    manager: StreamableHTTPSessionManager, session_id: str
-) -> StreamableHTTPServerTransport | None:
-    """The transport of `manager`'s stateful session `session_id` while it is open, not timing
-    out and bound to no credential; None otherwise (the manager itself then answers the request,
-    404 for an unknown one). The manager keeps both tables private."""
-    transport = manager._server_instances.get(session_id)
-    if transport is None or manager._session_owners.get(session_id) is not None:
-        return None
-    idle = transport.idle_scope
-    if transport.is_terminated or (idle is not None and idle.cancel_called):
-        return None
-    return transport
-
-
-@contextmanager
-def held_open(transport: StreamableHTTPServerTransport) -> Iterator[None]:
-    """Count a request served beside `transport` as one in flight, so its session's idle
-    countdown waits for it as for its own (`handle_request` does this with private counters)."""
-    idle = transport.idle_scope
-    timeout = transport._idle_timeout
-    if idle is None or timeout is None:
-        yield
-        return
-    transport._requests_in_flight += 1
-    idle.deadline = math.inf
-    try:
-        yield
-    finally:
-        transport._requests_in_flight -= 1
-        if not transport._requests_in_flight:
-            idle.deadline = anyio.current_time() + timeout

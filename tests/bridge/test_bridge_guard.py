@@ -5,9 +5,9 @@ The bridge holds the person's sign-in upstream. Behind it here is a server that 
 every request it gets (upstream_recording.py), so each refusal is checked twice: the answer
 the attacker gets, and that nothing reached the server. Attacks are sent as a page would send
 them (a foreign Host after DNS rebinding, a foreign or `null` Origin, a form post) on every bind
-address this machine has, to a new session (the SDK's path), to a live 2025-11-25 session that
-declared no elicitation (the short way) and to one that declared it (the SDK's path again), each
-with the right credential, so the Host, Origin and content-type checks are shown on their own.
+address this machine has, to a new session, to a live 2025-11-25 session that declared no
+elicitation and to one that declared it, each with the right credential, so the Host, Origin and
+content-type checks are shown on their own.
 """
 
 from __future__ import annotations
@@ -170,8 +170,8 @@ async def real_host(
     url: str, credential: str, *, answers: bool, **headers: str
 ) -> AsyncIterator[tuple[Client, list[tuple[str, str]]]]:
     """The SDK's `mcp.Client` over Streamable HTTP with the credential; with `answers`, it
-    declares elicitation (so its calls take the SDK's path), else none (the short way). Yields
-    it and, per POST, the JSON-RPC method sent and the type of the response."""
+    declares elicitation, else none. Yields it and, per POST, the JSON-RPC method sent and the
+    type of the response."""
     seen: list[tuple[str, str]] = []
 
     async def note(response: httpx2.Response) -> None:
@@ -194,15 +194,14 @@ async def real_host(
 
 
 async def works_both_ways(url: str, credential: str, recording: Recording, **headers: str) -> None:
-    """A host with the credential: its plain call takes the short way (one JSON reply), a host
-    that declared elicitation takes the SDK's (an event stream), and both reach the server."""
-    for answers, way in [(False, "application/json"), (True, "text/event-stream")]:
+    """A host with the credential, declaring elicitation or not: its calls reach the server."""
+    for answers in (False, True):
         before = len(recording.requests())
         async with real_host(url, credential, answers=answers, **headers) as (client, seen):
-            for _ in range(2):  # the first may come before the upstream session is open: the full way
+            for _ in range(2):
                 result = await client.call_tool("act", {"what": "tea"})
                 assert not result.is_error and result.content[0].text == "done: tea"  # type: ignore[union-attr]
-        assert [kind for method, kind in seen if method == "tools/call"][-1] == way, seen
+        assert [method for method, _ in seen].count("tools/call") == 2, seen
         assert "tools/call" in [request["method"] for request in recording.requests()[before:]]
 
 
@@ -248,12 +247,12 @@ async def page_attacks(url: str, port: int, credential: str | None, recording: R
         plain = await open_session(http, url, credential, {})
         answering = await open_session(http, url, credential, {"elicitation": {"form": {}, "url": {}}})
         paths = {
-            "initialize (the SDK's path)": (
+            "initialize": (
                 initialize({}),
                 {"accept": ACCEPT, "content-type": "application/json"},
             ),
-            "a call, no elicitation declared (the short way)": (CALL, plain),
-            "a call, elicitation declared (the SDK's path)": (CALL, answering),
+            "a call, no elicitation declared": (CALL, plain),
+            "a call, elicitation declared": (CALL, answering),
         }
         before = recording.requests()
         problems = []
@@ -322,15 +321,15 @@ WRONG = {
 
 async def local_user_attacks(url: str, credential: str, recording: Recording) -> None:
     """Without the credential, or with a wrong one: 401 with `WWW-Authenticate: Bearer` and a
-    sentence, on a new session and on live sessions (the short way too); nothing goes upstream."""
+    sentence, on a new session and on live sessions; nothing goes upstream."""
     secret = credential.removeprefix("Bearer ")
     async with httpx.AsyncClient(timeout=30) as http:
         plain = await open_session(http, url, credential, {})
         answering = await open_session(http, url, credential, {"elicitation": {"form": {}}})
         paths = {
             "initialize": (initialize({}), {"accept": ACCEPT, "content-type": "application/json"}),
-            "the short way": (CALL, plain),
-            "the SDK's path": (CALL, answering),
+            "a session that declared no elicitation": (CALL, plain),
+            "a session that declared it": (CALL, answering),
         }
         before = recording.requests()
         problems = []

@@ -18,8 +18,6 @@ from elicitkit._sdk import ExtendedClient
 from elicitkit._sdk import http_client as create_mcp_http_client
 from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
 from elicitkit.bridge._calls import PostStreamTap, UpstreamCalls
-from elicitkit.bridge._direct import DirectWire
-from elicitkit.bridge._keepalive import finish_event_streams
 from elicitkit.bridge._relayed import Relay
 from elicitkit.bridge._rounds import passing_driver
 from elicitkit.client import (
@@ -68,11 +66,8 @@ class Upstream:
         return " ".join([self.stdio.command, *self.stdio.args])
 
     def http_client(self, auth: Any = None) -> httpx2.AsyncClient:
-        """The HTTP client for one upstream session (its connections kept alive between calls):
-        headers, and `auth` (or this upstream's own)."""
-        client = create_mcp_http_client(headers=self.headers or None, auth=self.auth or auth)
-        client.event_hooks["response"].append(finish_event_streams)
-        return client
+        """The HTTP client for one upstream session: headers, and `auth` (or this upstream's own)."""
+        return create_mcp_http_client(headers=self.headers or None, auth=self.auth or auth)
 
     def default_auth(self) -> Any:
         """The bridge's OAuth client for this server (`elicitkit.bridge.upstream_auth`), when it
@@ -108,14 +103,10 @@ class _WatchedCalls(Client):
     `ElicitingClient` built in one more watch, `calls`, before `Client` connects it."""
 
     calls: UpstreamCalls | None = field(default=None, kw_only=True)
-    direct: DirectWire | None = field(default=None, kw_only=True)
-    """The short way's POSTs (`_direct`): its top layer goes above every watch."""
 
     def __post_init__(self) -> None:
         if self.calls is not None:
             self.server = WatchedTransport(self.server, self.calls)  # type: ignore[arg-type]
-        if self.direct is not None:
-            self.server = self.direct.above(self.server)  # type: ignore[arg-type]
         super().__post_init__()
 
 
@@ -189,14 +180,11 @@ def upstream_client(
     )
     if http is not None and calls is not None:
         http.event_hooks["response"].append(PostStreamTap(calls))
-    direct = DirectWire(http, upstream.url) if http is not None and upstream.url is not None else None
     client = BridgeClient(
         upstream.target(),
         config=config,
         http_client=http,
         calls=calls,
-        direct=direct,
-        wire=direct.below if direct is not None else None,
         **options,
     )
     client.elicitation_callback = capture_params(client.elicitations, ui)

@@ -32,7 +32,6 @@ from starlette.middleware import Middleware
 
 from elicitkit.bridge._answering import Answer, RoutedUI
 from elicitkit.bridge._credential import Credential, CredentialFile, credential_path
-from elicitkit.bridge._fastpath import FastPath
 from elicitkit.bridge._guard import Guard, bind_names, host_entry, is_loopback, origin_entry
 from elicitkit.bridge._host import HostSession
 from elicitkit.bridge._relayed import Relay
@@ -267,11 +266,9 @@ class Bridge:
             async with self.running(learn=self._forwarder.capabilities is None), manager.run():
                 yield
 
-        # The guard outermost: nothing (the SDK, the short way, the upstream) sees a request before it.
+        # The guard outermost: nothing (the SDK, the upstream) sees a request before it.
         guard = Middleware(Guard, hosts=hosts, origins=origins, credential=credential, port=port)
-        # The short way innermost, so a gateway's own middleware (authentication, say) still comes first.
-        fast = Middleware(FastPath, links=self._links, manager=lambda: self.server.session_manager, path=path)
-        middleware = [guard, *inner.user_middleware, fast]
+        middleware = [guard, *inner.user_middleware]
         return Starlette(routes=inner.routes, middleware=middleware, lifespan=lifespan)
 
     def _credential_file(self, host: str, port: int) -> CredentialFile:

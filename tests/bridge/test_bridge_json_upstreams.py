@@ -1,15 +1,14 @@
-"""The short way against upstreams that answer a POST with one JSON body, not an event stream.
+"""The bridge in front of upstreams that answer a POST with one JSON body, not an event stream.
 
 Stock servers in Streamable HTTP's JSON response mode (the SDK's `MCPServer` and FastMCP,
 sessions kept) give the host behind the bridge the same results and errors (codes and data) as
 they give the same host directly. A hostile upstream (a test double written here: a small
 Starlette app on uvicorn, which speaks just enough Streamable HTTP to open a session) answers
-the call's POST in the ways a server should not: each becomes a JSON-RPC error for the host,
-and the bridge serves on.
+the call's POST in ways a server should not: each becomes a JSON-RPC error for the host, and
+the bridge serves on. A server whose endpoint moves within its origin is followed; one that
+redirects elsewhere is not.
 
-The host is the SDK's `mcp.Client` declaring no elicitation; each of its POSTs through the
-bridge is answered with one JSON body, which is what the short way answers (the full way
-answers with an event stream).
+The host is the SDK's `mcp.Client` declaring no elicitation.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from bridge_harness import HERE, PY, bridge_http, http_process
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST
+from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -114,18 +113,17 @@ def bridged(json_upstream: tuple[str, str], tmp_path_factory: pytest.TempPathFac
         yield url
 
 
-async def test_a_json_upstream_gives_the_host_its_own_results_and_errors_on_the_short_way(
+async def test_a_json_upstream_gives_the_host_its_own_results_and_errors(
     json_upstream: tuple[str, str], bridged: str
 ) -> None:
     kind, upstream = json_upstream
     seen: dict[str, tuple[Any, ...]] = {}
-    async with host(upstream) as (direct, direct_kinds), host(bridged) as (through, kinds):
+    async with host(upstream) as (direct, direct_kinds), host(bridged) as (through, _):
         for name, call in CALLS[kind]:
             expected = await outcome(call(direct))
             seen[name] = await outcome(call(through))
             assert seen[name] == expected, name
     assert direct_kinds == ["application/json"] * len(direct_kinds)  # the server answers in JSON
-    assert kinds == ["application/json"] * len(kinds) and kinds  # every request took the short way
     if kind == "sdk":  # a JSON-RPC error keeps its own code and data
         assert seen["an error with data"] == (
             "error",
@@ -136,9 +134,6 @@ async def test_a_json_upstream_gives_the_host_its_own_results_and_errors_on_the_
 
 
 # -- a hostile upstream (a test double): the call's POST answered as a server should not
-
-
-_JSON = "application/json"
 
 
 def _reply(request_id: Any, **outcome: Any) -> dict[str, Any]:
@@ -165,34 +160,15 @@ def _call_answer(name: str, request_id: Any) -> Response:
         ]
         error = {"code": -32042, "message": "URL elicitation required", "data": {"elicitations": listed}}
         return JSONResponse(_reply(request_id, error=error))
-    if name == "not_json_rpc":
-        return JSONResponse({"hello": "world"})
-    if name == "not_json":
-        return Response(b"{not json", media_type=_JSON)
-    if name == "someone_elses":  # a JSON-RPC response, but to another request
-        return JSONResponse(_reply("someone-else", result={"content": []}))
     if name == "status_500":
         return Response(b"down for maintenance", status_code=500, media_type="text/plain")
     if name == "status_404":
         return Response(b"", status_code=404)
-    if name == "accepted":
-        return Response(status_code=202)
     return Response(b"fine", media_type="text/plain")  # "plain_text"
 
 
-HOSTILE_TOOLS = [
-    "fine",
-    "error_body",
-    "error_status",
-    "not_json_rpc",
-    "not_json",
-    "someone_elses",
-    "status_500",
-    "status_404",
-    "accepted",
-    "plain_text",
-]
-"""The tools the hostile upstream lists (and "url_required", which it answers too)."""
+HOSTILE_TOOLS = ["fine", "error_body", "error_status", "status_500", "status_404", "plain_text"]
+"""The tools the hostile upstream lists (and "url_required" and "moved_away", which it answers too)."""
 
 
 def hostile_upstream(path: str = "/mcp", away: str = "", arrived: list[str] | None = None) -> Starlette:
@@ -248,77 +224,55 @@ async def bridge_before_hostile(
             yield f"{upstream}/mcp", f"{base}/mcp"
 
 
-async def _progress(progress: float, total: float | None, message: str | None) -> None:
-    return None
-
-
-SAME_BOTH_WAYS = ["fine", "error_body", "error_status", "status_500", "status_404", "plain_text"]
-"""What the full way (the SDK's transport upstream) gives the host as the short way does. Not
-the rest: a body that is not JSON-RPC is a -32700 there with pydantic's report in it, a 202 says
-so in other words, and a reply to another request leaves the call waiting (still 15 s later)."""
-
-
 async def test_what_a_hostile_json_upstream_answers_reaches_the_host_as_a_json_rpc_error() -> None:
     seen: dict[str, tuple[Any, ...]] = {}
-    async with bridge_before_hostile() as (_, url), host(url) as (through, kinds):
+    async with bridge_before_hostile() as (_, url), host(url) as (through, _):
         for name in HOSTILE_TOOLS:
             with anyio.fail_after(30):
                 seen[name] = await outcome(through.call_tool(name, {}))
-        assert kinds == ["application/json"] * len(HOSTILE_TOOLS)  # each one on the short way
         assert (await outcome(through.call_tool("fine", {})))[0] == "result"  # and the bridge serves on
-        for name in SAME_BOTH_WAYS:  # a progress token: the full way
-            with anyio.fail_after(30):
-                assert await outcome(through.call_tool(name, {}, progress_callback=_progress)) == seen[name]
     assert seen["fine"][0] == "result"
     refused = ("error", -32001, "quota exceeded", {"retryAfter": 30})
     assert seen["error_body"] == refused
     assert seen["error_status"] == refused  # an HTTP error status keeps the JSON-RPC error it carries
     codes = {name: got[1] for name, got in seen.items() if got[0] == "error"}
-    assert codes["not_json_rpc"] == codes["not_json"] == codes["status_500"] == INTERNAL_ERROR
-    assert codes["someone_elses"] == CONNECTION_CLOSED  # at once, not after a timeout
-    assert codes["status_404"] == codes["accepted"] == codes["plain_text"] == INVALID_REQUEST
+    assert codes["status_500"] == INTERNAL_ERROR
+    assert codes["status_404"] == codes["plain_text"] == INVALID_REQUEST
 
 
-async def test_a_32042_the_bridge_leaves_to_the_host_reaches_it_with_its_code_and_data_on_both_ways() -> None:
+async def test_a_32042_the_bridge_leaves_to_the_host_reaches_it_with_its_code_and_data() -> None:
     """`--answer host` and a host that declared no elicitation: nobody on the way answers URL
     mode, so the server's -32042 is the host's, as the server sent it."""
     async with (
         bridge_before_hostile("host") as (upstream, url),
         host(upstream) as (direct, _),
-        host(url) as (through, kinds),
+        host(url) as (through, _),
     ):
         expected = await outcome(direct.call_tool("url_required", {}))
-        short = await outcome(through.call_tool("url_required", {}))
-        full = await outcome(through.call_tool("url_required", {}, progress_callback=_progress))
-    assert kinds == ["application/json", "text/event-stream"]
+        got = await outcome(through.call_tool("url_required", {}))
     assert expected[:2] == ("error", -32042) and expected[3]["elicitations"][0]["elicitationId"] == "e-1"
-    assert short == full == expected
+    assert got == expected
 
 
-async def test_an_upstream_that_moves_its_endpoint_within_its_origin_is_followed_on_the_short_way() -> None:
+async def test_an_upstream_that_moves_its_endpoint_within_its_origin_is_followed() -> None:
     """A server that moved /mcp (a 307 to /mcp/v2, as a trailing slash or a mount path is
-    normalised): the SDK's transport follows a redirect that stays within the origin, so the
-    short way must too."""
-    async with bridge_before_hostile(path="/mcp/v2") as (_, url), host(url) as (through, kinds):
-        short = await outcome(through.call_tool("fine", {}))
-        full = await outcome(through.call_tool("fine", {}, progress_callback=_progress))
+    normalised): a redirect that stays within the origin is followed."""
+    async with bridge_before_hostile(path="/mcp/v2") as (_, url), host(url) as (through, _):
+        fine = await outcome(through.call_tool("fine", {}))
         refused = await outcome(through.call_tool("error_status", {}))
-    assert kinds == ["application/json", "text/event-stream", "application/json"]
-    assert short == full and short[0] == "result"
+    assert fine[0] == "result"
     assert refused == ("error", -32001, "quota exceeded", {"retryAfter": 30})
 
 
-async def test_a_redirect_to_another_origin_is_not_followed_on_the_short_way_as_on_the_full_way() -> None:
+async def test_a_redirect_to_another_origin_is_not_followed() -> None:
     """The call's body (its arguments) never reaches an origin the bridge was not given."""
     arrived: list[str] = []
     arguments = {"token": "t0p"}
     async with (
         serve(lambda url: hostile_upstream(arrived=arrived)) as elsewhere,
         bridge_before_hostile(away=f"{elsewhere}/mcp") as (_, url),
-        host(url) as (through, kinds),
+        host(url) as (through, _),
     ):
-        short = await outcome(through.call_tool("moved_away", arguments))
-        full = await outcome(through.call_tool("moved_away", arguments, progress_callback=_progress))
-    assert kinds == ["application/json", "text/event-stream"]
-    assert short[:2] == full[:2] == ("error", INVALID_REQUEST)
+        moved = await outcome(through.call_tool("moved_away", arguments))
+    assert moved[:2] == ("error", INVALID_REQUEST)
     assert arrived == []
