@@ -1,17 +1,27 @@
-"""What `elicitkit bridge` costs on a plain tool call, against calling the server directly.
+"""What `elicitkit bridge` adds to one tool call, on every path a person's host takes.
 
-    .venv/bin/python benchmarks/bridge.py [--rounds 16] [--calls 100] [--concurrency 4]
-    .venv/bin/python benchmarks/bridge.py --profile bridge.prof [--calls 100]   # where the bridge spends
+    .venv/bin/python benchmarks/bridge.py [--rounds 16] [--calls 30]
+    .venv/bin/python benchmarks/bridge.py --profile bridge.prof [--calls 400]   # where the bridge spends
 
-One stock FastMCP server (its own process, streamable HTTP on 127.0.0.1) and one bridge in
-front of it (`elicitkit bridge --listen`, its own process, 2025-11-25 both sides). One SDK
-client per path calls the same `add` tool; rounds alternate direct and bridged (the order
-flips each round), so drift and noisy neighbours hit both alike. `concurrency` calls are in
-flight at once, as a host's agent has them. Figures: `bridge_call_ratio`, calls per second
-through the bridge over direct (target >= 0.7), the median over round pairs (a direct round and
-a bridged one back to back; `_q1`/`_q3` show their spread), `bridge_added_ms`, the added p50 latency
-of one call, and `bridge_cpu_ms_per_call`, the bridge process's CPU time per call (Linux),
-which a loaded machine changes far less than the first two.
+Two stock FastMCP servers, each its own process on 127.0.0.1: one on plain uvicorn (h11 and
+the asyncio loop, what `pip install fastmcp` gives: neither httptools nor uvloop) and one on
+FastMCP's own runner (`mcp.run(transport="http")`, which picks httptools and uvloop where they
+are installed). In front of each, the bridge on both host paths: over stdio (the host is the
+SDK's `mcp.Client` spawning the `elicitkit bridge URL` command, as a desktop host does) and
+over Streamable HTTP (`elicitkit bridge --listen`, its own process). Beside them, the same
+`mcp.Client` calls each server directly: the baseline.
+
+Every client calls the same `add` tool one call at a time (the latency a person feels), in
+rounds: each round runs `calls` calls on every client, direct and bridged alternating, the
+order turned every round, so drift and noisy neighbours hit every path alike. Figures, for each
+path (`stdio_h11`, `http_h11`, `stdio_runner`, `http_runner`):
+
+- `bridge_added_ms_<path>`: the p50 latency a call gains through the bridge, its p50 over
+  the direct p50 of the same server in the same rounds (target <= 10 ms);
+  `_round_q1`/`_round_q3`: the quartiles of the same difference taken round by round;
+- `bridge_p50_ms_<path>`, and `direct_p50_ms_<server>` beside them;
+- `bridge_cpu_ms_per_call_<path>`: the bridge process's CPU time per call (Linux), which a
+  loaded machine moves far less than latency.
 """
 
 from __future__ import annotations
@@ -25,19 +35,21 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import httpx
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 HERE = Path(__file__).resolve().parent
+SERVERS = ("h11", "runner")
+HOSTS = ("stdio", "http")
 
 
-def serve_upstream(port: int) -> None:
-    """The stock FastMCP server (run in its own process)."""
+def serve_upstream(port: int, kind: str) -> None:
+    """The stock FastMCP server (run in its own process): on plain uvicorn, or FastMCP's runner."""
     from fastmcp import FastMCP
 
     mcp = FastMCP("bench-upstream")
@@ -46,7 +58,19 @@ def serve_upstream(port: int) -> None:
     def add(a: int, b: int) -> int:
         return a + b
 
-    mcp.run(transport="http", host="127.0.0.1", port=port, show_banner=False, log_level="warning")
+    if kind == "h11":
+        import uvicorn
+
+        app = mcp.http_app()
+        uvicorn.run(app, host="127.0.0.1", port=port, http="h11", loop="asyncio", log_level="warning")
+    else:
+        mcp.run(transport="http", host="127.0.0.1", port=port, show_banner=False, log_level="warning")
+
+
+def bridge_command() -> list[str]:
+    """`elicitkit bridge` as a host's configuration names it: the console script, where installed."""
+    script = Path(sys.executable).with_name("elicitkit")
+    return [str(script), "bridge"] if script.exists() else [sys.executable, "-m", "elicitkit", "bridge"]
 
 
 def free_port() -> int:
@@ -66,12 +90,29 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def children() -> set[int]:
+    """This process's child processes (Linux `/proc`; empty elsewhere)."""
+    found: set[int] = set()
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            found.update(int(pid) for pid in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return found
+
+
+def load_average() -> float:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except OSError:
+        return 0.0
+
+
 @contextmanager
-def process(argv: list[str], url: str, log: Path, pids: list[int] | None = None) -> Iterator[str]:
+def process(argv: list[str], url: str, log: Path) -> Iterator[int]:
+    """Run `argv`; yield its PID once `url` answers."""
     with log.open("ab") as sink:
         child = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, env=dict(os.environ))
-    if pids is not None:
-        pids.append(child.pid)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -84,7 +125,7 @@ def process(argv: list[str], url: str, log: Path, pids: list[int] | None = None)
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{url} did not answer in time") from None
                 time.sleep(0.1)
-        yield url
+        yield child.pid
     finally:
         child.terminate()
         try:
@@ -94,88 +135,101 @@ def process(argv: list[str], url: str, log: Path, pids: list[int] | None = None)
             child.wait(10)
 
 
-async def one_round(client: Client, calls: int, concurrency: int, latencies: list[float]) -> float:
-    """`calls` calls, `concurrency` at a time; the seconds they took."""
-    todo = iter(range(calls))
+async def one_round(client: Client, calls: int, latencies: list[float]) -> None:
+    """`calls` calls, one at a time, each one's seconds added to `latencies`."""
+    for i in range(calls):
+        start = time.perf_counter()
+        result = await client.call_tool("add", {"a": i, "b": 1})
+        latencies.append(time.perf_counter() - start)
+        assert result.structured_content == {"result": i + 1}, result
 
-    async def worker() -> None:
-        for i in todo:
-            start = time.perf_counter()
-            result = await client.call_tool("add", {"a": i, "b": 1})
-            latencies.append(time.perf_counter() - start)
-            assert result.structured_content == {"result": i + 1}, result
 
-    start = time.perf_counter()
-    async with anyio.create_task_group() as tasks:
-        for _ in range(concurrency):
-            tasks.start_soon(worker)
-    return time.perf_counter() - start
+def quartiles(values: list[float]) -> list[float]:
+    return statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
 
 
 async def measure(
-    direct: str, bridged: str, rounds: int, calls: int, concurrency: int, warmup: int, bridge_pid: int = 0
-) -> dict[str, Any]:
-    spent: dict[str, list[float]] = {"direct": [], "bridge": []}
-    bridge_cpu = 0.0
-    latencies: dict[str, list[float]] = {"direct": [], "bridge": []}
-    async with Client(direct, mode="legacy") as d, Client(bridged, mode="legacy") as b:
-        clients = {"direct": d, "bridge": b}
+    servers: dict[str, str], bridges: dict[str, tuple[str, int]], rounds: int, calls: int, warmup: int
+) -> dict[str, float]:
+    """`servers`: each server's URL; `bridges`: each server's `--listen` bridge (URL, PID)."""
+    names = [f"direct_{s}" for s in SERVERS] + [f"{h}_{s}" for s in SERVERS for h in HOSTS]
+    latencies: dict[str, list[list[float]]] = {name: [] for name in names}
+    cpu: dict[str, float] = dict.fromkeys(names, 0.0)
+    pids: dict[str, int] = {}
+    async with AsyncExitStack() as stack:
+        clients: dict[str, Client] = {}
+        for server in SERVERS:
+            url = servers[server]
+            clients[f"direct_{server}"] = await stack.enter_async_context(Client(url, mode="legacy"))
+            before = children()
+            stdio = StdioServerParameters(
+                command=bridge_command()[0], args=[*bridge_command()[1:], url], env=dict(os.environ)
+            )
+            clients[f"stdio_{server}"] = await stack.enter_async_context(Client(stdio, mode="legacy"))
+            spawned = children() - before
+            pids[f"stdio_{server}"] = spawned.pop() if len(spawned) == 1 else 0
+            bridged, pids[f"http_{server}"] = bridges[server]
+            clients[f"http_{server}"] = await stack.enter_async_context(Client(bridged, mode="legacy"))
         for client in clients.values():
-            await one_round(client, warmup, concurrency, [])
+            await one_round(client, warmup, [])
         for n in range(rounds):
-            order = ["direct", "bridge"] if n % 2 == 0 else ["bridge", "direct"]
+            order = names[n % len(names) :] + names[: n % len(names)]
+            if n % 2:
+                order.reverse()
             for name in order:
-                cpu = cpu_seconds(bridge_pid) if name == "bridge" else 0.0
-                spent[name].append(await one_round(clients[name], calls, concurrency, latencies[name]))
-                if name == "bridge":
-                    bridge_cpu += cpu_seconds(bridge_pid) - cpu
-    # Each round pair (one direct, one bridged, back to back) gives a ratio; the median of them
-    # is what a burst of a noisy neighbour during a few rounds cannot move.
-    ratios = sorted(
-        t_direct / t_bridge for t_direct, t_bridge in zip(spent["direct"], spent["bridge"], strict=True)
-    )
-    quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
-    rate = {name: rounds * calls / sum(seconds) for name, seconds in spent.items()}
-    p50 = {name: statistics.median(values) * 1000 for name, values in latencies.items()}
-    return {
-        "bridge_call_ratio": statistics.median(ratios),
-        "bridge_call_ratio_q1": quartiles[0],
-        "bridge_call_ratio_q3": quartiles[2],
-        "bridge_added_ms": p50["bridge"] - p50["direct"],
-        "bridge_calls_per_s": rate["bridge"],
-        "bridge_direct_calls_per_s": rate["direct"],
-        "bridge_p50_ms": p50["bridge"],
-        "bridge_direct_p50_ms": p50["direct"],
-        "bridge_cpu_ms_per_call": bridge_cpu * 1000 / (rounds * calls),
-    }
+                spent = cpu_seconds(pids[name]) if name in pids else 0.0
+                latencies[name].append([])
+                await one_round(clients[name], calls, latencies[name][-1])
+                if name in pids:
+                    cpu[name] += cpu_seconds(pids[name]) - spent
+    figures: dict[str, float] = {}
+    for server in SERVERS:
+        direct = latencies[f"direct_{server}"]
+        direct_p50 = statistics.median(x for r in direct for x in r) * 1000
+        figures[f"direct_p50_ms_{server}"] = direct_p50
+        for host in HOSTS:
+            path = f"{host}_{server}"
+            bridged = latencies[path]
+            p50 = statistics.median(x for r in bridged for x in r) * 1000
+            by_round = [
+                (statistics.median(b) - statistics.median(d)) * 1000
+                for b, d in zip(bridged, direct, strict=True)
+            ]
+            q1, _, q3 = quartiles(by_round)
+            figures[f"bridge_added_ms_{path}"] = p50 - direct_p50
+            figures[f"bridge_added_ms_{path}_round_q1"] = q1
+            figures[f"bridge_added_ms_{path}_round_q3"] = q3
+            figures[f"bridge_p50_ms_{path}"] = p50
+            if pids.get(path):
+                figures[f"bridge_cpu_ms_per_call_{path}"] = cpu[path] * 1000 / (rounds * calls)
+    return figures
 
 
-def run(rounds: int = 16, calls: int = 100, concurrency: int = 4, warmup: int = 20) -> dict[str, float]:
-    up, br = free_port(), free_port()
-    with tempfile.TemporaryDirectory() as folder:
+def run(rounds: int = 16, calls: int = 30, warmup: int = 10) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
         log = Path(folder) / "bench.log"
-        upstream = [sys.executable, str(Path(__file__).resolve()), "--serve", str(up)]
-        # No credential (the host is a bare URL); the guard's Host and Origin checks still run.
-        bridge = [
-            sys.executable,
-            "-m",
-            "elicitkit",
-            "bridge",
-            "--listen",
-            f"127.0.0.1:{br}",
-            "--no-credential",
-        ]
-        pids: list[int] = []
-        with (
-            process(upstream, f"http://127.0.0.1:{up}/mcp", log) as direct,
-            process([*bridge, direct], f"http://127.0.0.1:{br}/mcp", log, pids) as bridged,
-        ):
-            return anyio.run(measure, direct, bridged, rounds, calls, concurrency, warmup, pids[0])
+        servers: dict[str, str] = {}
+        bridges: dict[str, tuple[str, int]] = {}
+        for server in SERVERS:
+            port = free_port()
+            argv = [sys.executable, str(Path(__file__).resolve()), "--serve", str(port), "--server", server]
+            servers[server] = url = f"http://127.0.0.1:{port}/mcp"
+            stack.enter_context(process(argv, url, log))
+            port = free_port()
+            bridged = f"http://127.0.0.1:{port}/mcp"
+            # No credential (the host is a bare URL); the guard's Host and Origin checks still run.
+            listen = ["--listen", f"127.0.0.1:{port}", "--no-credential"]
+            pid = stack.enter_context(process([*bridge_command(), *listen, url], bridged, log))
+            bridges[server] = (bridged, pid)
+        load = load_average()
+        figures = anyio.run(measure, servers, bridges, rounds, calls, warmup)
+        return {**figures, "loadavg_1m_before": load, "loadavg_1m_after": load_average()}
 
 
-def profile(out: str, calls: int = 400, concurrency: int = 4) -> dict[str, float]:
-    """The bridge in this process under cProfile (CPU time), the host client in another process:
-    the bridge's CPU per call, and its profile written to `out` (read it with `pstats`)."""
+def profile(out: str, calls: int = 400) -> dict[str, float]:
+    """The bridge in this process under cProfile (CPU time), serving an HTTP host in another
+    process in front of the plain-uvicorn server: its CPU per call, and its profile in `out`
+    (read it with `pstats`)."""
     import cProfile
 
     from elicitkit.bridge import Bridge
@@ -186,9 +240,9 @@ def profile(out: str, calls: int = 400, concurrency: int = 4) -> dict[str, float
         "from bridge import one_round\n"
         "async def go():\n"
         "    async with Client(sys.argv[2], mode='legacy') as c:\n"
-        f"        await one_round(c, 20, {concurrency}, [])\n"
+        "        await one_round(c, 20, [])\n"
         "        print('ready', flush=True)\n"
-        f"        await one_round(c, {calls}, {concurrency}, [])\n"
+        f"        await one_round(c, {calls}, [])\n"
         "anyio.run(go)\n"
     )
     profiler = cProfile.Profile(time.process_time)
@@ -217,9 +271,10 @@ def profile(out: str, calls: int = 400, concurrency: int = 4) -> dict[str, float
         return spent
 
     with tempfile.TemporaryDirectory() as folder:
-        argv = [sys.executable, str(Path(__file__).resolve()), "--serve", str(up)]
-        with process(argv, f"http://127.0.0.1:{up}/mcp", Path(folder) / "upstream.log") as direct:
-            spent = anyio.run(serve_and_measure, direct)
+        argv = [sys.executable, str(Path(__file__).resolve()), "--serve", str(up), "--server", "h11"]
+        url = f"http://127.0.0.1:{up}/mcp"
+        with process(argv, url, Path(folder) / "upstream.log"):
+            spent = anyio.run(serve_and_measure, url)
     profiler.dump_stats(out)
     return {"bridge_cpu_ms_per_call_profiled": spent * 1000 / calls}
 
@@ -227,19 +282,18 @@ def profile(out: str, calls: int = 400, concurrency: int = 4) -> dict[str, float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=16)
-    parser.add_argument("--calls", type=int, default=100)
-    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--calls", type=int, default=30, help="calls per client per round")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--server", choices=SERVERS, default="h11", help=argparse.SUPPRESS)
     parser.add_argument("--profile", metavar="FILE", help="profile the bridge per call into FILE instead")
     args = parser.parse_args()
     if args.serve:
-        serve_upstream(args.serve)
+        serve_upstream(args.serve, args.server)
         return
     if args.profile:
-        print(json.dumps(profile(args.profile, args.calls * 4, args.concurrency), indent=2))
+        print(json.dumps(profile(args.profile, max(args.calls, 400)), indent=2))
         return
-    figures = run(args.rounds, args.calls, args.concurrency)
-    print(json.dumps(figures, indent=2))
+    print(json.dumps(run(args.rounds, args.calls), indent=2))
 
 
 if __name__ == "__main__":
