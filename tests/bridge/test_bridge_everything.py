@@ -126,7 +126,7 @@ async def test_the_bridge_answers_the_everything_servers_questions_in_its_page(
             form, url = await run(bridged)
     assert "- Name: Grace Hopper" in form and "- Favorite Integer: 42" in form, form  # a default, filled
     assert "completed the URL elicitation flow" in url, url
-    assert record.opened()[0].startswith("http://127.0.0.1:") and record.opened()[1] == LINK
+    assert record.opened()[0].startswith("file://") and record.opened()[1] == LINK
 
 
 async def seen_by_a_host(server: Any) -> dict[str, Any]:
