@@ -46,6 +46,7 @@ Reason = Literal["metadata", "registration", "declined", "timeout", "port", "ref
 
 _MAX_REQUEST = 16 * 1024  # a browser's callback request, headers included
 _READ_TIMEOUT = 10.0  # one connection to the callback listener
+_VERSION_HEADER = "MCP-Protocol-Version"
 
 
 class UpstreamAuthorizationError(ElicitationError):
@@ -260,7 +261,7 @@ class _UpstreamAuth(httpx2.Auth):
             try:
                 outgoing = await flow.__anext__()
                 while True:
-                    last = yield outgoing
+                    last = yield self._as_the_transport_would(outgoing, request)
                     outgoing = await flow.asend(last)
             except StopAsyncIteration:
                 await self._remember()
@@ -273,6 +274,17 @@ class _UpstreamAuth(httpx2.Auth):
                 raise self._sentence(exc, last) from None
             finally:
                 await flow.aclose()
+
+    def _as_the_transport_would(self, outgoing: httpx2.Request, request: httpx2.Request) -> httpx2.Request:
+        """A request of the sign-in's own to the MCP server (its resource metadata, say) carries
+        the `MCP-Protocol-Version` the request being authorized carries, as the SDK's transport
+        stamps every request of the session: the revision the server speaks (2026-07-28 on every
+        request, 2025-11-25 once negotiated), not the newest the SDK knows, which a server that
+        checks the header on every request refuses."""
+        version = request.headers.get(_VERSION_HEADER)
+        if outgoing is not request and version and _origin(outgoing.url) == _origin(request.url):
+            outgoing.headers[_VERSION_HEADER] = version
+        return outgoing
 
     def _learn_alias(self, metadata: httpx2.Response | None) -> bool:
         """Whether the authorization server's metadata names, as its issuer, the server the
@@ -378,6 +390,10 @@ def _error_detail(response: httpx2.Response | None) -> str:
         return f" (HTTP {response.status_code})"
     said = body.get("error_description") or body.get("error") if isinstance(body, dict) else None
     return f" ({_one_line(str(said))})" if said else f" (HTTP {response.status_code})"
+
+
+def _origin(url: httpx2.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port
 
 
 def _span(seconds: float) -> str:

@@ -258,7 +258,15 @@ class Forwarder:
             # One host on stdio: its upstream session opens now, with the modes it declares.
             initialize = ctx.method == "initialize"
             host = HostSession.from_initialize(ctx.params) if initialize else HostSession.of(ctx.session)
-            link = await self.links.get(_STDIO, lambda: host)
+            try:
+                link = await self.links.get(_STDIO, lambda: host)
+            except MCPError:
+                if initialize:
+                    raise
+                # A failed `server/discover` sends a 2026-07-28 host to `initialize`, which this
+                # connection no longer takes, and whose refusal would hide why: the host is told
+                # the bridge's own description, and its next request gets the sentence.
+                return await call_next(ctx)
             if link.client is not None:
                 self.learn(link.client)
         result = await call_next(ctx)

@@ -27,7 +27,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
 from elicitkit.bridge._host import HostSession
-from elicitkit.errors import LifecycleError
+from elicitkit.errors import ElicitationError, LifecycleError
 
 logger = logging.getLogger("elicitkit.bridge")
 
@@ -93,7 +93,9 @@ class Links:
             await link.ready.wait()
         if link.client is None:
             self._links.pop(key, None)
-            reason = link.failure
+            reason = _innermost(link.failure)
+            if isinstance(reason, ElicitationError):  # already a sentence that says what to do
+                raise MCPError(code=INTERNAL_ERROR, message=str(reason))
             raise MCPError(
                 code=INTERNAL_ERROR,
                 message=f"The bridge could not reach the upstream server ({_sentence(reason)}); "
@@ -201,9 +203,15 @@ class Links:
                 del self._links[link.key]  # the next request of this host session opens a new one
 
 
-def _sentence(error: BaseException | None) -> str:
+def _innermost(error: BaseException | None) -> BaseException | None:
+    """The one error inside exception groups (the SDK's task groups wrap what failed)."""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
+    return error
+
+
+def _sentence(error: BaseException | None) -> str:
+    error = _innermost(error)
     if error is None:
         return "it closed"
     return str(error) or type(error).__name__

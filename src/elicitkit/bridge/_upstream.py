@@ -1,10 +1,14 @@
-"""The upstream server: where it is, and the elicitkit client that speaks to it for one host session."""
+"""The upstream server: where it is, which revision it speaks, and the elicitkit client that
+speaks to it for one host session."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import logging
+import re
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +17,16 @@ from mcp.client import Client
 from mcp.client.client import ConnectMode
 from mcp.client.session import LoggingFnT, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    HEADER_MISMATCH,
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    CallToolResult,
+    GetPromptResult,
+    ReadResourceResult,
+)
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elicitkit._sdk import ExtendedClient
 from elicitkit._sdk import http_client as create_mcp_http_client
@@ -29,11 +43,11 @@ from elicitkit.client import (
     WatchedTransport,
     open_in_system_browser,
 )
-from elicitkit.errors import ConfigurationError
+from elicitkit.errors import ConfigurationError, LifecycleError
 
 logger = logging.getLogger("elicitkit.bridge")
 
-__all__ = ["Limits", "Upstream", "upstream_client", "upstream_of"]
+__all__ = ["Limits", "Revisions", "Upstream", "connect", "upstream_client", "upstream_of"]
 
 _AUTHORIZATION = "elicitkit.bridge._authorization"
 
@@ -114,6 +128,25 @@ class _WatchedCalls(Client):
 class BridgeClient(ElicitingClient, _WatchedCalls):
     """elicitkit's client, also noting which host call each upstream request is made for."""
 
+    passes_url_required: bool = field(default=False, kw_only=True)
+    """A -32042 (URL elicitation required) reaches the caller as the server sent it, instead of
+    being waited out here: with `--answer host` the host holds the call, and it alone answers."""
+
+    async def call_tool(self, *args: Any, **kwargs: Any) -> CallToolResult:
+        if self.passes_url_required:
+            return await super(ElicitingClient, self).call_tool(*args, **kwargs)
+        return await super().call_tool(*args, **kwargs)
+
+    async def get_prompt(self, *args: Any, **kwargs: Any) -> GetPromptResult:
+        if self.passes_url_required:
+            return await super(ElicitingClient, self).get_prompt(*args, **kwargs)
+        return await super().get_prompt(*args, **kwargs)
+
+    async def read_resource(self, *args: Any, **kwargs: Any) -> ReadResourceResult:
+        if self.passes_url_required:
+            return await super(ElicitingClient, self).read_resource(*args, **kwargs)
+        return await super().read_resource(*args, **kwargs)
+
 
 @dataclass
 class Limits:
@@ -137,10 +170,11 @@ def upstream_client(
     mode: ConnectMode = "auto",
     calls: UpstreamCalls | None = None,
     relay: Relay | None = None,
+    passes_url_required: bool = False,
 ) -> Client:
     """The client of one host session: elicitkit's, declaring `modes`; a plain one when none.
     With `relay`, it declares the sampling and roots its host declared and passes those
-    requests to the host."""
+    requests to the host; with `passes_url_required`, a -32042 goes to the host unchanged."""
     options: dict[str, Any] = {
         "message_handler": message_handler,
         "logging_callback": logging_callback,
@@ -185,9 +219,142 @@ def upstream_client(
         config=config,
         http_client=http,
         calls=calls,
+        passes_url_required=passes_url_required,
         **options,
     )
     client.elicitation_callback = capture_params(client.elicitations, ui)
     client.input_required_driver = passing_driver(client)
     client.roots_capability = roots
     return client
+
+
+# -- which revision, and a connection that says what went wrong
+
+
+_PINS: dict[str, ConnectMode] = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"}
+_VERSION_WORDS = re.compile(r"protocol[ _-]?version", re.IGNORECASE)
+
+
+class Revisions:
+    """The revision the bridge speaks upstream for a host of either era.
+
+    `setting` "find" (the default) tries the host's own revision first (stock servers answer it
+    best) and, when the server refuses it as one it does not speak, the other; what the first
+    session of each era found is kept for the bridge's life, so no later session probes again.
+    "host" pins the host's revision, "auto" the newest both speak (the SDK's probe), and a
+    revision pins that one."""
+
+    def __init__(self, setting: str) -> None:
+        self.setting = setting
+        self._found: dict[bool, ConnectMode] = {}
+
+    def to_try(self, modern: bool) -> tuple[ConnectMode, ...]:
+        """The connect modes for a host session (`modern`: a 2026-07-28 host), in order."""
+        if self.setting in _PINS:
+            return (_PINS[self.setting],)
+        if self.setting == "host":
+            return ("auto",) if modern else ("legacy",)
+        found = self._found.get(modern)
+        if found is not None:
+            return (found,)
+        return ("auto",) if modern else ("legacy", "auto")
+
+    def found(self, modern: bool, client: Client) -> None:
+        """`client` connected: what its server speaks is what the next session of that era uses."""
+        if self.setting == "find":
+            version = client.protocol_version
+            self._found[modern] = version if version in MODERN_PROTOCOL_VERSIONS else "legacy"
+
+
+def speaks_another_revision(error: BaseException) -> bool:
+    """Did the server refuse the connection for its revision (an initialize refused as
+    unsupported or unknown, a 400 that names the protocol version), not for anything else?"""
+    if not isinstance(error, MCPError):
+        return False
+    codes = (UNSUPPORTED_PROTOCOL_VERSION, METHOD_NOT_FOUND, HEADER_MISMATCH)
+    return error.code in codes or bool(_VERSION_WORDS.search(error.message))
+
+
+class EndpointWatch:
+    """An httpx response hook on an upstream session's HTTP client: the last answer the server's
+    URL gave a POST, for the sentence a failed connection gets (`sentence`).
+
+    The SDK's transport reads a 404 as "Method not found" and a web page as an unexpected
+    content type, which blame the protocol; a person needs to hear that the URL is wrong."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._target = httpx2.URL(url)
+        self._last: tuple[int, str, str] | None = None
+
+    async def __call__(self, response: httpx2.Response) -> None:
+        request = response.request
+        if request.method == "POST" and request.url == self._target:
+            kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+            self._last = (response.status_code, response.reason_phrase, kind)
+
+    def sentence(self) -> str | None:
+        """What the URL's last answer says is wrong, in a sentence; None when it was MCP's own
+        (a JSON-RPC body, an event stream) or an authorization step."""
+        if self._last is None:
+            return None
+        status, reason, kind = self._last
+        said = f"{status} {reason}".strip()
+        if kind in ("application/json", "text/event-stream") or status in (401, 403) or 300 <= status < 400:
+            return None  # MCP's own answer, an authorization step, or a redirect the SDK explains
+        if status in (404, 405) or status < 300:
+            answered = said if status >= 400 else f"{said} with {_content(kind)}, not MCP"
+            return (
+                f"The upstream URL {self.url} answered {answered}: is the path right "
+                "(most servers serve MCP at /mcp)?"
+            )
+        return (
+            f"The upstream URL {self.url} answered {said}; check that the server runs and that "
+            "this address is its MCP endpoint, then try again."
+        )
+
+
+def _content(kind: str) -> str:
+    return "a web page" if kind == "text/html" else (kind or "no content type")
+
+
+def _innermost(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+async def connect(
+    upstream: Upstream,
+    stack: AsyncExitStack,
+    modes: Sequence[ConnectMode],
+    make: Callable[[ConnectMode, httpx2.AsyncClient | None], Client],
+    *,
+    auth: Any = None,
+) -> Client:
+    """A client of `upstream` (`make(mode, http)`), connected in the first of `modes` the
+    server accepts and entered in `stack`, with its HTTP client (made here, with `auth`).
+
+    A connection refused for its revision tries the next mode; one the URL refuses at the HTTP
+    level (a 404, a web page, an HTTP error) ends with a `LifecycleError` that says so."""
+    for number, mode in enumerate(modes, 1):
+        async with AsyncExitStack() as attempt:
+            http = watch = None
+            if upstream.url is not None:
+                http = await attempt.enter_async_context(upstream.http_client(auth))
+                watch = EndpointWatch(upstream.url)
+                http.event_hooks["response"].append(watch)
+            client = make(mode, http)
+            try:
+                await attempt.enter_async_context(client)
+            except Exception as error:
+                said = watch.sentence() if watch is not None else None
+                if said is not None:
+                    raise LifecycleError(said) from None
+                if number == len(modes) or not speaks_another_revision(_innermost(error)):
+                    raise
+                logger.debug("the upstream refused %s (%s); trying %s", mode, error, modes[number])
+                continue
+            stack.push_async_exit(attempt.pop_all())
+            return client
+    raise AssertionError("unreachable")  # pragma: no cover - the last mode returns or raises

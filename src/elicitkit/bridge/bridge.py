@@ -18,6 +18,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 import anyio
+import httpx2
 from mcp.client import Client
 from mcp.client.client import ConnectMode
 from mcp.client.session import IncomingMessage
@@ -38,7 +39,7 @@ from elicitkit.bridge._relayed import Relay
 from elicitkit.bridge._rounds import Rounds
 from elicitkit.bridge._server import Forwarder, forwarding_server, host_logger, host_message_handler
 from elicitkit.bridge._sessions import Links
-from elicitkit.bridge._upstream import Limits, Upstream, upstream_client, upstream_of
+from elicitkit.bridge._upstream import Limits, Revisions, Upstream, connect, upstream_client, upstream_of
 from elicitkit.client import (
     ElicitationUI,
     ElicitingClient,
@@ -57,9 +58,8 @@ Stored = Literal["stored"]
 """`credential="stored"`: the bridge's own credential file, made and shown once on first use."""
 
 ANSWERS: tuple[Answer, ...] = ("host", "browser", "terminal", "auto")
-UpstreamProtocol = Literal["host", "auto", "2025-11-25", "2026-07-28"]
-PROTOCOLS: tuple[UpstreamProtocol, ...] = ("host", "auto", "2025-11-25", "2026-07-28")
-_MODES: dict[str, ConnectMode] = {"auto": "auto", "2025-11-25": "legacy", "2026-07-28": "2026-07-28"}
+UpstreamProtocol = Literal["find", "host", "auto", "2025-11-25", "2026-07-28"]
+PROTOCOLS: tuple[UpstreamProtocol, ...] = ("find", "host", "auto", "2025-11-25", "2026-07-28")
 
 
 def _say(text: str) -> None:
@@ -101,8 +101,11 @@ class Bridge:
     sizes: Sizes = field(default_factory=Sizes)
     wait_timeout: float = 300.0
     question_timeout: float = 600.0
-    upstream_protocol: UpstreamProtocol = "host"
-    """"host" (the host's era), "auto" (the newest both sides speak), "2025-11-25" or "2026-07-28"."""
+    upstream_protocol: UpstreamProtocol = "find"
+    """"find": the host's revision when the server speaks it, else the other, found once per
+    host era and kept for the bridge's life; or a pin: "host" (the host's revision), "auto" (the
+    newest both sides speak), "2025-11-25" or "2026-07-28". The host keeps its own revision
+    either way: the bridge translates between the two (docs/bridge.md, Revisions)."""
     max_sessions: int = 16
     idle_timeout: float = 3600.0
     hold_timeout: float = 600.0
@@ -115,9 +118,10 @@ class Bridge:
             raise ConfigurationError(f"answer must be one of {', '.join(ANSWERS)}, not {self.answer!r}.")
         if self.upstream_protocol not in PROTOCOLS:
             raise ConfigurationError(
-                f"upstream_protocol must be host, {', '.join(_MODES)}; not {self.upstream_protocol!r}."
+                f"upstream_protocol must be one of {', '.join(PROTOCOLS)}, not {self.upstream_protocol!r}."
             )
         self._upstream = upstream_of(self.upstream)
+        self._revisions = Revisions(self.upstream_protocol)
         self._auth = self._upstream.default_auth()
         """One sign-in for every upstream session."""
         self._limits = Limits(self.rate_limit, self.sizes, self.wait_timeout, self.open_url)
@@ -288,31 +292,34 @@ class Bridge:
     # -- inside
 
     async def _learn_upstream(self) -> None:
-        """One short session upstream: its name, instructions and capabilities, declared as they are."""
+        """One short session upstream: its name, instructions and capabilities, declared as they are
+        (and, with "find", the revision it speaks to a 2025-11-25 host)."""
+        plain = HostSession(frozenset())
+
+        def make(mode: ConnectMode, http: httpx2.AsyncClient | None) -> Client:
+            ui = RoutedUI(plain, "host", None)
+            return upstream_client(
+                self._upstream,
+                ui,
+                frozenset(),
+                self._limits,
+                http=http,
+                message_handler=_no_messages,
+                logging_callback=_no_logs,
+                mode=mode,
+            )
+
         with anyio.fail_after(self._upstream.timeout):
             async with AsyncExitStack() as stack:
-                http = None
-                if self._upstream.url is not None:
-                    http = await stack.enter_async_context(self._upstream.http_client(self._auth))
-                client = upstream_client(
-                    self._upstream,
-                    RoutedUI(HostSession(frozenset()), "host", None),
-                    frozenset(),
-                    self._limits,
-                    http=http,
-                    message_handler=_no_messages,
-                    logging_callback=_no_logs,
-                    mode=self._mode(HostSession(frozenset())),
-                )
-                async with client:
-                    await _discover(client, self._mode(HostSession(frozenset())))
-                    self._forwarder.learn(client)
+                client = await connect(self._upstream, stack, self._mode(plain), make, auth=self._auth)
+                self._revisions.found(plain.modern, client)
+                await _discover(client)
+                self._forwarder.learn(client)
 
-    def _mode(self, host: HostSession) -> ConnectMode:
-        """The upstream's protocol: the host's era by default (stock servers answer it best)."""
-        if self.upstream_protocol == "host":
-            return "auto" if host.modern else "legacy"
-        return _MODES[self.upstream_protocol]
+    def _mode(self, host: HostSession) -> tuple[ConnectMode, ...]:
+        """The upstream's protocol, in the order to try it: with "find", the host's revision
+        first (stock servers answer it best), then the other; once found, that one alone."""
+        return self._revisions.to_try(host.modern)
 
     async def _open_upstream(self, host: HostSession, stack: AsyncExitStack) -> Client:
         # A 2026-07-28 host answers its declared modes too, as input-required rounds.
@@ -320,23 +327,26 @@ class Bridge:
         ui = RoutedUI(
             host, self.answer, None if self.answer == "host" else self._local_ui, self.question_timeout
         )
-        http = None
-        if self._upstream.url is not None:
-            http = await stack.enter_async_context(self._upstream.http_client(self._auth))
-        client = upstream_client(
-            self._upstream,
-            ui,
-            modes,
-            self._limits,
-            http=http,
-            message_handler=host_message_handler(host),
-            logging_callback=host_logger(host),
-            mode=self._mode(host),
-            calls=host.upstream,
-            relay=Relay(host, self.question_timeout) if host.relays else None,
-        )
-        await stack.enter_async_context(client)
-        await _discover(client, self._mode(host))
+
+        def make(mode: ConnectMode, http: httpx2.AsyncClient | None) -> Client:
+            return upstream_client(
+                self._upstream,
+                ui,
+                modes,
+                self._limits,
+                http=http,
+                message_handler=host_message_handler(host),
+                logging_callback=host_logger(host),
+                mode=mode,
+                calls=host.upstream,
+                relay=Relay(host, self.question_timeout) if host.relays else None,
+                # --answer host: the host answers everything, a -32042 included, as the server sent it.
+                passes_url_required=self.answer == "host",
+            )
+
+        client = await connect(self._upstream, stack, self._mode(host), make, auth=self._auth)
+        self._revisions.found(host.modern, client)
+        await _discover(client)
         # Results pass through unchanged: the host checks a tool's output against the listing it
         # got. The SDK client would check it here too, and list the tools again before each call
         # to a tool it has not listed itself (a second round trip per call).
@@ -362,11 +372,11 @@ class Bridge:
         return ui
 
 
-async def _discover(client: Client, mode: ConnectMode) -> None:
-    """A client pinned to 2026-07-28 adopts it without a probe, so the SDK gives it an empty
-    description of the server (no name, no capabilities): ask `server/discover` once, so the
-    host is told the server's own, and the bridge's UI names who asks."""
-    if mode in ("legacy", "auto"):
+async def _discover(client: Client) -> None:
+    """A client pinned to 2026-07-28 (or to what "find" found) adopts it without a probe, so the
+    SDK gives it an empty description of the server (no name, no capabilities): ask
+    `server/discover` once, so the host is told the server's own, and the bridge's UI names who asks."""
+    if client.mode in ("legacy", "auto"):
         return
     try:
         raw = await client.session.send_discover(client.protocol_version)

@@ -27,6 +27,7 @@ from mcp.client.stdio import StdioServerParameters
 from elicitkit.bridge import ANSWERS, PROTOCOLS, Bridge, Upstream
 from elicitkit.cli._target import Named, name_target
 from elicitkit.client import RateLimit
+from elicitkit.errors import ElicitationError
 
 __all__ = ["bridge"]
 
@@ -130,10 +131,11 @@ def bridge(
         str,
         typer.Option(
             "--upstream-protocol",
-            help="The revision to speak upstream: host (the host's), auto (the newest both speak), "
-            "2025-11-25 or 2026-07-28.",
+            help="The revision to speak upstream: find (the host's when the server speaks it, else "
+            "the other, found once), or a pin: host (the host's), auto (the newest both speak), "
+            "2025-11-25 or 2026-07-28. The host keeps its own; the bridge translates.",
         ),
-    ] = "host",
+    ] = "find",
     wait: Annotated[
         float, typer.Option("--wait", help="Seconds a call held for a URL waits for its completion.")
     ] = 300.0,
@@ -357,6 +359,8 @@ def _innermost(error: BaseException) -> BaseException:
 def _sentence(error: BaseException, upstream: Upstream) -> str:
     error = _innermost(error)
     text = str(error) or type(error).__name__
+    if isinstance(error, ElicitationError):  # the library's own sentence (a wrong URL, a sign-in)
+        return text
     if isinstance(error, httpx2.TransportError):
         where = _origin_of(error)
         if where is not None and upstream.url is not None and where != _origin(httpx2.URL(upstream.url)):
