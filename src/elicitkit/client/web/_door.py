@@ -16,6 +16,7 @@ import os
 import secrets
 import shutil
 import tempfile
+import weakref
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +36,9 @@ class Door:
         self.cookie = "elicitkit-" + address.rstrip("/").rsplit(":", 1)[1]
         self._render = render
         self._sessions: deque[str] = deque(maxlen=_SESSIONS)
-        self._folder = Path(tempfile.mkdtemp(prefix="elicitkit-", dir=_runtime_dir()))  # 0700
+        self._folder = Path(tempfile.mkdtemp(prefix="elicitkit-page-", dir=_runtime_dir()))  # 0700
+        # Removed by close(), or at the program's exit when nothing closed it.
+        self._removal = weakref.finalize(self, shutil.rmtree, self._folder, ignore_errors=True)
         self.file = self._folder / "page.html"
         self._code = ""
         self._renew()
@@ -63,7 +66,7 @@ class Door:
         """Forget every code and session, and remove the file and its folder."""
         self._code = ""
         self._sessions.clear()
-        shutil.rmtree(self._folder, ignore_errors=True)
+        self._removal()
 
     def _renew(self) -> None:
         """Write a new code into the file, replacing the old file in one step."""
