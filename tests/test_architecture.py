@@ -348,11 +348,13 @@ def test_private_sdk_and_fastmcp_surface_is_used_only_in_their_adapters() -> Non
     assert not wrong, "private SDK/FastMCP use outside its adapter module:\n" + "\n".join(wrong)
 
 
-CLIENT_CONFIGURATION = ["ui", "errors", "limits", "completions", "handler"]
+CLIENT_CONFIGURATION = ["_ui", "_errors", "_limits", "_completions", "_config"]
 """What a host configures the client with, and what that is made of."""
-CLIENT_ENGINE = ["_association", "connection", "retry", "rounds", "eliciting"]
+CLIENT_ENGINE = ["_association", "_connection", "_retry", "_rounds", "_eliciting"]
 """What answers a connection under that configuration, each using only those before it."""
-CLIENT_WAY_UP = {("handler", "eliciting"): "ElicitationConfig.connect, a convenience, imports it when called"}
+CLIENT_WAY_UP = {
+    ("_config", "_eliciting"): "ElicitationConfig.connect, a convenience, imports it when called"
+}
 
 
 def test_the_client_configuration_imports_nothing_of_the_engine_and_the_engine_runs_one_way() -> None:

@@ -38,7 +38,7 @@ import elicitkit
 from elicitkit.asgi import EmbeddedServer
 from elicitkit.bridge import Bridge, Upstream
 from elicitkit.client import ElicitationConfig, ElicitingClient, RateLimit, RoundsPolicy, ScriptedUI, WebUI
-from elicitkit.client.frameworks import for_fastmcp
+from elicitkit.client._frameworks import for_fastmcp
 from elicitkit.errors import ConfigurationError, ElicitationError, LifecycleError
 from elicitkit.fastmcp import Elicitation
 

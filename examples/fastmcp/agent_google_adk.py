@@ -23,8 +23,7 @@ from google.adk.runners import InMemoryRunner
 from google.adk.tools.mcp_tool import McpToolset, StreamableHTTPConnectionParams
 from google.genai import types
 
-from elicitkit.client import ElicitationConfig, TerminalUI
-from elicitkit.client.frameworks import for_sdk_session
+from elicitkit.client import ElicitationConfig, TerminalUI, for_sdk_session
 
 PLAN = [("book", {}), ("forecast", {"city": "Oslo"})]
 

@@ -18,8 +18,7 @@ from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from elicitkit.client import ElicitationConfig, TerminalUI
-from elicitkit.client.frameworks import for_fastmcp
+from elicitkit.client import ElicitationConfig, TerminalUI, for_fastmcp
 
 PLAN = [("book", {}), ("forecast", {"city": "Oslo"})]
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from elicitkit.client import ElicitationConfig, TerminalUI
-from elicitkit.client.frameworks import for_fastmcp
+from elicitkit.client import ElicitationConfig, TerminalUI, for_fastmcp
 
 
 async def run(url: str, config: ElicitationConfig, mode: str = "auto") -> list[str]:

@@ -27,8 +27,8 @@ from support.chromium import CHROMIUM, CHROMIUM_ARGS
 from support.oauth_harness import agenda_with, url_required
 from support.url_harness import SECRET, Weather, build_weather, mcp_session, serve
 
-from elicitkit.client.ui import FormQuestion, UrlQuestion, Waiting
-from elicitkit.client.web import WebUI
+from elicitkit.client._ui import FormQuestion, UrlQuestion, Waiting
+from elicitkit.client._web import WebUI
 from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
 from elicitkit.schema import defaults

@@ -19,8 +19,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 from support.tmux_pane import Pane
 
-from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import CancelledElicitation, FormQuestion, UrlQuestion
+from elicitkit.client._terminal import TerminalUI
+from elicitkit.client._ui import CancelledElicitation, FormQuestion, UrlQuestion
 from elicitkit.schema import ValidationProblem
 from elicitkit.urls import examine
 

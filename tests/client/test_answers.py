@@ -19,7 +19,7 @@ from elicitkit.client import (
     UrlQuestion,
     accept_prefilled,
 )
-from elicitkit.client.connection import MAX_REFUSED_ANSWERS
+from elicitkit.client._connection import MAX_REFUSED_ANSWERS
 
 AGE_SCHEMA = {
     "type": "object",

@@ -19,7 +19,7 @@ from elicitkit.client import (
     Waiting,
     accept_prefilled,
 )
-from elicitkit.client.limits import TokenBucket
+from elicitkit.client._limits import TokenBucket
 from elicitkit.errors import ConfigurationError
 
 

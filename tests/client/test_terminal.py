@@ -16,8 +16,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
 import elicitkit.schema
-from elicitkit.client.terminal import NotATerminalError, TerminalUI
-from elicitkit.client.ui import (
+from elicitkit.client._terminal import NotATerminalError, TerminalUI
+from elicitkit.client._ui import (
     AcceptedElicitation,
     CancelledElicitation,
     DeclinedElicitation,

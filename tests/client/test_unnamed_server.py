@@ -30,9 +30,9 @@ from rich.console import Console
 from support.web_door import enter
 
 from elicitkit.client import DeclinedElicitation, ElicitationConfig, FormQuestion, ScriptedUI
-from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import said
-from elicitkit.client.web import WebUI
+from elicitkit.client._terminal import TerminalUI
+from elicitkit.client._ui import said
+from elicitkit.client._web import WebUI
 from elicitkit.i18n import translator
 
 

@@ -21,7 +21,7 @@ import pytest
 from support.web_door import enter, way_in
 
 from elicitkit.client import ElicitationUI
-from elicitkit.client.ui import (
+from elicitkit.client._ui import (
     AcceptedElicitation,
     CancelledElicitation,
     DeclinedElicitation,
@@ -29,7 +29,7 @@ from elicitkit.client.ui import (
     UrlQuestion,
     Waiting,
 )
-from elicitkit.client.web import WebUI
+from elicitkit.client._web import WebUI
 from elicitkit.schema import ValidationProblem
 from elicitkit.urls import examine
 

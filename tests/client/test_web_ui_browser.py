@@ -28,8 +28,8 @@ from support.chromium import CHROMIUM_ARGS
 from support.web_door import command_lines, usable_secrets, way_in
 
 from elicitkit.client import ElicitationConfig
-from elicitkit.client.ui import AcceptedElicitation, DeclinedElicitation, FormQuestion, UrlQuestion, Waiting
-from elicitkit.client.web import WebUI
+from elicitkit.client._ui import AcceptedElicitation, DeclinedElicitation, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client._web import WebUI
 from elicitkit.schema import defaults
 from elicitkit.urls import examine
 

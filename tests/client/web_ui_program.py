@@ -5,7 +5,7 @@ import asyncio
 import json
 
 from elicitkit.client import FormQuestion
-from elicitkit.client.web import WebUI
+from elicitkit.client._web import WebUI
 
 NAME = {
     "type": "object",

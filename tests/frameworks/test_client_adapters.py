@@ -1,4 +1,4 @@
-"""Each client adapter in elicitkit.client.frameworks drives a real elicitkit server (the FastMCP
+"""Each client adapter in elicitkit.client._frameworks drives a real elicitkit server (the FastMCP
 example over HTTP on 127.0.0.1) through a form accept, a decline, a URL consent with its
 completion notice, and an undeclared-mode refusal that reaches the server as an error."""
 
@@ -23,7 +23,7 @@ from elicitkit.client import (
     ServerElicitations,
     UrlQuestion,
 )
-from elicitkit.client.frameworks import for_fastmcp, for_sdk_session
+from elicitkit.client._frameworks import for_fastmcp, for_sdk_session
 
 pytestmark = pytest.mark.timeout(90)
 

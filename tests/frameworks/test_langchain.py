@@ -19,7 +19,7 @@ from elicitkit.client import (
     ScriptedUI,
     UrlQuestion,
 )
-from elicitkit.client.frameworks import for_fastmcp
+from elicitkit.client._frameworks import for_fastmcp
 
 
 def mcp_adapter(client: fastmcp.Client[Any]) -> Any:

@@ -14,7 +14,7 @@ def imported_after(module: str) -> set[str]:
 
 
 def test_client_adapters_import_no_server_and_no_framework() -> None:
-    loaded = imported_after("elicitkit.client.frameworks")
+    loaded = imported_after("elicitkit.client._frameworks")
     assert not {
         m for m in loaded if m.startswith(("elicitkit.server", "fastmcp", "pydantic_ai", "langchain"))
     }

@@ -16,11 +16,11 @@ from rich.console import Console
 from support.web_door import enter
 
 from elicitkit.client import ElicitationConfig, ScriptedUI
-from elicitkit.client.connection import ServerElicitations
-from elicitkit.client.rounds import _WAITING_NOTE
-from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import CancelledElicitation, Notice, Waiting, said
-from elicitkit.client.web import WebUI
+from elicitkit.client._connection import ServerElicitations
+from elicitkit.client._rounds import _WAITING_NOTE
+from elicitkit.client._terminal import TerminalUI
+from elicitkit.client._ui import CancelledElicitation, Notice, Waiting, said
+from elicitkit.client._web import WebUI
 from elicitkit.i18n import noop, speaking, translator
 from elicitkit.urls import examine
 

@@ -17,9 +17,9 @@ from rich.console import Console
 from support.client_uis import BOOKING, terminal_ui
 from support.web_door import enter
 
-from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import AcceptedElicitation, DeclinedElicitation, FormQuestion, UrlQuestion
-from elicitkit.client.web import WebUI
+from elicitkit.client._terminal import TerminalUI
+from elicitkit.client._ui import AcceptedElicitation, DeclinedElicitation, FormQuestion, UrlQuestion
+from elicitkit.client._web import WebUI
 from elicitkit.urls import examine
 
 SCHEMA = BOOKING

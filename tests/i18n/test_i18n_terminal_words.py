@@ -18,7 +18,7 @@ from rich.console import Console
 from support.client_uis import terminal_ui
 
 from elicitkit.client import AcceptedElicitation, FormQuestion, ScriptedUI, UrlQuestion, Waiting
-from elicitkit.client.terminal.narrated import NarratedUI, Transcript
+from elicitkit.client._terminal.narrated import NarratedUI, Transcript
 from elicitkit.i18n import speaking
 from elicitkit.urls import examine
 

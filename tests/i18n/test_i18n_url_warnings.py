@@ -14,8 +14,8 @@ from prompt_toolkit.input import create_pipe_input
 from rich.console import Console
 from support.client_uis import page_while_asking
 
-from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.ui import DeclinedElicitation, UrlQuestion
+from elicitkit.client._terminal import TerminalUI
+from elicitkit.client._ui import DeclinedElicitation, UrlQuestion
 from elicitkit.i18n import translator
 from elicitkit.urls import examine
 

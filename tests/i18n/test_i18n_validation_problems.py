@@ -15,7 +15,7 @@ from prompt_toolkit.input import create_pipe_input
 from rich.console import Console
 from support.client_uis import BOOKING, page_while_asking, terminal_ui
 
-from elicitkit.client.ui import AcceptedElicitation, FormQuestion
+from elicitkit.client._ui import AcceptedElicitation, FormQuestion
 from elicitkit.i18n import speaking, translator
 from elicitkit.schema import ValidationProblem, validate
 
@@ -114,7 +114,7 @@ async def test_the_chinese_terminal_form_shows_the_clients_problems_in_chinese()
 
 @pytest.mark.parametrize("locale", ["zh_CN", "en"])
 async def test_the_narration_says_the_problems_in_its_language(locale: str) -> None:
-    from elicitkit.client.scripted import ScriptedUI
+    from elicitkit.client._scripted import ScriptedUI
     from elicitkit.demo.transcript import NarratedUI, Transcript
 
     drawn = io.StringIO()

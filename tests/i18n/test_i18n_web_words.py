@@ -12,7 +12,7 @@ from support.client_uis import page_while_asking
 from test_i18n_terminal_words import STRAY_SPACE, english
 
 from elicitkit.client import FormQuestion, UrlQuestion
-from elicitkit.client.web import WebUI
+from elicitkit.client._web import WebUI
 from elicitkit.schema import validate
 from elicitkit.urls import examine
 

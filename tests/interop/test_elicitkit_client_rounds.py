@@ -21,8 +21,8 @@ from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 from support.interop_harness import SECRET, Briefing, auth, briefing_running, fingerprint, provider, token
 
 from elicitkit.client import AcceptedElicitation, ElicitationConfig, ScriptedUI, UrlQuestion, Waiting
-from elicitkit.client.errors import ElicitationCancelledError, ElicitationLoopError
-from elicitkit.client.rounds import RoundsPolicy
+from elicitkit.client._errors import ElicitationCancelledError, ElicitationLoopError
+from elicitkit.client._rounds import RoundsPolicy
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
 

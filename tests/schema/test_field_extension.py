@@ -28,14 +28,14 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 from support.web_door import enter
 
-import elicitkit.client.web._forms as web_drawing
+import elicitkit.client._web._forms as web_drawing
 import elicitkit.schema._formats as schema_table
 from elicitkit import schema
 from elicitkit.check._answers import invalid_answers, valid_answer
 from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI
-from elicitkit.client.limits import Sizes
-from elicitkit.client.terminal import TerminalUI
-from elicitkit.client.web import WebUI
+from elicitkit.client._limits import Sizes
+from elicitkit.client._terminal import TerminalUI
+from elicitkit.client._web import WebUI
 from elicitkit.demo.transcript import NarratedUI, Transcript
 
 COLOUR = schema.Format(

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from elicitkit.client.web import WebUI
+from elicitkit.client._web import WebUI
 from support.web_door import enter
 
 BOOKING: dict[str, Any] = {
@@ -48,7 +48,7 @@ def terminal_ui(pipe: Any, locale: str) -> tuple[Any, io.StringIO, io.StringIO]:
     from prompt_toolkit.output.vt100 import Vt100_Output
     from rich.console import Console
 
-    from elicitkit.client.terminal import TerminalUI
+    from elicitkit.client._terminal import TerminalUI
 
     drawn, screens = io.StringIO(), io.StringIO()
     ui = TerminalUI(

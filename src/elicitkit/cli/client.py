@@ -49,12 +49,13 @@ from elicitkit.client import (
     ElicitationError,
     ElicitationUI,
     ElicitingClient,
+    NarratedUI,
+    Notice,
     Reply,
     ScriptedUI,
+    Transcript,
     open_in_system_browser,
 )
-from elicitkit.client.terminal.narrated import NarratedUI, Transcript
-from elicitkit.client.ui import said
 from elicitkit.i18n import current, noop, speaking
 from elicitkit.i18n import gettext as _
 
@@ -449,7 +450,7 @@ class _Session:
         async with AsyncExitStack() as stack:
             ui: ElicitationUI
             if web:
-                from elicitkit.client.web import WebUI
+                from elicitkit.client import WebUI
 
                 page = await stack.enter_async_context(WebUI(locale=current().locale))
                 address = await page.start()
@@ -457,7 +458,7 @@ class _Session:
                 self.out.print(Text(appear % {"address": address}, style="dim"))
                 ui = page
             else:
-                from elicitkit.client.terminal import TerminalUI
+                from elicitkit.client import TerminalUI
 
                 ui = TerminalUI(locale=current().locale)
             with _Keys(self.out) as keys:
@@ -624,7 +625,8 @@ def _print_tools(console: Console, tools: Mapping[str, Tool]) -> None:
 
 
 def _connected(connected: ElicitingClient) -> str:
-    server = said(connected.elicitations.server_name(), _)
+    name = connected.elicitations.server_name()
+    server = name.say(_) if isinstance(name, Notice) else name
     return _("Connected to %(server)s (%(version)s).") % {
         "server": server,
         "version": connected.protocol_version,

@@ -105,7 +105,7 @@ async def _person_ui(console: Console, web: bool, unattended: bool) -> AsyncIter
     if unattended:
         yield None
     elif web:
-        from elicitkit.client.web import WebUI
+        from elicitkit.client import WebUI
 
         async with WebUI(locale=current().locale) as page:
             address = await page.start()
@@ -113,7 +113,7 @@ async def _person_ui(console: Console, web: bool, unattended: bool) -> AsyncIter
             console.print("    " + where % {"address": address})
             yield page
     else:
-        from elicitkit.client.terminal import TerminalUI
+        from elicitkit.client import TerminalUI
 
         yield TerminalUI(locale=current().locale)
 

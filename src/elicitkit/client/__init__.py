@@ -11,18 +11,8 @@ from elicitkit.client._association import (
     Watch,
     WatchedTransport,
 )
-from elicitkit.client.completions import UrlCompletions
-from elicitkit.client.connection import Action, ServerElicitations
-from elicitkit.client.eliciting import ElicitingClient
-from elicitkit.client.errors import (
-    ElicitationCancelledError,
-    ElicitationDeclinedError,
-    ElicitationError,
-    ElicitationLoopError,
-    ElicitationProtocolError,
-    ElicitationRateLimitedError,
-)
-from elicitkit.client.handler import (
+from elicitkit.client._completions import UrlCompletions
+from elicitkit.client._config import (
     DEFAULT_INPUT_ROUNDS,
     ElicitationConfig,
     Mode,
@@ -30,11 +20,23 @@ from elicitkit.client.handler import (
     UrlOpener,
     open_in_system_browser,
 )
-from elicitkit.client.limits import PromptGate, RateLimit, Sizes
-from elicitkit.client.retry import until_urls_complete
-from elicitkit.client.rounds import RoundsPolicy, drive_rounds
-from elicitkit.client.scripted import ScriptedUI, accept_prefilled
-from elicitkit.client.ui import (
+from elicitkit.client._connection import Action, ServerElicitations
+from elicitkit.client._eliciting import ElicitingClient
+from elicitkit.client._errors import (
+    ElicitationCancelledError,
+    ElicitationDeclinedError,
+    ElicitationError,
+    ElicitationLoopError,
+    ElicitationProtocolError,
+    ElicitationRateLimitedError,
+    ElicitationRefusedError,
+)
+from elicitkit.client._frameworks import FastMCPAnswers, for_fastmcp, for_sdk_session
+from elicitkit.client._limits import PromptGate, RateLimit, Sizes
+from elicitkit.client._retry import until_urls_complete
+from elicitkit.client._rounds import RoundsPolicy, drive_rounds
+from elicitkit.client._scripted import ScriptedUI, accept_prefilled
+from elicitkit.client._ui import (
     AcceptedElicitation,
     CancelledElicitation,
     DeclinedElicitation,
@@ -48,8 +50,9 @@ from elicitkit.client.ui import (
 from elicitkit.extras import lazy_names
 
 if TYPE_CHECKING:
-    from elicitkit.client.terminal import NotATerminalError, TerminalUI
-    from elicitkit.client.web import PageOpener, WebUI
+    from elicitkit.client._terminal import NotATerminalError, TerminalUI
+    from elicitkit.client._terminal.narrated import NarratedUI, Transcript, describe_field
+    from elicitkit.client._web import PageOpener, WebUI
 
 __all__ = [
     "DEFAULT_INPUT_ROUNDS",
@@ -64,11 +67,14 @@ __all__ = [
     "ElicitationLoopError",
     "ElicitationProtocolError",
     "ElicitationRateLimitedError",
+    "ElicitationRefusedError",
     "ElicitationStream",
     "ElicitationUI",
     "ElicitingClient",
+    "FastMCPAnswers",
     "FormQuestion",
     "Mode",
+    "NarratedUI",
     "NotATerminalError",
     "Notice",
     "PageOpener",
@@ -83,6 +89,7 @@ __all__ = [
     "StandaloneStreamTap",
     "StandaloneWatch",
     "TerminalUI",
+    "Transcript",
     "UrlCompletions",
     "UrlOpener",
     "UrlQuestion",
@@ -91,17 +98,23 @@ __all__ = [
     "WatchedTransport",
     "WebUI",
     "accept_prefilled",
+    "describe_field",
     "drive_rounds",
+    "for_fastmcp",
+    "for_sdk_session",
     "open_in_system_browser",
     "until_urls_complete",
 ]
 
 #: Public names whose modules need an optional extra: imported on first use (see `elicitkit.extras`).
 _OPTIONAL = {
-    "NotATerminalError": ("elicitkit.client.terminal", "terminal"),
-    "TerminalUI": ("elicitkit.client.terminal", "terminal"),
-    "PageOpener": ("elicitkit.client.web", "web"),
-    "WebUI": ("elicitkit.client.web", "web"),
+    "NotATerminalError": ("elicitkit.client._terminal", "terminal"),
+    "NarratedUI": ("elicitkit.client._terminal.narrated", "terminal"),
+    "Transcript": ("elicitkit.client._terminal.narrated", "terminal"),
+    "describe_field": ("elicitkit.client._terminal.narrated", "terminal"),
+    "TerminalUI": ("elicitkit.client._terminal", "terminal"),
+    "PageOpener": ("elicitkit.client._web", "web"),
+    "WebUI": ("elicitkit.client._web", "web"),
 }
 
 

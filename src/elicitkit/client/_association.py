@@ -51,7 +51,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from elicitkit._sdk import ReadStream, TransportStreams, WriteStream
 
 if TYPE_CHECKING:
-    from elicitkit.client.handler import StandalonePolicy
+    from elicitkit.client._config import StandalonePolicy
 
 ASSOCIABLE_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
 _MAX_VERDICTS = 1024

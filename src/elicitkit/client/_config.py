@@ -1,7 +1,7 @@
 """`ElicitationConfig`: the configuration a host writes once (modes, UI, limits, timeouts).
 
 Configuration only: it imports nothing of the engine it configures. Each connection gets its
-own `ServerElicitations` (`elicitkit.client.connection`), which reads the config and is the
+own `ServerElicitations` (`elicitkit.client._connection`), which reads the config and is the
 one owner of that connection's state; the retry and rounds drivers receive that. The one way
 from here into the engine is `connect`, a convenience that makes an `ElicitingClient` when
 called.
@@ -21,8 +21,8 @@ from mcp_types import (
     UrlElicitationCapability,
 )
 
-from elicitkit.client.limits import RateLimit, Sizes
-from elicitkit.client.ui import ElicitationUI
+from elicitkit.client._limits import RateLimit, Sizes
+from elicitkit.client._ui import ElicitationUI
 from elicitkit.errors import ConfigurationError
 
 __all__ = [
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.mcpserver import MCPServer
 
-    from elicitkit.client.eliciting import ElicitingClient
+    from elicitkit.client._eliciting import ElicitingClient
 
 
 Mode = Literal["form", "url"]
@@ -70,7 +70,7 @@ class ElicitationConfig:
     `modes` ("form", "url" or both) is declared exactly as given (C-01). `wait_timeout` is how
     long a call held by -32042 waits for completion notices before the person is pressed to
     retry or cancel (C-21). `input_rounds` caps the 2026-07-28 rounds. `rate_limit` and `sizes`
-    bound what one server may put in front of the person (see `elicitkit.client.limits`).
+    bound what one server may put in front of the person (see `elicitkit.client._limits`).
     `open_url` is the system browser unless a test injects a recorder.
 
     `standalone_stream` decides an `elicitation/create` that arrives on streamable HTTP's
@@ -122,7 +122,7 @@ class ElicitationConfig:
             raise ConfigurationError(
                 "An ElicitationConfig is the configuration, not the callback: give fastmcp.Client "
                 "**for_fastmcp(config).client_options(), an SDK session or google-adk "
-                "for_sdk_session(config) (both in elicitkit.client.frameworks), or connect with "
+                "for_sdk_session(config) (both in elicitkit.client._frameworks), or connect with "
                 "config.connect(url)."
             )
 
@@ -143,7 +143,7 @@ class ElicitationConfig:
         """An `mcp.Client` for `server` (URL, stdio parameters or Transport) answering under this config.
 
         The same as `ElicitingClient(server, config=self, ...)`; the engine is imported only here."""
-        from elicitkit.client.eliciting import ElicitingClient
+        from elicitkit.client._eliciting import ElicitingClient
 
         return ElicitingClient(
             server, config=self, mode=mode, message_handler=message_handler, **client_options

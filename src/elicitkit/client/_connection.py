@@ -4,7 +4,7 @@ It answers one server's requests under an `ElicitationConfig`'s rules: it checks
 (C-02, C-04) and the tie to a client request (C-03), applies the rate limit (C-31), fills
 defaults and validates answers (C-10..C-12), inspects URLs and opens them only after consent
 (C-22), names the server asking (C-30), and records completion notices (C-20). The -32042
-retry (`elicitkit.client.retry`) and the 2026-07-28 rounds (`elicitkit.client.rounds`)
+retry (`elicitkit.client._retry`) and the 2026-07-28 rounds (`elicitkit.client._rounds`)
 receive it; they never reach the configuration another way.
 """
 
@@ -35,10 +35,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elicitkit import schema, urls
 from elicitkit.client._association import RequestWatch
-from elicitkit.client.completions import UrlCompletions
-from elicitkit.client.errors import ElicitationRateLimitedError
-from elicitkit.client.limits import PromptGate, Sizes, cut
-from elicitkit.client.ui import (
+from elicitkit.client._completions import UrlCompletions
+from elicitkit.client._errors import ElicitationRateLimitedError
+from elicitkit.client._limits import PromptGate, Sizes, cut
+from elicitkit.client._ui import (
     AcceptedElicitation,
     CancelledElicitation,
     FormQuestion,
@@ -50,7 +50,7 @@ from elicitkit.client.ui import (
 from elicitkit.i18n import noop
 
 if TYPE_CHECKING:
-    from elicitkit.client.handler import ElicitationConfig
+    from elicitkit.client._config import ElicitationConfig
 
 __all__ = ["MAX_REFUSED_ANSWERS", "Action", "ServerElicitations"]
 

@@ -41,13 +41,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from elicitkit._sdk import ExtendedClient, InMemoryTransport, TransportStreams
 from elicitkit._sdk import http_client as sdk_http_client
 from elicitkit.client._association import RequestWatch, StandaloneStreamTap, WatchedTransport
-from elicitkit.client.connection import ServerElicitations
-from elicitkit.client.retry import until_urls_complete
-from elicitkit.client.rounds import RoundsPolicy, drive_rounds
+from elicitkit.client._connection import ServerElicitations
+from elicitkit.client._retry import until_urls_complete
+from elicitkit.client._rounds import RoundsPolicy, drive_rounds
 from elicitkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from elicitkit.client.handler import ElicitationConfig
+    from elicitkit.client._config import ElicitationConfig
 
 _ResultT = TypeVar("_ResultT")
 
@@ -126,7 +126,7 @@ class ElicitingClient(ExtendedClient):
 
     `call_tool`, `get_prompt` and `read_resource` keep their SDK signatures; a -32042 answer is
     handled by `until_urls_complete` and the call retried, so a caller sees the final result or
-    one of `elicitkit.client.errors`.
+    one of `elicitkit.client._errors`.
     """
 
     config: ElicitationConfig | None = field(default=None, kw_only=True)

@@ -28,10 +28,10 @@ from mcp.client import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestParams, ElicitResult, ErrorData
 
-from elicitkit.client.connection import ServerElicitations
-from elicitkit.client.errors import ElicitationRefusedError
-from elicitkit.client.handler import ElicitationConfig
-from elicitkit.client.retry import until_urls_complete
+from elicitkit.client._config import ElicitationConfig
+from elicitkit.client._connection import ServerElicitations
+from elicitkit.client._errors import ElicitationRefusedError
+from elicitkit.client._retry import until_urls_complete
 from elicitkit.errors import ConfigurationError
 from elicitkit.extras import needs
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from elicitkit import schema
-from elicitkit.client.errors import ElicitationRateLimitedError
-from elicitkit.client.ui import Notice
+from elicitkit.client._errors import ElicitationRateLimitedError
+from elicitkit.client._ui import Notice
 from elicitkit.errors import ConfigurationError
 from elicitkit.i18n import noop
 

@@ -23,16 +23,16 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestURLParams
 from pydantic import ValidationError
 
-from elicitkit.client.connection import ServerElicitations
-from elicitkit.client.errors import (
+from elicitkit.client._connection import ServerElicitations
+from elicitkit.client._errors import (
     ElicitationCancelledError,
     ElicitationDeclinedError,
     ElicitationLoopError,
     ElicitationProtocolError,
     ElicitationRateLimitedError,
 )
-from elicitkit.client.limits import Sizes, cut
-from elicitkit.client.ui import Waiting
+from elicitkit.client._limits import Sizes, cut
+from elicitkit.client._ui import Waiting
 
 T = TypeVar("T")
 _Outcome = Literal["retry", "cancel", "changed", "timeout"]

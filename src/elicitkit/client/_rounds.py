@@ -43,9 +43,9 @@ from mcp_types import (
     InputResponses,
 )
 
-from elicitkit.client.connection import ServerElicitations
-from elicitkit.client.errors import ElicitationCancelledError, ElicitationLoopError
-from elicitkit.client.ui import Notice, Waiting
+from elicitkit.client._connection import ServerElicitations
+from elicitkit.client._errors import ElicitationCancelledError, ElicitationLoopError
+from elicitkit.client._ui import Notice, Waiting
 from elicitkit.errors import ConfigurationError
 from elicitkit.i18n import noop
 

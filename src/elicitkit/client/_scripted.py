@@ -14,7 +14,7 @@ from typing import Literal
 
 import anyio
 
-from elicitkit.client.ui import (
+from elicitkit.client._ui import (
     AcceptedElicitation,
     CancelledElicitation,
     FormQuestion,

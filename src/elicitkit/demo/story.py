@@ -42,13 +42,13 @@ from elicitkit.client import (
     WatchedTransport,
     open_in_system_browser,
 )
-from elicitkit.client.errors import ElicitationError
 from elicitkit.demo._people import PERSON
 from elicitkit.demo._wire import WireLog
 from elicitkit.demo.browser import BrowserError, ScriptedBrowser
 from elicitkit.demo.stage import Stage
 from elicitkit.demo.steps import STEPS, Step, StepFailedError
 from elicitkit.demo.transcript import NarratedUI, Transcript
+from elicitkit.errors import ElicitationError
 from elicitkit.i18n import gettext as _
 
 __all__ = ["STEPS", "Step", "StepFailedError", "Story"]

@@ -1,12 +1,12 @@
-"""The demo's transcript: the narrated record of `elicitkit.client.terminal.narrated`, plus
+"""The demo's transcript: the narrated record of `elicitkit.client._terminal.narrated`, plus
 the pages the demo's scripted browser lands on."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
-from elicitkit.client.terminal.narrated import NarratedUI, describe_field
-from elicitkit.client.terminal.narrated import Transcript as _Transcript
+from elicitkit.client import NarratedUI, describe_field
+from elicitkit.client import Transcript as _Transcript
 from elicitkit.demo._pages import DEMO_BANNER, DEMO_PEOPLE
 from elicitkit.demo.browser import Page, ScriptedBrowser
 from elicitkit.i18n import gettext as _

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from elicitkit.client.ui import AcceptedElicitation, UrlQuestion
+from elicitkit.client import AcceptedElicitation, UrlQuestion
 from elicitkit.demo._people import DEMO_PASSWORDS
 from elicitkit.demo._wire import WireLog
 from elicitkit.demo.mcp_server import key_fingerprint

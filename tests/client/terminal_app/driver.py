@@ -15,8 +15,8 @@ from typing import Any
 import anyio
 from rich.console import Console
 
-from elicitkit.client.terminal import NotATerminalError, TerminalUI
-from elicitkit.client.ui import FormQuestion, UrlQuestion, Waiting
+from elicitkit.client._terminal import NotATerminalError, TerminalUI
+from elicitkit.client._ui import FormQuestion, UrlQuestion, Waiting
 from elicitkit.schema import ValidationProblem
 from elicitkit.urls import examine
 

@@ -1,5 +1,5 @@
 """The terminal UI: one question at a time in the person's own terminal (needs the `terminal` extra)."""
 
-from elicitkit.client.terminal.ui import NotATerminalError, TerminalUI
+from elicitkit.client._terminal.ui import NotATerminalError, TerminalUI
 
 __all__ = ["NotATerminalError", "TerminalUI"]

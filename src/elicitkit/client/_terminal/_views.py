@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from elicitkit.client._fields import Field, hint, safe, show
-from elicitkit.client.ui import Waiting, said
+from elicitkit.client._ui import Waiting, said
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import ngettext
 from elicitkit.urls import UrlReport

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from elicitkit import schema
 from elicitkit.client._fields import listing
-from elicitkit.client.ui import (
+from elicitkit.client._ui import (
     AcceptedElicitation,
     DeclinedElicitation,
     ElicitationUI,
@@ -29,7 +29,7 @@ from elicitkit.client.ui import (
     UrlQuestion,
     Waiting,
 )
-from elicitkit.client.ui import said as in_words
+from elicitkit.client._ui import said as in_words
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import ngettext, noop, tidy
 from elicitkit.schema import Field

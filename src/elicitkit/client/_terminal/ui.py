@@ -33,6 +33,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from elicitkit import schema as _schema
+from elicitkit.client._errors import NotATerminalError
 from elicitkit.client._fields import (
     Field,
     check,
@@ -44,9 +45,8 @@ from elicitkit.client._fields import (
     safe,
     show,
 )
-from elicitkit.client.errors import NotATerminalError
-from elicitkit.client.terminal._screens import CancelPressed, DeclinePressed, Screens
-from elicitkit.client.terminal._views import (
+from elicitkit.client._terminal._screens import CancelPressed, DeclinePressed, Screens
+from elicitkit.client._terminal._views import (
     answers_table,
     field_heading,
     header,
@@ -55,7 +55,7 @@ from elicitkit.client.terminal._views import (
     url_details,
     waiting_panel,
 )
-from elicitkit.client.ui import (
+from elicitkit.client._ui import (
     AcceptedElicitation,
     CancelledElicitation,
     DeclinedElicitation,

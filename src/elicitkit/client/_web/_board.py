@@ -15,8 +15,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from elicitkit.client.ui import CancelledElicitation, FormQuestion, UrlQuestion, Waiting
-from elicitkit.client.web._forms import Draft
+from elicitkit.client._ui import CancelledElicitation, FormQuestion, UrlQuestion, Waiting
+from elicitkit.client._web._forms import Draft
 from elicitkit.urls import UrlReport
 
 Question = FormQuestion | UrlQuestion | Waiting

@@ -27,7 +27,7 @@ from elicitkit.client._fields import (
     show,
     span,
 )
-from elicitkit.client.ui import FormQuestion
+from elicitkit.client._ui import FormQuestion
 from elicitkit.i18n import gettext as _
 from elicitkit.schema import validate
 

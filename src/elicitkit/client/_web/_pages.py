@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from elicitkit.asgi import SecurityHeaders, csp_nonce
 from elicitkit.client._fields import safe
-from elicitkit.client.ui import (
+from elicitkit.client._ui import (
     AcceptedElicitation,
     CancelledElicitation,
     DeclinedElicitation,
@@ -41,9 +41,9 @@ from elicitkit.client.ui import (
     UrlQuestion,
     said,
 )
-from elicitkit.client.ui import said as in_words
-from elicitkit.client.web._board import Board, Entry, Outcome
-from elicitkit.client.web._door import Door
+from elicitkit.client._ui import said as in_words
+from elicitkit.client._web._board import Board, Entry, Outcome
+from elicitkit.client._web._door import Door
 from elicitkit.i18n import Translator, current, environment, speaking
 from elicitkit.i18n import gettext as _
 from elicitkit.urls import UrlReport, reveal

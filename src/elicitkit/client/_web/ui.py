@@ -6,9 +6,9 @@ open page moves on by itself when a question arrives or is withdrawn, and the br
 opened again when no page has been seen for a while (the person closed it).
 
 The browser is handed the `file://` URL of a page only this user can read, which carries it
-into the page with a one-time code (`elicitkit.client.web._door`): no secret is ever on a
+into the page with a one-time code (`elicitkit.client._web._door`): no secret is ever on a
 command line, in a log or in a file another user can read, so nothing else on the machine can
-answer for the person. See `elicitkit.client.web._pages` for the rest of the page's defences.
+answer for the person. See `elicitkit.client._web._pages` for the rest of the page's defences.
 The UI shows and asks, nothing more: the handler decides what is valid to send and opens URLs
 the person agreed to.
 """
@@ -29,10 +29,10 @@ from starlette.types import ASGIApp
 
 from elicitkit.asgi import EmbeddedServer
 from elicitkit.client._fields import safe
-from elicitkit.client.ui import FormQuestion, Notice, Reply, UrlQuestion, Waiting, said
-from elicitkit.client.web._board import Board, Question
-from elicitkit.client.web._door import Door
-from elicitkit.client.web._pages import build_app, launch_page
+from elicitkit.client._ui import FormQuestion, Notice, Reply, UrlQuestion, Waiting, said
+from elicitkit.client._web._board import Board, Question
+from elicitkit.client._web._door import Door
+from elicitkit.client._web._pages import build_app, launch_page
 from elicitkit.errors import LifecycleError
 from elicitkit.i18n import Translator, from_environment, speaking, translator
 from elicitkit.i18n import gettext as _
