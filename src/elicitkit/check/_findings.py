@@ -42,13 +42,16 @@ class Finding:
 
     @property
     def area(self) -> str:
+        """The part of the spec the rule belongs to ("Form mode", say): the report groups by it."""
         return RULES[self.id][0]
 
     @property
     def rule(self) -> str:
+        """The requirement in a few words, as the report's table shows it."""
         return RULES[self.id][1]
 
     def to_dict(self) -> dict[str, str]:
+        """The finding as JSON-ready data (`id`, `verdict`, `evidence`), as `--json` lists it."""
         return {"id": self.id, "verdict": self.verdict, "evidence": self.evidence}
 
 
@@ -62,6 +65,7 @@ class Findings:
         }
 
     def add(self, rule: str, verdict: Verdict, evidence: str) -> None:
+        """Note one observation on `rule`; it replaces the kept finding only when its verdict is worse."""
         current = self._by_id[rule]
         if _RANK[verdict] > _RANK[current.verdict]:
             self._by_id[rule] = Finding(rule, verdict, evidence)
@@ -73,7 +77,9 @@ class Findings:
             self._by_id[rule] = Finding(rule, "not-observed", evidence)
 
     def all(self) -> list[Finding]:
+        """One finding per ID of `RULES`, in that order (not-observed ones included)."""
         return [self._by_id[rule] for rule in RULES]
 
     def failed(self) -> bool:
+        """Whether any rule failed: `elicitkit check` then exits with status 1."""
         return any(f.verdict == "fail" for f in self._by_id.values())

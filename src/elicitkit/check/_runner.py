@@ -54,6 +54,8 @@ class Report:
     seen: Observations
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data: the target, the revisions it spoke, and one finding per
+        ID (what `elicitkit check --json` prints; `seen` stays out)."""
         return {
             "target": self.target,
             "protocol_versions": self.protocol_versions,

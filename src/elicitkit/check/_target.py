@@ -48,6 +48,7 @@ class Target:
 
     @property
     def name(self) -> str:
+        """The target as the report and its sentences name it: the URL, or the command line."""
         return self.url if self.url is not None else shlex.join(self.command)
 
     @property
@@ -57,9 +58,12 @@ class Target:
 
     @property
     def is_http(self) -> bool:
+        """Whether every connection reaches the one server at `url`; over stdio each connection
+        starts a server of its own."""
         return self.url is not None
 
     def with_token(self, token: str | None) -> Target:
+        """The same server, called with `token` as the bearer instead (None: no token)."""
         return Target(self.url, self.command, token)
 
     def transport(self, watch: StandaloneWatch) -> Transport:
