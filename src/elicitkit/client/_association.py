@@ -64,9 +64,13 @@ class Watch(Protocol):
     other capabilities than the SDK's, say); None sends it unchanged.
     """
 
-    def sent(self, item: SessionMessage) -> SessionMessage | None: ...
+    def sent(self, item: SessionMessage) -> SessionMessage | None:
+        """A message about to go to the server: return one to send in its place, or None."""
+        ...
 
-    def received(self, item: SessionMessage | Exception) -> None: ...
+    def received(self, item: SessionMessage | Exception) -> None:
+        """A message from the server (or the transport's error), before the session reads it."""
+        ...
 
 
 class RequestWatch:
@@ -181,7 +185,10 @@ _MAX_EVENT = 1 << 20  # the SDK's own cap on one SSE event
 class StandaloneWatch(Protocol):
     """What `StandaloneStreamTap` tells: the id of each `elicitation/create` on the GET stream."""
 
-    def arrived_standalone(self, request_id: RequestId) -> None: ...
+    def arrived_standalone(self, request_id: RequestId) -> None:
+        """An `elicitation/create` with this id came on the standalone GET stream; told as its
+        bytes pass, before the session reads the request."""
+        ...
 
 
 class StandaloneStreamTap:
@@ -230,6 +237,7 @@ class ElicitationStream(httpx2.AsyncByteStream):
             yield chunk
 
     async def aclose(self) -> None:
+        """Close the response's own stream: httpx calls this when the response is closed."""
         await self._inner.aclose()
 
     def _feed(self, chunk: bytes) -> None:

@@ -45,9 +45,12 @@ class UrlCompletions:
         return True
 
     def is_done(self, elicitation_id: str) -> bool:
+        """Whether this id's completion notice was accepted: a -32042 that lists it again is a
+        loop, and the retry stops there."""
         return elicitation_id in self._done
 
     def is_pending(self, elicitation_id: str) -> bool:
+        """Whether this id is expected and not completed yet: only then does a notice count."""
         return elicitation_id in self._pending
 
     def pending_of(self, ids: Iterable[str]) -> list[str]:

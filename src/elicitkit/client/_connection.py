@@ -96,6 +96,7 @@ class ServerElicitations:
 
     @property
     def sizes(self) -> Sizes:
+        """The config's `sizes`: the most this server may put in front of the person."""
         return self.config.sizes
 
     @property
@@ -106,6 +107,12 @@ class ServerElicitations:
     # -- who is asking (C-30)
 
     def server_name(self, context: ClientRequestContext | None = None) -> str:
+        """Who is asking, as the person is told (C-30).
+
+        The config's `server_name` when given, else the name the server gave (its title, else its
+        name, cut to `sizes.title`), else "An MCP server". `context`, the request being answered,
+        lets it read the session's `serverInfo` when nothing was learned yet.
+        """
         if self._server_name is None and context is not None:
             self._learn_from(context.session.server_info)
         if self._server_name is None and self._connected_to is not None:
@@ -113,6 +120,11 @@ class ServerElicitations:
         return self._server_name or _UNNAMED
 
     def learn_server_name(self, name: str | None) -> None:
+        """Take `name` (cut to `sizes.title`) as the server's name, unless one is known already.
+
+        `ElicitingClient` gives it the server's `serverInfo`; a host whose connection never hears
+        one (a pinned 2026-07-28 connection skips discovery) can give a name of its own.
+        """
         if self._server_name is None and name:
             self._server_name = cut(name, self.sizes.title)
 

@@ -52,18 +52,24 @@ class ScriptedUI:
         self.notices: list[str] = []
 
     async def ask_form(self, question: FormQuestion) -> Reply:
+        """Record the form in `shown` and answer with the next queued reply (else `otherwise`)."""
         return self._answer(question)
 
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
+        """Record the URL question in `shown` and answer with the next queued reply (else
+        `otherwise`): an accepted reply is consent to open it."""
         return self._answer(question)
 
     async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
+        """Record the wait in `waited`; wait until the client ends it, or, once it timed out,
+        take the next queued choice ("cancel" when none is left)."""
         self.waited.append(waiting)
         if not waiting.timed_out:
             await anyio.sleep_forever()
         return self.waits.popleft() if self.waits else "cancel"
 
     def notice(self, text: str) -> None:
+        """Record the notice in `notices`."""
         self.notices.append(text)
 
     def _answer(self, question: Question) -> Reply:

@@ -35,6 +35,7 @@ class Notice(str):
         return text
 
     def say(self, gettext: Callable[[str], str]) -> str:
+        """The notice in `gettext`'s language: the template translated, and each value said in it too."""
         return _render(gettext(self.template), self.params, gettext)
 
 

@@ -63,9 +63,12 @@ class Transcript:
         self._open: tuple[Text, str, float, bool] | None = None  # header, about, start, held
 
     def line(self, text: str | Text = "", *, style: str = "") -> None:
+        """Print the program's own line as given (a `str` is read as Rich markup); an empty line
+        by default."""
         self.console.print(text, style=style)
 
     def heading(self, text: str) -> None:
+        """Print a title in bold, above the steps."""
         self.console.print(Text(text, style="bold"))
 
     def step(self, number: int, total: int, title: str, about: str) -> None:
@@ -101,6 +104,7 @@ class Transcript:
         self.console.print(Text(f"  {about}", style="dim"))
 
     def say(self, who: str, text: str, *, style: str = "") -> None:
+        """Print `who` (bold) saying `text`, both made inert (`reveal`): either may come from a server."""
         line = Text("  ")
         line.append(tidy(reveal(who)), style="bold")
         line.append("  ")
@@ -108,9 +112,12 @@ class Transcript:
         self.console.print(line)
 
     def quote(self, text: str) -> None:
+        """Print a server's words (its message, say) in quotes, indented and made inert."""
         self.console.print(Text(f'{_INDENT}"{reveal(text)}"', style="italic"))
 
     def rows(self, rows: list[tuple[str, str]]) -> None:
+        """Print (name, value) pairs, a form's fields or answers, with the values lined up in a
+        column (a wide character counted as two), all made inert."""
         width = max((cell_len(reveal(name)) for name, _ in rows), default=0)
         for name, value in rows:
             shown = reveal(name)
@@ -137,9 +144,11 @@ class Transcript:
         self.console.print(Text(f"{marks.rstrip()}  {tidy(site)}"))
 
     def ok(self, text: str) -> None:
+        """Print a check that passed, with a green ✓."""
         self.console.print(Text(f"  ✓ {text}", style="green"))
 
     def fail(self, text: str) -> None:
+        """Print what went wrong, with a red ✗."""
         self.console.print(Text(f"  ✗ {text}", style="bold red"))
 
 
@@ -202,6 +211,8 @@ class NarratedUI:
         self.client = client or _("%(person)s's client") % {"person": person}
 
     async def ask_form(self, question: FormQuestion) -> Reply:
+        """Write the form as the person sees it (or the problems with their last answer), let
+        `inner` answer, and write the answer: each field's value, or that nothing is sent."""
         t = self.transcript
         fields = schema.fields(question.schema)
         who = {"person": self.person}
@@ -228,6 +239,8 @@ class NarratedUI:
         return reply
 
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
+        """Write the server's message and the URL in its parts with its warnings, let `inner`
+        answer, and write whether the page is opened."""
         t = self.transcript
         asks = _("asks %(person)s to open a page in the browser:") % {"person": self.person}
         t.say(in_words(question.server, _), asks)
@@ -244,6 +257,8 @@ class NarratedUI:
         return reply
 
     async def wait(self, waiting: Waiting) -> Literal["retry", "cancel"]:
+        """Write why the call waits (held by -32042, a 2026-07-28 page, or out of time), then wait
+        with `inner`."""
         count = len(waiting.pending)
         if waiting.timed_out:
             said = _("no completion came in time; asks %(person)s to retry or cancel.") % {
@@ -263,5 +278,6 @@ class NarratedUI:
         return await self.inner.wait(waiting)
 
     def notice(self, text: str) -> None:
+        """Write the notice (a `Notice` translated), and pass it on to `inner`."""
         self.transcript.say(_("notice"), in_words(text, _), style="green")
         self.inner.notice(text)
