@@ -23,9 +23,11 @@ class Secret(_Secret):
     """`elicitkit.server.Secret`, taking FastMCP's `Context` too."""
 
     async def get(self, ctx: AnyContext) -> str:
+        """The current user's value, asking for it in URL mode when there is none yet."""
         return await super().get(ctx)  # type: ignore[arg-type]  # turned into the SDK's by the bridge
 
     async def forget(self, ctx: AnyContext) -> None:
+        """Delete the current user's value (for example after the service rejected it)."""
         await super().forget(ctx)  # type: ignore[arg-type]
 
 
@@ -33,10 +35,16 @@ class OAuthConnection(_OAuthConnection):
     """`elicitkit.server.OAuthConnection`, taking FastMCP's `Context` too."""
 
     async def token(self, ctx: AnyContext, *, rejected: str | None = None) -> str:
+        """A valid access token for the current user, connecting them first when needed; pass
+        `rejected=` the token the provider's API just refused (HTTP 401) to get a refreshed one."""
         return await super().token(ctx, rejected=rejected)  # type: ignore[arg-type]
 
     def auth(self, ctx: AnyContext) -> httpx.Auth:
+        """An `httpx.Auth` for the provider's API: sends the user's token, and on a 401 refreshes
+        it once and retries."""
         return super().auth(ctx)  # type: ignore[arg-type]
 
     async def disconnect(self, ctx: AnyContext) -> bool:
+        """Revoke the current user's tokens at the provider and delete them and the consent record;
+        True when the provider confirmed the revocation (the local copies go either way)."""
         return await super().disconnect(ctx)  # type: ignore[arg-type]
