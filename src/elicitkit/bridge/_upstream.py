@@ -74,6 +74,8 @@ class Upstream:
 
     @property
     def name(self) -> str:
+        """The server in words: its URL, or its command line (arguments and all, which may hold
+        secrets)."""
         if self.url is not None:
             return self.url
         assert self.stdio is not None
@@ -91,6 +93,7 @@ class Upstream:
         return importlib.import_module(_AUTHORIZATION).upstream_auth(self.url)
 
     def target(self) -> str | StdioServerParameters:
+        """What the SDK's `Client` connects to: the URL, or the stdio command's parameters."""
         return self.url if self.url is not None else self.stdio  # type: ignore[return-value]
 
 
