@@ -86,7 +86,9 @@ class Bridge:
 
     `upstream` is a Streamable HTTP URL, `StdioServerParameters`, or an `Upstream`.
     `answer` picks who answers: "host", "browser", "terminal" or "auto" (the host for the
-    modes it declared, the browser for the rest). `ui` replaces the bridge's own UI (a
+    modes it declared, the browser for the rest; with "host" the host answers everything, a
+    -32042 included). `upstream_protocol` is found by default ("find": the host's revision when
+    the server speaks it, else the other, once) or pinned. `ui` replaces the bridge's own UI (a
     `WebUI` for "browser" and "auto", a `TerminalUI` for "terminal"); `open_url` opens a URL
     the person agreed to (the system browser). `serve_stdio()` and `serve_http()` run it whole;
     `asgi_app()` is the same for a gateway to mount (its lifespan runs the bridge); for another
