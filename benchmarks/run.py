@@ -110,7 +110,9 @@ TARGETS: dict[str, Target] = {
     "redis_flow_ratio": Target(">= 0.9", lambda v, f: v >= 0.9),
     "completion_p99_ms_replicas": Target("<= 3 x pubsub + 5", lambda v, f: v <= replica_limit(f)),
     "pending_10k_bytes_each": Target("<= 1024", lambda v, f: v <= 1024),
-    "pending_with_waiter_bytes_each": Target("<= 2048", lambda v, f: v <= 2048),
+    # issue 41: <= 4096, since a live wait is anyio's Event and cancel scope, not a hand-rolled
+    # future and timer (<= 2048 before: docs/performance.md)
+    "pending_with_waiter_bytes_each": Target("<= 4096", lambda v, f: v <= 4096),
     # issue 34: >= 0.7 (>= 0.8 in issue 21, before pages were plain Jinja renders: docs/performance.md)
     "landing_rps_ratio": Target(">= 0.7", lambda v, f: v >= 0.7),
     "hostile_loop_lag_ms": Target("<= 50", lambda v, f: v <= 50),
