@@ -32,6 +32,7 @@ from elicitkit._sdk import ExtendedClient
 from elicitkit._sdk import http_client as create_mcp_http_client
 from elicitkit.bridge._answering import RoutedUI, capture_params, host_opened
 from elicitkit.bridge._calls import PostStreamTap, UpstreamCalls
+from elicitkit.bridge._keepalive import finish_event_streams
 from elicitkit.bridge._relayed import Relay
 from elicitkit.bridge._rounds import passing_driver
 from elicitkit.client import (
@@ -82,8 +83,11 @@ class Upstream:
         return " ".join([self.stdio.command, *self.stdio.args])
 
     def http_client(self, auth: Any = None) -> httpx2.AsyncClient:
-        """The HTTP client for one upstream session: headers, and `auth` (or this upstream's own)."""
-        return create_mcp_http_client(headers=self.headers or None, auth=self.auth or auth)
+        """The HTTP client for one upstream session (its connections kept alive between calls):
+        headers, and `auth` (or this upstream's own)."""
+        client = create_mcp_http_client(headers=self.headers or None, auth=self.auth or auth)
+        client.event_hooks["response"].append(finish_event_streams)
+        return client
 
     def default_auth(self) -> Any:
         """The bridge's OAuth client for this server (`elicitkit.bridge.upstream_auth`), when it
