@@ -1,8 +1,8 @@
 """`Guard`: who may talk to a bridge over HTTP, checked before anything else reads the request.
 
 A request that reaches the bridge acts upstream as the person signed in there. The guard sits
-outermost, in front of the SDK's transport and the short way alike, and lets a request in only
-when all of these hold:
+outermost, in front of the SDK's transport, and lets a request in only when all of these
+hold:
 
 - **Host** names the bridge: a web page that points its own DNS name at this machine (DNS
   rebinding) still sends that name, so only the names the bridge is reached by pass;
