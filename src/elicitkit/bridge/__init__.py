@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from elicitkit.bridge._answering import Answer
 from elicitkit.bridge._authorization import UpstreamAuthorizationError, upstream_auth
+from elicitkit.bridge._bridge import ANSWERS, PROTOCOLS, Bridge, UpstreamProtocol
 from elicitkit.bridge._credential import Credential, CredentialFile
 from elicitkit.bridge._upstream import Upstream
-from elicitkit.bridge._bridge import ANSWERS, PROTOCOLS, Bridge, UpstreamProtocol
 
 __all__ = [
     "ANSWERS",
