@@ -40,6 +40,7 @@ class Rotation:
 
     @property
     def seen(self) -> int:
+        """How many values this run looked at."""
         return self.resealed + self.current + sum(self.left.values())
 
     def retirable(self, ring: KeyRing) -> list[str]:

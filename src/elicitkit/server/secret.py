@@ -84,6 +84,8 @@ class Secret:
     # -- Flow ----------------------------------------------------------------------------
 
     async def check(self, record: Record, form: FormData) -> str | None:
+        """A sentence for the person when the value is empty, too long or refused by the validator; else
+        None."""
         value = form.get("secret")
         if not isinstance(value, str) or not value:
             return gettext("Enter the %(title)s.") % {"title": self.title}  # in the page's language
@@ -97,6 +99,7 @@ class Secret:
         return verdict if isinstance(verdict, str) else None
 
     async def finish(self, record: Record, form: FormData) -> None:
+        """Seal the value in the vault as the record's user's, before the record completes."""
         value = form.get("secret")
         assert isinstance(value, str)
         await self.context.vault.put(record.user, self.name, value)

@@ -212,6 +212,8 @@ class JWTVerifier(TokenVerifier):
         return list(self._audience.required_scopes)
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        """The token's `AccessToken` when its signature, issuer, audience, expiry and scopes check out; else
+        None."""
         from joserfc import jwt
         from joserfc.errors import JoseError
 
@@ -346,6 +348,8 @@ class IntrospectionVerifier(TokenVerifier):
         return list(self._audience.required_scopes)
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        """The token's `AccessToken` when the issuer says it is active for this server with the scopes
+        required; else None."""
         endpoint = self._endpoint or await self._issuer.endpoint("introspection_endpoint")
         if endpoint is None:
             logger.warning("%s publishes no introspection_endpoint; tokens cannot be checked", self.issuer)

@@ -109,11 +109,15 @@ class PageHost(Protocol):
     """A server whose HTTP app takes extra routes: `MCPServer`, and FastMCP's server too."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The server's name, which the pages show when `UrlMode` was given none."""
+        ...
 
     def custom_route(
         self, path: str, methods: list[str], name: str | None = None, include_in_schema: bool = True
-    ) -> Any: ...
+    ) -> Any:
+        """A decorator that adds a route to the server's own HTTP app."""
+        ...
 
 
 class UrlMode:

@@ -75,9 +75,13 @@ class McpUsers:
 
     @classmethod
     def single_user_local(cls, subject: str = "local-user") -> McpUsers:
+        """Every request is the one person of this machine (`subject`): for a stdio server without MCP
+        authorization only."""
         return cls(local_user=User(issuer=LOCAL_ISSUER, subject=subject))
 
     def caller(self) -> Caller:
+        """The user and client of the current request; `IdentityRequiredError` when there is no verified
+        user."""
         token = get_access_token()
         if token is not None:
             user = user_from_token(token, default_issuer=self.issuer)

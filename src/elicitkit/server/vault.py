@@ -111,6 +111,8 @@ class KeyRing:
 
     @classmethod
     def from_env(cls, name: str = KEYS_ENV) -> KeyRing:
+        """The ring in the environment variable `name`, as `from_string` reads it; `VaultKeyError` when it is
+        not set."""
         text = os.environ.get(name, "")
         if not text.strip():
             raise VaultKeyError(
@@ -208,10 +210,12 @@ class Vault:
         self.store = store
 
     async def put(self, user: User, name: str, value: str) -> None:
+        """Seal `value` under the ring's current key as `user`'s `name`, replacing what was there."""
         key = _blob_key(user, name)
         await self.store.put_blob(key, self.keys.seal(value.encode(), _aad(key)))
 
     async def get(self, user: User, name: str) -> str | None:
+        """`user`'s `name` opened, or None when there is none; `VaultDecryptError` when it does not open."""
         key = _blob_key(user, name)
         blob = await self.store.get_blob(key)
         if blob is None:
@@ -219,6 +223,7 @@ class Vault:
         return self.keys.open(blob, _aad(key)).decode()
 
     async def delete(self, user: User, name: str) -> None:
+        """Delete `user`'s `name`; nothing happens when there is none."""
         await self.store.delete_blob(_blob_key(user, name))
 
     PREFIX: ClassVar[str] = "vault:"

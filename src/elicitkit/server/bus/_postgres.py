@@ -79,6 +79,8 @@ class PostgresBus(ListeningBus):
         self._sending = asyncio.Lock()
 
     async def publish(self, elicitation_id: str) -> None:
+        """Announce `elicitation_id` to every replica (`pg_notify`, nothing when the store's write notifies);
+        `BusUnavailableError` past `timeout`."""
         if self._store_announces:
             return  # the store's transition notified, in the same statement as the write
         try:
@@ -101,6 +103,7 @@ class PostgresBus(ListeningBus):
             raise self._unpublished(elicitation_id, exc) from exc
 
     async def close(self) -> None:
+        """Stop listening and close the bus's connections."""
         await self._stop_listening()
         sender, self._sender = self._sender, None
         if sender is not None:

@@ -87,6 +87,8 @@ class RedisBus(ListeningBus):
         )
 
     async def publish(self, elicitation_id: str) -> None:
+        """Announce `elicitation_id` to every replica (nothing when the store's write announces it);
+        `BusUnavailableError` past `timeout`."""
         if self._store_announces:
             return  # the store's transition published it, atomically with the write
         try:
@@ -107,6 +109,7 @@ class RedisBus(ListeningBus):
             await self.client.publish(self.channel, elicitation_id)
 
     async def close(self) -> None:
+        """Stop listening, and close the client unless it was given with `owns_client=False`."""
         await self._stop_listening()
         if self._owns_client:
             await self.client.aclose()

@@ -30,6 +30,9 @@ Unsubscribe = Callable[[], None]
 
 
 class Bus(Protocol):
+    """Where "elicitation X finished" is announced and heard: `LocalBus` in one process,
+    `RedisBus` or `PostgresBus` across replicas."""
+
     async def publish(self, elicitation_id: str) -> None:
         """Tell the subscribers of this id (and only them) that it reached a final state."""
         ...
@@ -61,6 +64,7 @@ class Listeners:
         return list(self._by_id)
 
     def add(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
+        """Add `listener` for `elicitation_id`; the returned call forgets it again."""
         present = self._by_id.get(elicitation_id)
         if present is None:
             self._by_id[elicitation_id] = listener
@@ -146,6 +150,7 @@ class LocalBus:
         self._listeners = Listeners()
 
     def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
+        """Call `listener(id)` once when `elicitation_id` is published in this process."""
         return self._listeners.add(elicitation_id, listener)
 
     def waiting(self) -> int:
@@ -153,6 +158,7 @@ class LocalBus:
         return len(self._listeners)
 
     async def publish(self, elicitation_id: str) -> None:
+        """Run the listeners of `elicitation_id` now, each once."""
         for listener in self._listeners.take(elicitation_id):
             await call_listener(listener, elicitation_id)
 
@@ -250,6 +256,7 @@ class ListeningBus:
             self._reader = asyncio.get_running_loop().create_task(self._listen(), name=name)
 
     def subscribe(self, elicitation_id: str, listener: Listener) -> Unsubscribe:
+        """Call `listener(id)` once when `elicitation_id` is published on any replica (starts listening)."""
         unsubscribe = self._listeners.add(elicitation_id, listener)
         self.start()
         return unsubscribe

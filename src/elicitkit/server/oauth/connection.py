@@ -284,6 +284,7 @@ class OAuthConnection:
     # -- Flow (elicitkit.server.web.flows) -------------------------------------------------
 
     async def check(self, record: Record, form: FormData) -> str | None:
+        """None: there is nothing to type, the POST itself is the consent."""
         return None  # nothing to type: the POST itself is the consent
 
     async def finish(self, record: Record, form: FormData) -> None:

@@ -216,6 +216,7 @@ def same_server(url: str, issuer: str) -> bool:
 
 
 def is_secure(url: str) -> bool:
+    """Whether `url` is https, or http on a loopback address (for development)."""
     parts = urlsplit(url)
     if parts.scheme == "https":
         return True

@@ -282,6 +282,8 @@ class PostgresStore:
     # -- records ---------------------------------------------------------------------------
 
     async def create(self, record: Record, *, max_active: int | None = None) -> bool:
+        """Insert `record`; False, with nothing written, when its user has `max_active` open already
+        (`RecordStore.create`)."""
         op = secrets.token_hex(8)
         if max_active is not None:
             return await self._run(lambda conn: self._create_capped(conn, record, op, max_active))
@@ -329,6 +331,8 @@ class PostgresStore:
         return True
 
     async def count_active(self, user: User) -> int:
+        """How many of `user`'s records are open and unexpired by the store's clock
+        (`RecordStore.count_active`)."""
         sql = (
             f"SELECT count(*) FROM {self.prefix}records WHERE issuer = $1 AND subject = $2 "  # noqa: S608
             "AND state IN ('pending', 'opened') AND expires_at > $3"
@@ -337,6 +341,8 @@ class PostgresStore:
         return int(count or 0)
 
     async def get(self, elicitation_id: str) -> Record | None:
+        """The record as it stands by the store's clock (expired when past its expiry), or None
+        (`RecordStore.get`)."""
         sql = f"SELECT {_COLUMNS} FROM {self.prefix}records WHERE id = $1"  # noqa: S608
         row = await self._run(lambda conn: conn.fetchrow(sql, elicitation_id))
         return None if row is None else Record.from_row(row).effective(self.clock())
@@ -344,6 +350,8 @@ class PostgresStore:
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
+        """Move the record to `to` if its state, expiry and user allow it, in one atomic step; None otherwise
+        (`RecordStore.transition`)."""
         states = list(from_states)
         if not states:
             return None
@@ -378,6 +386,8 @@ class PostgresStore:
         return None if row is None else Record.from_row(row)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        """Expire overdue records and drop those finished `keep_for` seconds ago; how many changed
+        (`RecordStore.sweep`)."""
         now = self.clock() if now is None else now
         p = self.prefix
         expire = (
@@ -409,6 +419,8 @@ class PostgresStore:
     # -- blobs, single-use values, locks ---------------------------------------------------
 
     async def increment(self, key: str, *, ttl: float) -> int:
+        """Add one to the counter `key` and return its value; unchanged for `ttl` seconds, it starts again
+        (`CounterStore.increment`)."""
         now = self.clock()
         sql = (
             f"INSERT INTO {self.prefix}counters AS c (key, n, deadline) VALUES ($1, 1, $2) "  # noqa: S608
@@ -419,6 +431,7 @@ class PostgresStore:
         return int(count)
 
     async def put_blob(self, key: str, data: bytes) -> None:
+        """Keep the sealed `data` under `key`, replacing what was there (`BlobStore.put_blob`)."""
         sql = (
             f"INSERT INTO {self.prefix}blobs (key, data) VALUES ($1, $2) "  # noqa: S608
             "ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data"
@@ -426,15 +439,18 @@ class PostgresStore:
         await self._run(lambda conn: conn.execute(sql, key, bytes(data)))
 
     async def get_blob(self, key: str) -> bytes | None:
+        """The blob under `key`, or None (`BlobStore.get_blob`)."""
         sql = f"SELECT data FROM {self.prefix}blobs WHERE key = $1"  # noqa: S608
         value = await self._run(lambda conn: conn.fetchval(sql, key))
         return None if value is None else bytes(value)
 
     async def delete_blob(self, key: str) -> None:
+        """Delete the blob under `key`; nothing happens when there is none (`BlobStore.delete_blob`)."""
         sql = f"DELETE FROM {self.prefix}blobs WHERE key = $1"  # noqa: S608
         await self._run(lambda conn: conn.execute(sql, key))
 
     async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        """Every blob key that starts with `prefix`, read in bounded batches (`BlobStore.blob_keys`)."""
         table = f"{self.prefix}blobs"
         after, since = prefix, ">="
         while True:  # each batch its own call (and deadline), from where the last one stopped
@@ -450,11 +466,14 @@ class PostgresStore:
             after, since = rows[-1][0], ">"
 
     async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        """Put `new` under `key` only if it still holds `old`, atomically; False otherwise
+        (`BlobStore.replace_blob`)."""
         sql = f"UPDATE {self.prefix}blobs SET data = $3 WHERE key = $1 AND data = $2"  # noqa: S608
         status = await self._run(lambda conn: conn.execute(sql, key, bytes(old), bytes(new)))
         return bool(status == "UPDATE 1")
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        """Keep `data` under `key` for `ttl` seconds, for one `take_once` (`OnceStore.put_once`)."""
         sql = (
             f"INSERT INTO {self.prefix}once (key, data, deadline) VALUES ($1, $2, $3) "  # noqa: S608
             "ON CONFLICT (key) DO UPDATE SET data = EXCLUDED.data, deadline = EXCLUDED.deadline"
@@ -462,11 +481,15 @@ class PostgresStore:
         await self._run(lambda conn: conn.execute(sql, key, bytes(data), self.clock() + ttl))
 
     async def take_once(self, key: str) -> bytes | None:
+        """Return and delete the value under `key`; None when unknown, taken or past its ttl
+        (`OnceStore.take_once`)."""
         sql = f"DELETE FROM {self.prefix}once WHERE key = $1 AND deadline > $2 RETURNING data"  # noqa: S608
         value = await self._run(lambda conn: conn.fetchval(sql, key, self.clock()))
         return None if value is None else bytes(value)
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
+        """Take the lock `key` for `ttl` seconds: a holder token, or None when another holds it
+        (`LockStore.claim`)."""
         # One statement: the row lock makes check-and-take atomic; a retry finds its own token.
         token = secrets.token_hex(16)
         now = self.clock()
@@ -480,10 +503,12 @@ class PostgresStore:
         return token if won is not None else None
 
     async def release(self, key: str, token: str) -> None:
+        """Free the lock `key` if `token` still holds it (`LockStore.release`)."""
         sql = f"DELETE FROM {self.prefix}claims WHERE key = $1 AND token = $2"  # noqa: S608
         await self._run(lambda conn: conn.execute(sql, key, token))
 
     async def close(self) -> None:
+        """Close the connection pool; call it once, at shutdown."""
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()

@@ -353,6 +353,8 @@ class RedisStore:
         return f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
 
     async def create(self, record: Record, *, max_active: int | None = None) -> bool:
+        """Insert `record`; False, with nothing written, when its user has `max_active` open already
+        (`RecordStore.create`)."""
         active = record.state in ACTIVE
         user = record.user
         expire_at_ms = int((record.expires_at + self.keep_for) * 1000)  # the key's TTL while active
@@ -450,6 +452,8 @@ class RedisStore:
         return f"{space}user-active:{who}"
 
     async def count_active(self, user: User) -> int:
+        """How many of `user`'s records are open and unexpired by the store's clock
+        (`RecordStore.count_active`)."""
         mine = self._user_key(user)
         async with self._reachable():
             now = _num(self.clock())  # the commands the documented least-privilege ACL allows
@@ -474,6 +478,8 @@ class RedisStore:
         return count
 
     async def increment(self, key: str, *, ttl: float) -> int:
+        """Add one to the counter `key` and return its value; unchanged for `ttl` seconds, it starts again
+        (`CounterStore.increment`)."""
         async with self._reachable():
             count = await self._eval(
                 self._increment, [f"{self.prefix}count:{key}"], [max(1, int(ttl * 1000))]
@@ -481,6 +487,8 @@ class RedisStore:
         return int(count)
 
     async def get(self, elicitation_id: str) -> Record | None:
+        """The record as it stands by the store's clock (expired when past its expiry), or None
+        (`RecordStore.get`)."""
         async with self._reachable():
             raw = await self.client.hgetall(self._record_key(elicitation_id))
         return None if not raw else stored_record(elicitation_id, raw).effective(self.clock())
@@ -488,6 +496,8 @@ class RedisStore:
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
+        """Move the record to `to` if its state, expiry and user allow it, in one atomic step; None otherwise
+        (`RecordStore.transition`)."""
         states = list(from_states)
         if not states:
             return None
@@ -519,6 +529,8 @@ class RedisStore:
         return None if not reply else record_from(elicitation_id, reply, to, now, user)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        """Expire overdue records and drop those finished `keep_for` seconds ago; how many changed
+        (`RecordStore.sweep`)."""
         now = self.clock() if now is None else now
         for user in list(self._told_failed):  # forget the voids whose records expired meanwhile
             self._voids_of(user)
@@ -542,19 +554,23 @@ class RedisStore:
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
+        """Keep the sealed `data` under `key`, replacing what was there (`BlobStore.put_blob`)."""
         async with self._reachable():
             await self._acked(lambda c: c.set(f"{self.prefix}blob:{key}", bytes(data)))
 
     async def get_blob(self, key: str) -> bytes | None:
+        """The blob under `key`, or None (`BlobStore.get_blob`)."""
         async with self._reachable():
             value = await self.client.get(f"{self.prefix}blob:{key}")
         return None if value is None else cast(bytes, value)
 
     async def delete_blob(self, key: str) -> None:
+        """Delete the blob under `key`; nothing happens when there is none (`BlobStore.delete_blob`)."""
         async with self._reachable():
             await self._acked(lambda c: c.delete(f"{self.prefix}blob:{key}"))
 
     async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        """Every blob key that starts with `prefix`, read in bounded batches (`BlobStore.blob_keys`)."""
         # SCAN on each primary (a Cluster's blobs carry no hash tag, so they are spread over every
         # node), one deadline per batch; SCAN may list a key twice, never skips one that stays.
         head = f"{self.prefix}blob:"
@@ -581,6 +597,8 @@ class RedisStore:
                     break
 
     async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        """Put `new` under `key` only if it still holds `old`, atomically; False otherwise
+        (`BlobStore.replace_blob`)."""
         async with self._reachable():
             done = await self._acked(
                 lambda c: c.eval(_REPLACE_BLOB, 1, f"{self.prefix}blob:{key}", bytes(old), bytes(new))
@@ -588,18 +606,23 @@ class RedisStore:
         return bool(int(done))
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        """Keep `data` under `key` for `ttl` seconds, for one `take_once` (`OnceStore.put_once`)."""
         async with self._reachable():
             await self._acked(
                 lambda c: c.set(f"{self.prefix}once:{key}", bytes(data), px=max(1, int(ttl * 1000)))
             )
 
     async def take_once(self, key: str) -> bytes | None:
+        """Return and delete the value under `key`; None when unknown, taken or past its ttl
+        (`OnceStore.take_once`)."""
         async with self._reachable():
             # atomic: one taker only
             value = await self._acked(lambda c: c.getdel(f"{self.prefix}once:{key}"))
         return None if value is None else cast(bytes, value)
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
+        """Take the lock `key` for `ttl` seconds: a holder token, or None when another holds it
+        (`LockStore.claim`)."""
         token, lock = secrets.token_hex(16), f"{self.prefix}lock:{key}"
         async with self._reachable():
             try:
@@ -617,9 +640,11 @@ class RedisStore:
         return token if held is not None and _text(held) == token else None
 
     async def release(self, key: str, token: str) -> None:
+        """Free the lock `key` if `token` still holds it (`LockStore.release`)."""
         async with self._reachable():
             await self._eval(self._release, [f"{self.prefix}lock:{key}"], [token])
 
     async def close(self) -> None:
+        """Close the Redis client unless it was given with `owns_client=False`; call it once, at shutdown."""
         if self._owns_client:
             await self.client.aclose()

@@ -210,6 +210,8 @@ class SQLiteStore:
         return worker
 
     async def create(self, record: Record, *, max_active: int | None = None) -> bool:
+        """Insert `record`; False, with nothing written, when its user has `max_active` open already
+        (`RecordStore.create`)."""
         if max_active is None:
             await self._run(
                 f"INSERT INTO records ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",  # noqa: S608
@@ -227,6 +229,8 @@ class SQLiteStore:
         return bool(rows)
 
     async def count_active(self, user: User) -> int:
+        """How many of `user`'s records are open and unexpired by the store's clock
+        (`RecordStore.count_active`)."""
         rows = await self._run(
             "SELECT COUNT(*) FROM records WHERE issuer = ? AND subject = ? AND active = 1 "
             "AND state IN ('pending', 'opened') AND expires_at > ?",
@@ -236,6 +240,8 @@ class SQLiteStore:
         return int(rows[0][0])
 
     async def get(self, elicitation_id: str) -> Record | None:
+        """The record as it stands by the store's clock (expired when past its expiry), or None
+        (`RecordStore.get`)."""
         rows = await self._run(
             f"SELECT {_COLUMNS} FROM records WHERE id = ?",  # noqa: S608
             (elicitation_id,),
@@ -246,6 +252,8 @@ class SQLiteStore:
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
+        """Move the record to `to` if its state, expiry and user allow it, in one atomic step; None otherwise
+        (`RecordStore.transition`)."""
         states = list(from_states)
         if not states:
             return None
@@ -263,6 +271,8 @@ class SQLiteStore:
         return Record.from_row(rows[0]) if rows else None
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        """Expire overdue records and drop those finished `keep_for` seconds ago; how many changed
+        (`RecordStore.sweep`)."""
         try:
             return await self._sweep(self.clock() if now is None else now, keep_for)
         except (sqlite3.Error, OSError) as exc:
@@ -322,6 +332,8 @@ class SQLiteStore:
         return changed
 
     async def increment(self, key: str, *, ttl: float) -> int:
+        """Add one to the counter `key` and return its value; unchanged for `ttl` seconds, it starts again
+        (`CounterStore.increment`)."""
         now = self.clock()
         rows = await self._run(
             "INSERT INTO counters (key, n, deadline) VALUES (?, 1, ?) ON CONFLICT (key) DO UPDATE "
@@ -332,16 +344,20 @@ class SQLiteStore:
         return int(rows[0][0])
 
     async def put_blob(self, key: str, data: bytes) -> None:
+        """Keep the sealed `data` under `key`, replacing what was there (`BlobStore.put_blob`)."""
         await self._run("INSERT OR REPLACE INTO blobs (key, data) VALUES (?, ?)", (key, bytes(data)))
 
     async def get_blob(self, key: str) -> bytes | None:
+        """The blob under `key`, or None (`BlobStore.get_blob`)."""
         rows = await self._run("SELECT data FROM blobs WHERE key = ?", (key,), write=False)
         return bytes(rows[0][0]) if rows else None
 
     async def delete_blob(self, key: str) -> None:
+        """Delete the blob under `key`; nothing happens when there is none (`BlobStore.delete_blob`)."""
         await self._run("DELETE FROM blobs WHERE key = ?", (key,))
 
     async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        """Every blob key that starts with `prefix`, read in bounded batches (`BlobStore.blob_keys`)."""
         after, since = prefix, ">="
         while True:  # by key order from where the last batch stopped: one index walk in all
             rows = await self._run(
@@ -356,6 +372,8 @@ class SQLiteStore:
             after, since = rows[-1][0], ">"
 
     async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        """Put `new` under `key` only if it still holds `old`, atomically; False otherwise
+        (`BlobStore.replace_blob`)."""
         rows = await self._run(
             "UPDATE blobs SET data = ? WHERE key = ? AND data = ? RETURNING key",
             (bytes(new), key, bytes(old)),
@@ -363,18 +381,23 @@ class SQLiteStore:
         return bool(rows)
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        """Keep `data` under `key` for `ttl` seconds, for one `take_once` (`OnceStore.put_once`)."""
         await self._run(
             "INSERT OR REPLACE INTO once (key, data, deadline) VALUES (?, ?, ?)",
             (key, bytes(data), self.clock() + ttl),
         )
 
     async def take_once(self, key: str) -> bytes | None:
+        """Return and delete the value under `key`; None when unknown, taken or past its ttl
+        (`OnceStore.take_once`)."""
         rows = await self._run(
             "DELETE FROM once WHERE key = ? AND deadline > ? RETURNING data", (key, self.clock())
         )
         return bytes(rows[0][0]) if rows else None
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
+        """Take the lock `key` for `ttl` seconds: a holder token, or None when another holds it
+        (`LockStore.claim`)."""
         # One statement: the write lock SQLite takes for it makes check-and-take atomic across
         # every process using the file; an expired claim is overwritten, a live one left alone.
         token, now = secrets.token_hex(16), self.clock()
@@ -387,9 +410,11 @@ class SQLiteStore:
         return token if rows else None
 
     async def release(self, key: str, token: str) -> None:
+        """Free the lock `key` if `token` still holds it (`LockStore.release`)."""
         await self._run("DELETE FROM claims WHERE key = ? AND token = ?", (key, token))
 
     async def close(self) -> None:
+        """Close the database connections and stop the checkpoint thread; call it once, at shutdown."""
         async with self._turn:  # not in the middle of another task's statement
             if self._unclosed is not None:
                 self._unclosed.detach()

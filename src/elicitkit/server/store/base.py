@@ -201,9 +201,13 @@ class BlobStore(Protocol):
         """Store an opaque (already encrypted) blob under `key`, replacing any earlier one."""
         ...
 
-    async def get_blob(self, key: str) -> bytes | None: ...
+    async def get_blob(self, key: str) -> bytes | None:
+        """The blob under `key`, or None when there is none."""
+        ...
 
-    async def delete_blob(self, key: str) -> None: ...
+    async def delete_blob(self, key: str) -> None:
+        """Delete the blob under `key`; nothing happens when there is none."""
+        ...
 
     def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
         """Every blob key that starts with `prefix`, read in bounded batches, so a store of any size
@@ -258,7 +262,9 @@ class Store(RecordStore, CounterStore, BlobStore, OnceStore, LockStore, Protocol
 
     clock: Callable[[], float]
 
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Let go of what the store holds (connections, threads); call it once, at shutdown."""
+        ...
 
 
 class MemoryStore:
@@ -282,6 +288,8 @@ class MemoryStore:
         return MappingProxyType(self._records)
 
     async def create(self, record: Record, *, max_active: int | None = None) -> bool:
+        """Insert `record`; False, with nothing written, when its user has `max_active` open already
+        (`RecordStore.create`)."""
         # No await between the check and the write: atomic within the event loop.
         if record.id in self._records:
             raise RecordExistsError(record.id)
@@ -291,10 +299,14 @@ class MemoryStore:
         return True
 
     async def get(self, elicitation_id: str) -> Record | None:
+        """The record as it stands by the store's clock (expired when past its expiry), or None
+        (`RecordStore.get`)."""
         record = self._records.get(elicitation_id)
         return None if record is None else record.effective(self.clock())
 
     async def count_active(self, user: User) -> int:
+        """How many of `user`'s records are open and unexpired by the store's clock
+        (`RecordStore.count_active`)."""
         return self._active(user)
 
     def _active(self, user: User) -> int:
@@ -304,6 +316,8 @@ class MemoryStore:
         )
 
     async def increment(self, key: str, *, ttl: float) -> int:
+        """Add one to the counter `key` and return its value; unchanged for `ttl` seconds, it starts again
+        (`CounterStore.increment`)."""
         now = self.clock()
         count, deadline = self._counters.get(key, (0, 0.0))
         count = count + 1 if now < deadline else 1
@@ -313,6 +327,8 @@ class MemoryStore:
     async def transition(
         self, elicitation_id: str, *, from_states: Collection[State], to: State, user: User | None = None
     ) -> Record | None:
+        """Move the record to `to` if its state, expiry and user allow it, in one atomic step; None otherwise
+        (`RecordStore.transition`)."""
         # No await between the check and the write: atomic within the event loop.
         now = self.clock()
         record = self._records.get(elicitation_id)
@@ -327,6 +343,8 @@ class MemoryStore:
         return updated
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
+        """Expire overdue records and drop those finished `keep_for` seconds ago; how many changed
+        (`RecordStore.sweep`)."""
         now = self.clock() if now is None else now
         changed = 0
         for rid, record in list(self._records.items()):
@@ -348,34 +366,45 @@ class MemoryStore:
         return changed
 
     async def put_blob(self, key: str, data: bytes) -> None:
+        """Keep the sealed `data` under `key`, replacing what was there (`BlobStore.put_blob`)."""
         self._blobs[key] = bytes(data)
 
     async def get_blob(self, key: str) -> bytes | None:
+        """The blob under `key`, or None (`BlobStore.get_blob`)."""
         return self._blobs.get(key)
 
     async def delete_blob(self, key: str) -> None:
+        """Delete the blob under `key`; nothing happens when there is none (`BlobStore.delete_blob`)."""
         self._blobs.pop(key, None)
 
     async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
+        """Every blob key that starts with `prefix`, read in bounded batches (`BlobStore.blob_keys`)."""
         for key in sorted(k for k in self._blobs if k.startswith(prefix)):
             yield key
 
     async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
+        """Put `new` under `key` only if it still holds `old`, atomically; False otherwise
+        (`BlobStore.replace_blob`)."""
         if self._blobs.get(key) != old:
             return False
         self._blobs[key] = bytes(new)
         return True
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
+        """Keep `data` under `key` for `ttl` seconds, for one `take_once` (`OnceStore.put_once`)."""
         self._once[key] = (bytes(data), self.clock() + ttl)
 
     async def take_once(self, key: str) -> bytes | None:
+        """Return and delete the value under `key`; None when unknown, taken or past its ttl
+        (`OnceStore.take_once`)."""
         item = self._once.pop(key, None)
         if item is None or self.clock() >= item[1]:
             return None
         return item[0]
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
+        """Take the lock `key` for `ttl` seconds: a holder token, or None when another holds it
+        (`LockStore.claim`)."""
         now = self.clock()  # no await between the check and the write, as in `transition`
         held = self._claims.get(key)
         if held is not None and now < held[1]:
@@ -385,11 +414,13 @@ class MemoryStore:
         return token
 
     async def release(self, key: str, token: str) -> None:
+        """Free the lock `key` if `token` still holds it (`LockStore.release`)."""
         held = self._claims.get(key)
         if held is not None and held[0] == token:
             del self._claims[key]
 
     async def close(self) -> None:
+        """Nothing to let go: the records live and die with this object."""
         return None
 
 

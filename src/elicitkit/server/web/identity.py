@@ -54,13 +54,16 @@ class HookIdentity:
         self._site: Site | None = None
 
     def routes(self, site: Site) -> Sequence[BaseRoute]:
+        """No routes of its own: the sign-in is the app's."""
         self._site = site
         return ()
 
     async def identify(self, request: Request, session: BrowserSession) -> User | None:
+        """Whoever the app's hook says is signed in, or None."""
         return await self._hook(request)
 
     async def login(self, request: Request, session: BrowserSession, return_to: str) -> Response:
+        """Send the person to the app's own sign-in (`login_url`), or refuse with 401 without one."""
         from starlette.responses import RedirectResponse
 
         if self._login_url is not None:
@@ -87,10 +90,13 @@ class LocalUserIdentity:
         self.user = user
 
     def routes(self, site: Site) -> Sequence[BaseRoute]:
+        """No routes: there is no sign-in."""
         return ()
 
     async def identify(self, request: Request, session: BrowserSession) -> User | None:
+        """The machine's one user, always."""
         return self.user
 
     async def login(self, request: Request, session: BrowserSession, return_to: str) -> Response:
+        """Never called: `identify` always knows the person."""
         raise AssertionError("the local user is always known")  # pragma: no cover

@@ -95,6 +95,7 @@ class OAuthLogin:
     # -- BrowserIdentity -------------------------------------------------------------------
 
     def routes(self, site: Site) -> Sequence[BaseRoute]:
+        """The sign-in's callback route, mounted with the pages."""
         self._site = site
         self._match_mcp_tokens()
         return [Route(CALLBACK_PATH, self._callback, methods=["GET"])]
@@ -140,9 +141,11 @@ class OAuthLogin:
         self.scopes = list(dict.fromkeys([*wanted, *required]))
 
     async def identify(self, request: Request, session: BrowserSession) -> User | None:
+        """The person this browser's session signed in as, or None."""
         return session.user
 
     async def login(self, request: Request, session: BrowserSession, return_to: str) -> Response:
+        """Send the person to sign in at the issuer (authorization code with PKCE), back to `return_to`."""
         import httpx
 
         try:

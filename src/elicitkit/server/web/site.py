@@ -148,6 +148,7 @@ class Site:
         return self._cookies.open(raw, self.keys) if raw else None
 
     def save_session(self, response: Response, session: BrowserSession) -> None:
+        """Set `session`'s sealed cookie on `response`."""
         self._cookies.save(response, session, self.keys)
 
     async def announce(self, elicitation_id: str) -> None:
