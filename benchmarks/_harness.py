@@ -52,15 +52,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from support.server_process import free_port, stop, wait_until_serving
 
-from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server import (
+    KEYS_ENV,
+    Elicitation,
+    KeyRing,
+    McpUsers,
+    OAuthLogin,
+    UrlMode,
+    open_bus,
+    open_store,
+)
+from elicitkit.server._web.site import COOKIE
 from elicitkit.server.bus import Bus, Listener, Unsubscribe
-from elicitkit.server.elicitation import Elicitation
 from elicitkit.server.store import ACTIVE, Record
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers
-from elicitkit.server.vault import KEYS_ENV, KeyRing
-from elicitkit.server.web.login import OAuthLogin
-from elicitkit.server.web.site import COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -48,12 +48,9 @@ def _rss() -> int:
 async def _child(n: int, measure: str, waiters: bool, folder: Path) -> dict[str, Any]:
     import anyio
 
+    from elicitkit.server import KeyRing, McpUsers, Secret, UrlMode
     from elicitkit.server.bus import LocalBus
-    from elicitkit.server.secret import Secret
     from elicitkit.server.store._sqlite import SQLiteStore
-    from elicitkit.server.url_mode import UrlMode
-    from elicitkit.server.user import McpUsers
-    from elicitkit.server.vault import KeyRing
 
     users = McpUsers.single_user_local()
     url_mode = UrlMode(

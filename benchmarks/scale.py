@@ -60,9 +60,8 @@ from _harness import bench_server, p99, server_env
 from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
 
-from elicitkit.server.backends import open_store
+from elicitkit.server import User, open_store
 from elicitkit.server.store import ACTIVE, Record, Store
-from elicitkit.server.user import User
 
 BACKENDS = ("sqlite", "redis", "postgres")
 STORE_SIZES = (1_000, 10_000, 100_000)

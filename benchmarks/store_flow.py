@@ -43,11 +43,11 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
 from support.redis_server import RedisServer
 
-from elicitkit.server.backends import redis_client
+from elicitkit.server import User
+from elicitkit.server._backends import redis_client
 from elicitkit.server.store import ACTIVE, Record, Store
 from elicitkit.server.store._redis import RedisStore
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 

@@ -6,3 +6,5 @@ person should know about a URL before opening it).
 """
 
 __version__ = "1.0.0"
+
+__all__: list[str] = []  # the package itself lists nothing: import from its packages

@@ -4,7 +4,7 @@
 it; a driver's or a dependency's own exception never leaves a public call in its place (a
 store that cannot reach its server raises `StoreUnavailableError`, not the driver's error).
 Each error says in one sentence what went wrong and what to do. Each side keeps its errors in
-one module (`elicitkit.client._errors`, `elicitkit.server.errors`) and its package re-exports
+one module (`elicitkit.client._errors`, `elicitkit.server._errors`) and its package re-exports
 them; `elicitkit.client.ElicitationError` and `elicitkit.server.ElicitationError` are this
 class. This module imports nothing, so it re-exports neither side: a client that catches
 `ElicitationError` never loads the server, and the two sides never import each other.
@@ -33,7 +33,7 @@ The tree (each name is importable from the module after it):
       than the client's rate limit allows.
     - `ElicitationProtocolError` (`elicitkit.client`): the server sent data that breaks the
       protocol.
-    - `ElicitationRefusedError` (`elicitkit.client._frameworks`): inside FastMCP's handler, an
+    - `ElicitationRefusedError` (`elicitkit.client`): inside FastMCP's handler, an
       `elicitation/create` this client refuses (undeclared mode, bad schema).
     - `NotATerminalError` [`RuntimeError`] (`elicitkit.client`): `TerminalUI` was started
       where no person can type.
@@ -65,7 +65,7 @@ The tree (each name is importable from the module after it):
           even after retrying; retrying later is safe.
             - `StoreUnavailableError`: the store did not answer; nothing was read or written.
             - `BusUnavailableError`: a completion could not be published.
-        - `OAuthConnectionError` [`ToolError`] (`elicitkit.server.oauth`): a third-party
+        - `OAuthConnectionError` [`ToolError`] (`elicitkit.server`): a third-party
           OAuth connection failed.
             - `OAuthConfigError`: the connection is configured in a way that cannot work.
             - `OAuthProviderError`: the provider refused or answered wrongly.

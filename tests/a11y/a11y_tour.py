@@ -32,8 +32,8 @@ from elicitkit.client._web import WebUI
 from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
 from elicitkit.schema import defaults
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import ACTIVE, MemoryStore
-from elicitkit.server.vault import KeyRing
 from elicitkit.urls import examine as inspect_url
 
 Visit = Callable[[str, Page], Awaitable[None]]

@@ -18,7 +18,7 @@ from typing import Any
 from mcp.client.stdio import StdioServerParameters
 from support.server_process import free_port, stop, wait_until_serving
 
-from elicitkit.server.vault import KEYS_ENV, KeyRing
+from elicitkit.server._vault import KEYS_ENV, KeyRing
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

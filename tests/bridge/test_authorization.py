@@ -33,7 +33,7 @@ from support.server_process import free_port
 from support.url_harness import serve
 
 from elicitkit.bridge._authorization import upstream_auth
-from elicitkit.server.tokens import JWTVerifier
+from elicitkit.server._tokens import JWTVerifier
 
 pytestmark = pytest.mark.timeout(150)
 

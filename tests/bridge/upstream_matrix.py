@@ -23,7 +23,7 @@ from elicitkit.server import (
     ModeNotDeclaredError,
     UrlElicitationNotCompletedError,
 )
-from elicitkit.server.url_mode import UrlMode
+from elicitkit.server._url_mode import UrlMode
 
 PORT = int(sys.argv[1])
 mcp = MCPServer("Every combination")

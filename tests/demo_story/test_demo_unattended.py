@@ -198,7 +198,7 @@ def test_ctrl_c_stops_everything_cleanly(tmp_path: Path) -> None:
 def test_a_configured_vault_key_is_used_and_none_is_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from elicitkit.server.vault import KeyRing
+    from elicitkit.server._vault import KeyRing
 
     monkeypatch.setenv("ELICITKIT_VAULT_KEYS", KeyRing.generate("configured"))
     result = CliRunner().invoke(app, ["demo", "--script", "--data-dir", str(tmp_path)])

@@ -2,8 +2,8 @@
 
 A public module is one whose dotted path has no part starting with `_` (the `elicitkit`
 command and the demo are programs, not library API); its public names are its `__all__`.
-A name re-exported by a package counts as listed where the package lists the same object, so
-`elicitkit.server.secret.Secret` is found as `elicitkit.server.Secret`.
+A name re-exported by several public modules counts as listed where any of them lists the same
+object (`AcceptedElicitation` is `elicitkit.results`' and `elicitkit.client`'s).
 """
 
 from __future__ import annotations

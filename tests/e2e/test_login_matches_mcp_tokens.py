@@ -34,7 +34,7 @@ from elicitkit.server import (
     UrlMode,
     UrlModeError,
 )
-from elicitkit.server.tokens import JWTVerifier
+from elicitkit.server._tokens import JWTVerifier
 
 pytestmark = pytest.mark.timeout(90)
 

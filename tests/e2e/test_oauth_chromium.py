@@ -20,7 +20,7 @@ from support.oauth_harness import agenda_with, auth, provider, url_required
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DEMO_PASSWORDS, DemoProvider
-from elicitkit.server.user import User
+from elicitkit.server._user import User
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(120)

@@ -44,11 +44,11 @@ from support.url_harness import (  # type: ignore[import-not-found]
     validate_weather_key,
 )
 
-from elicitkit.server.backends import open_bus, open_store
-from elicitkit.server.elicitation import Elicitation
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.vault import KEYS_ENV, KeyRing
-from elicitkit.server.web.login import OAuthLogin
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._elicitation import Elicitation
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._vault import KEYS_ENV, KeyRing
+from elicitkit.server._web.login import OAuthLogin
 
 __all__ = ["postgres_server", "redis_server"]  # the fixtures, re-exported for pytest
 

@@ -17,7 +17,7 @@ from support.url_harness import SECRET, fingerprint, mcp_session
 from test_url_secret import auth, token, weather_running
 
 from elicitkit.demo.auth_server import DEMO_PASSWORDS, DemoAuthServer
-from elicitkit.server.web.site import COOKIE
+from elicitkit.server._web.site import COOKIE
 
 __all__ = ["auth"]
 pytestmark = pytest.mark.timeout(120)

@@ -19,8 +19,8 @@ from support.url_harness import SECRET, bound_socket, fingerprint, mcp_session
 from test_url_secret import auth, complete_in_browser, token, url_required
 
 from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth"]
 pytestmark = pytest.mark.timeout(120)

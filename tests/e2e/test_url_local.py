@@ -17,10 +17,10 @@ from mcp_types import ElicitRequestURLParams, ElicitResult
 from support.security_headers import assert_hardened
 from support.url_harness import SECRET, Browser, build_weather, fingerprint
 
+from elicitkit.server._user import McpUsers, User
+from elicitkit.server._vault import KeyRing
+from elicitkit.server._web.identity import HookIdentity
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.user import McpUsers, User
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.identity import HookIdentity
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -96,8 +96,8 @@ async def test_client_without_url_mode_is_refused_before_anything_is_sent() -> N
 
 
 def test_url_mode_without_a_browser_identity_is_a_clear_error() -> None:
-    from elicitkit.server.errors import UrlModeError
-    from elicitkit.server.url_mode import UrlMode
+    from elicitkit.server._errors import UrlModeError
+    from elicitkit.server._url_mode import UrlMode
 
     with pytest.raises(UrlModeError, match="browser=OAuthLogin"):
         UrlMode(keys=KeyRing.from_string(KeyRing.generate()), store=MemoryStore())

@@ -12,8 +12,8 @@ from support.url_harness import SECRET, Browser, fingerprint, mcp_session, read_
 from test_url_secret import auth, complete_in_browser, token, url_required, weather_running
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server.user import User
-from elicitkit.server.web.site import COOKIE
+from elicitkit.server._user import User
+from elicitkit.server._web.site import COOKIE
 
 __all__ = ["auth"]
 pytestmark = pytest.mark.timeout(90)
@@ -208,7 +208,7 @@ async def test_login_state_is_random_single_use_and_bound_to_the_browser(
 
 async def test_registered_confidential_login_client(auth: DemoAuthServer, tmp_path: Path) -> None:
     """OAuthLogin with a client the operator registered (client_secret_post), not dynamic registration."""
-    from elicitkit.server.web.login import OAuthLogin
+    from elicitkit.server._web.login import OAuthLogin
 
     login = OAuthLogin(
         auth.issuer, client_id="weather-browser-login", client_secret="s" * 40, scopes=["openid"]

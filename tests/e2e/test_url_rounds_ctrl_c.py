@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from elicitkit.server.vault import KeyRing
+from elicitkit.server._vault import KeyRing
 
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 HARNESS = Path(__file__).parents[1] / "support" / "url_harness.py"

@@ -23,8 +23,8 @@ from support.url_harness import (
 )
 
 from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -234,9 +234,9 @@ async def test_notice_reaches_only_the_originating_session(auth: DemoAuthServer,
 async def test_secret_bytes_appear_only_in_the_vault(
     auth: DemoAuthServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from elicitkit.server.errors import VaultDecryptError
-    from elicitkit.server.user import User
-    from elicitkit.server.vault import Vault
+    from elicitkit.server._errors import VaultDecryptError
+    from elicitkit.server._user import User
+    from elicitkit.server._vault import Vault
 
     caplog.set_level(logging.DEBUG)
     keys = KeyRing.from_string(KeyRing.generate("k1"))

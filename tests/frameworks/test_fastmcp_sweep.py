@@ -17,8 +17,8 @@ from support.sweeping import states, until
 from elicitkit.asgi import EmbeddedServer
 from elicitkit.fastmcp import Elicitation
 from elicitkit.server import KeyRing, UrlMode
+from elicitkit.server._user import McpUsers, User
 from elicitkit.server.store import Record, SQLiteStore
-from elicitkit.server.user import McpUsers, User
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -17,10 +17,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitResult
 
 from elicitkit.server import Elicitation
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import McpUsers
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers
-from elicitkit.server.vault import KeyRing
 
 ZH = {"accept-language": "zh-CN,zh;q=0.9,en;q=0.8"}
 EN = {"accept-language": "en-US,en;q=0.9"}

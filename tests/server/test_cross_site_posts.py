@@ -12,10 +12,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitResult
 
 from elicitkit.server import Elicitation
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import McpUsers
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers
-from elicitkit.server.vault import KeyRing
 
 PUBLIC = "http://127.0.0.1:1"
 

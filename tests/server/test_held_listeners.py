@@ -17,10 +17,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
 
 from elicitkit.server import Elicitation, LocalBus
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import McpUsers
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers
-from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(60)
 

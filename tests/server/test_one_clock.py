@@ -34,10 +34,10 @@ from support.oauth_harness import (
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
 from elicitkit.server import Elicitation, ElicitationTimeoutError
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import McpUsers
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import MemoryStore, SQLiteStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers
-from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(90)

@@ -20,11 +20,11 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
-from elicitkit.server.elicitation import Elicitation
+from elicitkit.server._elicitation import Elicitation
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._vault import KeyRing
+from elicitkit.server._web.login import OAuthLogin
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.login import OAuthLogin
 from support.oauth_harness import auth, connect, provider, token
 from support.url_harness import SECRET, Browser, fingerprint, serve, validate_weather_key
 

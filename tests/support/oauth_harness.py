@@ -25,14 +25,14 @@ from mcp.shared.exceptions import MCPError
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
-from elicitkit.server.elicitation import Elicitation
-from elicitkit.server.oauth import OAuthConnection
+from elicitkit.server._elicitation import Elicitation
+from elicitkit.server._oauth import OAuthConnection
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import User
+from elicitkit.server._vault import KeyRing
+from elicitkit.server._web.login import OAuthLogin
 from elicitkit.server.store import MemoryStore, Store
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import User
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.login import OAuthLogin
 from support.url_harness import Browser, Session, mcp_session, serve
 
 __all__ = ["Browser", "Session", "mcp_session", "serve"]

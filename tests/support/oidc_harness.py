@@ -20,13 +20,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server.elicitation import Elicitation
-from elicitkit.server.oauth import OAuthConnection
+from elicitkit.server._elicitation import Elicitation
+from elicitkit.server._oauth import OAuthConnection
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import User
+from elicitkit.server._vault import KeyRing
+from elicitkit.server._web.login import OAuthLogin
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import User
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.login import OAuthLogin
 from support.oauth_harness import Browser, continue_url, serve, url_required
 from support.oidc_peer import OidcPeer
 from support.server_process import free_port

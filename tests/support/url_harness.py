@@ -36,15 +36,15 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitCompleteNotification, ElicitRequestURLParams, ElicitResult
 from starlette.types import ASGIApp
 
-from elicitkit.server.elicitation import Elicitation
-from elicitkit.server.secret import Secret
+from elicitkit.server._elicitation import Elicitation
+from elicitkit.server._secret import Secret
+from elicitkit.server._url_mode import UrlMode, Wait
+from elicitkit.server._user import McpUsers
+from elicitkit.server._vault import KeyRing
+from elicitkit.server._web.identity import BrowserIdentity
+from elicitkit.server._web.login import OAuthLogin
 from elicitkit.server.store import Store
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.url_mode import UrlMode, Wait
-from elicitkit.server.user import McpUsers
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.identity import BrowserIdentity
-from elicitkit.server.web.login import OAuthLogin
 
 SECRET = "wk-4f1dd9e0c3-SECRET-of-alice"
 """What alice types into the page; the tests look for these bytes everywhere but the vault."""

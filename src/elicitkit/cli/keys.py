@@ -12,10 +12,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from elicitkit.cli._help import MARKUP, Command
 from elicitkit.errors import ElicitationError
-from elicitkit.server.vault import KEYS_ENV, KeyRing, Vault
+from elicitkit.server import KEYS_ENV, KeyRing, Vault
 
 if TYPE_CHECKING:
-    from elicitkit.server.rotation import Rotation
+    from elicitkit.server import Rotation
     from elicitkit.server.store import Store
 
 app = typer.Typer(
@@ -75,7 +75,7 @@ def rotate_command(
     Exit status: 0 every value is sealed under the last key, 1 an error, 3 some values still need
     an older key (one the ring lacks, or a value altered so that it does not open), 130 stopped.
     """
-    from elicitkit.server.backends import open_store
+    from elicitkit.server import open_store
 
     try:
         ring = KeyRing.from_env(keys_env)
@@ -97,7 +97,7 @@ def rotate_command(
 
 
 async def _rotate(vault: Vault, backend: Store, console: Console, quiet: bool) -> Rotation:
-    from elicitkit.server.rotation import rotate
+    from elicitkit.server import rotate
 
     try:
         if quiet:

@@ -122,7 +122,7 @@ class ElicitationConfig:
             raise ConfigurationError(
                 "An ElicitationConfig is the configuration, not the callback: give fastmcp.Client "
                 "**for_fastmcp(config).client_options(), an SDK session or google-adk "
-                "for_sdk_session(config) (both in elicitkit.client._frameworks), or connect with "
+                "for_sdk_session(config) (both in elicitkit.client), or connect with "
                 "config.connect(url)."
             )
 

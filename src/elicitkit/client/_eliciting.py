@@ -126,7 +126,7 @@ class ElicitingClient(ExtendedClient):
 
     `call_tool`, `get_prompt` and `read_resource` keep their SDK signatures; a -32042 answer is
     handled by `until_urls_complete` and the call retried, so a caller sees the final result or
-    one of `elicitkit.client._errors`.
+    one of the client's errors (`elicitkit.client`).
     """
 
     config: ElicitationConfig | None = field(default=None, kw_only=True)

@@ -107,7 +107,7 @@ class DemoAuthServer(DemoOAuthServer):
         client = self.register_client(client_name="token introspection")
         assert client.client_secret is not None
         if resource is not None:
-            from elicitkit.server.tokens import IntrospectionVerifier
+            from elicitkit.server import IntrospectionVerifier
 
             return IntrospectionVerifier(
                 self.issuer, resource, client_id=client.client_id, client_secret=client.client_secret

@@ -20,8 +20,7 @@ from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.mcp_server import DemoMcpServer
 from elicitkit.demo.provider import DemoProvider
 from elicitkit.i18n import gettext as _
-from elicitkit.server import KeyRing, SQLiteStore
-from elicitkit.server.vault import KEYS_ENV
+from elicitkit.server import KEYS_ENV, KeyRing, SQLiteStore
 
 __all__ = ["Stage", "default_data_dir", "demo_keys", "running_stage"]
 

@@ -18,7 +18,7 @@ from elicitkit.demo._wire import WireLog
 from elicitkit.demo.mcp_server import key_fingerprint
 from elicitkit.i18n import gettext as _
 from elicitkit.i18n import noop
-from elicitkit.server.user import User
+from elicitkit.server import User
 
 if TYPE_CHECKING:
     from elicitkit.demo.story import Story

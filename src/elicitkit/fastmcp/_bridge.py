@@ -33,8 +33,7 @@ from mcp_types import InputResponseRequestParams
 from mcp_types.methods import INPUT_REQUIRED_METHODS
 
 from elicitkit.fastmcp._fastmcp import low_level_server
-from elicitkit.server import NotInRequestError
-from elicitkit.server.url_mode import RoundsMiddleware
+from elicitkit.server import NotInRequestError, RoundsMiddleware
 
 _request: ContextVar[Context[Any, Any] | None] = ContextVar("elicitkit_fastmcp_request", default=None)
 

@@ -17,10 +17,9 @@ from elicitkit.results import (
     DeclinedElicitation,
     ElicitationResult,
 )
-from elicitkit.server.backends import open_bus, open_store
-from elicitkit.server.bus import Bus, LocalBus
-from elicitkit.server.elicitation import Elicitation
-from elicitkit.server.errors import (
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._elicitation import Elicitation
+from elicitkit.server._errors import (
     BackendUnavailableError,
     BackendURLError,
     BusUnavailableError,
@@ -41,22 +40,27 @@ from elicitkit.server.errors import (
     VaultDecryptError,
     VaultKeyError,
 )
-from elicitkit.server.oauth.errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
-from elicitkit.server.secret import Secret, SecretValidator
+from elicitkit.server._oauth.errors import OAuthConfigError, OAuthConnectionError, OAuthProviderError
+from elicitkit.server._rotation import Rotation, rotate
+from elicitkit.server._rounds import RoundsMiddleware
+from elicitkit.server._secret import Secret, SecretValidator
+from elicitkit.server._url_mode import ContextAdapter, FlowContext, UrlMode, Wait
+from elicitkit.server._user import Caller, McpUsers, User
+from elicitkit.server._vault import KEYS_ENV, KeyRing, Vault
+from elicitkit.server._web.flows import Flow, HandOffFlow
+from elicitkit.server._web.identity import BrowserIdentity, HookIdentity, LocalUserIdentity
+from elicitkit.server._web.login import OAuthLogin
+from elicitkit.server.bus import Bus, LocalBus
 from elicitkit.server.store import MemoryStore, Record, State, Store
-from elicitkit.server.url_mode import FlowContext, UrlMode, Wait
-from elicitkit.server.user import Caller, McpUsers, User
-from elicitkit.server.vault import KeyRing, Vault
-from elicitkit.server.web.identity import BrowserIdentity, HookIdentity, LocalUserIdentity
-from elicitkit.server.web.login import OAuthLogin
 
 if TYPE_CHECKING:
+    from elicitkit.server._oauth import OAuthConnection
+    from elicitkit.server._tokens import IntrospectionVerifier, JWTVerifier
     from elicitkit.server.bus import PostgresBus, RedisBus
-    from elicitkit.server.oauth import OAuthConnection
     from elicitkit.server.store import PostgresStore, RedisStore, SQLiteStore
-    from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier
 
 __all__ = [
+    "KEYS_ENV",
     "AcceptedElicitation",
     "BackendURLError",
     "BackendUnavailableError",
@@ -65,12 +69,15 @@ __all__ = [
     "BusUnavailableError",
     "Caller",
     "CancelledElicitation",
+    "ContextAdapter",
     "DeclinedElicitation",
     "Elicitation",
     "ElicitationError",
     "ElicitationResult",
     "ElicitationTimeoutError",
+    "Flow",
     "FlowContext",
+    "HandOffFlow",
     "HookIdentity",
     "IdentityRequiredError",
     "IntrospectionVerifier",
@@ -96,6 +103,8 @@ __all__ = [
     "RedisBus",
     "RedisStore",
     "RequestStateRejectedError",
+    "Rotation",
+    "RoundsMiddleware",
     "SQLiteStore",
     "SchemaRefusedError",
     "Secret",
@@ -114,6 +123,7 @@ __all__ = [
     "Wait",
     "open_bus",
     "open_store",
+    "rotate",
 ]
 
 #: Public names whose modules need an optional extra: imported on first use (see `elicitkit.extras`).
@@ -123,9 +133,9 @@ _OPTIONAL = {
     "RedisBus": ("elicitkit.server.bus", "redis"),
     "RedisStore": ("elicitkit.server.store", "redis"),
     "SQLiteStore": ("elicitkit.server.store", "sqlite"),
-    "OAuthConnection": ("elicitkit.server.oauth", "oauth"),
-    "IntrospectionVerifier": ("elicitkit.server.tokens", "tokens"),
-    "JWTVerifier": ("elicitkit.server.tokens", "tokens"),
+    "OAuthConnection": ("elicitkit.server._oauth", "oauth"),
+    "IntrospectionVerifier": ("elicitkit.server._tokens", "tokens"),
+    "JWTVerifier": ("elicitkit.server._tokens", "tokens"),
 }
 
 

@@ -27,7 +27,7 @@ from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitRequestURLPa
 from elicitkit.schema import ValidationProblem
 from elicitkit.server import _rounds
 from elicitkit.server._capabilities import require_mode
-from elicitkit.server.errors import ElicitationTimeoutError, InvalidAnswerError, NotInRequestError
+from elicitkit.server._errors import ElicitationTimeoutError, InvalidAnswerError, NotInRequestError
 
 ASKING_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 """The client requests a question may belong to (S-02)."""

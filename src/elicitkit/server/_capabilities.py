@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import Context
 
-from elicitkit.server.errors import ModeNotDeclaredError
+from elicitkit.server._errors import ModeNotDeclaredError
 
 Mode = Literal["form", "url"]
 

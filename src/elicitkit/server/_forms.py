@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar, cast
 from pydantic import TypeAdapter, ValidationError
 
 from elicitkit.schema import ValidationProblem, build, lint, validate
-from elicitkit.server.errors import InvalidAnswerError, SchemaRefusedError
+from elicitkit.server._errors import InvalidAnswerError, SchemaRefusedError
 
 T = TypeVar("T")
 

@@ -41,7 +41,7 @@ from mcp_types import (
 from mcp_types.methods import INPUT_REQUIRED_METHODS
 from mcp_types.version import is_version_at_least
 
-from elicitkit.server.errors import ElicitationError, ElicitationTimeoutError
+from elicitkit.server._errors import ElicitationError, ElicitationTimeoutError
 
 ROUNDS_VERSION = "2026-07-28"
 _STATE_TAG = "elicitkit/rounds/1"

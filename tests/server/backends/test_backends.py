@@ -14,16 +14,16 @@ from support.clock import Clock
 from support.redis_server import RedisServer, TLSFiles
 from support.redis_topology import ClusterNodes, SentinelGroup
 
-from elicitkit.server.backends import open_bus, open_store, redis_client
+from elicitkit.server._backends import open_bus, open_store, redis_client
+from elicitkit.server._errors import BackendURLError, StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.bus import LocalBus
 from elicitkit.server.bus._postgres import PostgresBus
 from elicitkit.server.bus._redis import RedisBus
-from elicitkit.server.errors import BackendURLError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, MemoryStore, Record
 from elicitkit.server.store._postgres import PostgresStore
 from elicitkit.server.store._redis import RedisStore
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -14,7 +14,7 @@ from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
 from support.redis_topology import ClusterNodes, SentinelGroup
 
-from elicitkit.server.backends import open_bus
+from elicitkit.server._backends import open_bus
 from elicitkit.server.bus import Bus, LocalBus
 from elicitkit.server.bus._postgres import PostgresBus
 from elicitkit.server.bus._redis import RedisBus

@@ -19,9 +19,9 @@ from support.redis_server import REDIS_SERVER, RedisServer, TLSFiles
 from support.redis_topology import REDIS_CLI
 from support.server_process import free_port
 
-from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._user import User
 from elicitkit.server.store import ACTIVE, Record
-from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(120)
 

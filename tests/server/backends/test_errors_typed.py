@@ -19,11 +19,11 @@ from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
 from support.redis_topology import ADMIN_PASSWORD, REDIS_CLI, SentinelGroup
 
-from elicitkit.server.backends import open_bus, open_store, redis_client
+from elicitkit.server._backends import open_bus, open_store, redis_client
+from elicitkit.server._errors import BusUnavailableError, StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.bus import RedisBus
-from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record, Store
-from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -13,10 +13,10 @@ import pytest
 from support.postgres_server import PostgresServer
 from support.redis_topology import SentinelGroup
 
-from elicitkit.server.backends import open_bus, open_store
-from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._errors import BusUnavailableError, StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.store import ACTIVE, Record
-from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 

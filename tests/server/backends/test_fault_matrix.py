@@ -33,12 +33,12 @@ from support.redis_topology import SentinelGroup
 from support.tcp_proxy import TcpProxy
 
 from elicitkit.server import Elicitation
-from elicitkit.server.backends import open_bus, open_store
-from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._errors import BusUnavailableError, StoreUnavailableError
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import Caller, McpUsers, User
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import Store
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import Caller, McpUsers, User
-from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -35,9 +35,9 @@ def replica(url: str, prefix: str, port: int) -> None:
     import uvicorn
 
     from elicitkit.server import Elicitation
-    from elicitkit.server.backends import open_bus, open_store
-    from elicitkit.server.url_mode import UrlMode
-    from elicitkit.server.user import Caller, McpUsers, User
+    from elicitkit.server._backends import open_bus, open_store
+    from elicitkit.server._url_mode import UrlMode
+    from elicitkit.server._user import Caller, McpUsers, User
 
     class PerFlow(McpUsers):
         def caller(self) -> Caller:
@@ -74,11 +74,11 @@ from mcp_types import ElicitRequestURLParams, ElicitResult  # noqa: E402
 from support.redis_server import RedisServer  # noqa: E402
 from support.server_process import free_port, stop, wait_until_serving  # noqa: E402
 
-from elicitkit.server.backends import open_bus, open_store  # noqa: E402
-from elicitkit.server.errors import StoreUnavailableError  # noqa: E402
-from elicitkit.server.url_mode import UrlMode  # noqa: E402
-from elicitkit.server.user import McpUsers, User  # noqa: E402
-from elicitkit.server.vault import KeyRing  # noqa: E402
+from elicitkit.server._backends import open_bus, open_store  # noqa: E402
+from elicitkit.server._errors import StoreUnavailableError  # noqa: E402
+from elicitkit.server._url_mode import UrlMode  # noqa: E402
+from elicitkit.server._user import McpUsers, User  # noqa: E402
+from elicitkit.server._vault import KeyRing  # noqa: E402
 
 pytestmark = pytest.mark.timeout(150)
 

@@ -20,10 +20,10 @@ from typing import Any, TypeVar
 import pytest
 from support.redis_server import RedisServer
 
-from elicitkit.server.backends import open_bus, open_store
-from elicitkit.server.errors import BusUnavailableError, RecordExistsError, StoreUnavailableError
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._errors import BusUnavailableError, RecordExistsError, StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.store import ACTIVE, Record, Store
-from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(150)
 

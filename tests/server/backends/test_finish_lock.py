@@ -15,12 +15,12 @@ import pytest
 from support.redis_server import RedisServer
 from support.tcp_proxy import TcpProxy
 
-from elicitkit.server.backends import open_bus, open_store
-from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._errors import StoreUnavailableError
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import McpUsers, User
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import Record, Store
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers, User
-from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(60)
 

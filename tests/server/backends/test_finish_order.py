@@ -18,9 +18,9 @@ from starlette.datastructures import FormData
 from support.redis_server import RedisServer
 
 from elicitkit.server import KeyRing, LocalUserIdentity, User
-from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._web.site import Site
 from elicitkit.server.store import Record
-from elicitkit.server.web.site import Site
 
 pytestmark = pytest.mark.timeout(60)
 

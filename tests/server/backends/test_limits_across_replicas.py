@@ -22,11 +22,11 @@ from mcp_types import ElicitResult, InputRequiredResult
 from support.redis_server import RedisServer
 
 from elicitkit.server import Elicitation
-from elicitkit.server.backends import open_bus, open_store
+from elicitkit.server._backends import open_bus, open_store
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import McpUsers, User
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import Record, Store
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers, User
-from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(90)
 

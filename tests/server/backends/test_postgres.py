@@ -13,11 +13,11 @@ import pytest
 from support.clock import Clock
 from support.postgres_server import PostgresServer
 
-from elicitkit.server.backends import open_store
-from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server._backends import open_store
+from elicitkit.server._errors import StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.store import ACTIVE, Record
 from elicitkit.server.store._postgres import SCHEMA_VERSION, PostgresStore
-from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 

@@ -18,13 +18,13 @@ from support.clock import Clock
 from support.redis_server import RedisServer
 from support.redis_topology import PASSWORD, USER, SentinelGroup
 
-from elicitkit.server.backends import open_bus, open_store, redis_client
+from elicitkit.server._backends import open_bus, open_store, redis_client
+from elicitkit.server._errors import BusUnavailableError, StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.bus._redis import RedisBus
-from elicitkit.server.errors import BusUnavailableError, StoreUnavailableError
 from elicitkit.server.store import ACTIVE, Record
 from elicitkit.server.store._redis import RedisStore
 from elicitkit.server.store._redis_lua import FIELDS, stored_record
-from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")
@@ -279,7 +279,7 @@ def commands_sent(store: RedisStore) -> Iterator[list[tuple[Any, ...]]]:
 
 
 def open_redis(server: RedisServer):  # type: ignore[no-untyped-def]
-    from elicitkit.server.backends import redis_client
+    from elicitkit.server._backends import redis_client
 
     return redis_client(server.url)
 

@@ -13,13 +13,13 @@ from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
 from support.redis_topology import ClusterNodes, SentinelGroup
 
-from elicitkit.server.backends import open_store
-from elicitkit.server.errors import VaultDecryptError
-from elicitkit.server.rotation import rotate
+from elicitkit.server._backends import open_store
+from elicitkit.server._errors import VaultDecryptError
+from elicitkit.server._rotation import rotate
+from elicitkit.server._user import User
+from elicitkit.server._vault import KeyRing, Vault
 from elicitkit.server.store import MemoryStore, Store
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.user import User
-from elicitkit.server.vault import KeyRing, Vault
 
 pytestmark = pytest.mark.timeout(90)
 

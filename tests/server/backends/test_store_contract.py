@@ -16,13 +16,13 @@ from support.redis_server import RedisServer
 from support.redis_topology import ClusterNodes, SentinelGroup
 
 from elicitkit.errors import ElicitationError
-from elicitkit.server.backends import open_store
-from elicitkit.server.errors import RecordExistsError
+from elicitkit.server._backends import open_store
+from elicitkit.server._errors import RecordExistsError
+from elicitkit.server._user import User
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
 from elicitkit.server.store._postgres import PostgresStore
 from elicitkit.server.store._redis import RedisStore
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")

@@ -15,7 +15,7 @@ import pytest
 from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
 
-from elicitkit.server.backends import open_store
+from elicitkit.server._backends import open_store
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(120)
 # and used once, is never closed; then the rest of the program runs (here: half a second).
 DROPPED = """
 import asyncio, sys, time
-from elicitkit.server.backends import open_store
+from elicitkit.server._backends import open_store
 
 def serve() -> None:
     loop = asyncio.new_event_loop()
@@ -39,7 +39,7 @@ time.sleep(0.5)
 # The commonest shape: the store a module-level name, the loop `asyncio.run`'s, the exit right after.
 AT_EXIT = """
 import asyncio, sys
-from elicitkit.server.backends import open_store
+from elicitkit.server._backends import open_store
 
 store = open_store(sys.argv[1])
 asyncio.run(store.put_blob(sys.argv[2], b"kept"))

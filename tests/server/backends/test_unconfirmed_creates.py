@@ -20,10 +20,10 @@ import pytest
 from support.redis_server import RedisServer
 from support.tcp_proxy import TcpProxy
 
-from elicitkit.server.backends import open_store, redis_client
-from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._backends import open_store, redis_client
+from elicitkit.server._errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.store import Record
-from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -28,7 +28,7 @@ from support.oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.user import User
+from elicitkit.server._user import User
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(90)

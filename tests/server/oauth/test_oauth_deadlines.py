@@ -17,10 +17,10 @@ from support.trickle_issuer import TrickleIssuer
 from support.url_harness import serve
 
 from elicitkit.server import Elicitation, KeyRing, MemoryStore, OAuthLogin, UrlMode
-from elicitkit.server.oauth import OAuthProviderError
-from elicitkit.server.oauth.metadata import discover
+from elicitkit.server._oauth import OAuthProviderError
+from elicitkit.server._oauth.metadata import discover
+from elicitkit.server._user import User
 from elicitkit.server.store import Record
-from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -71,8 +71,8 @@ async def test_a_trickling_sign_in_issuer_gives_the_person_a_page_within_the_dea
 
 
 async def test_a_trickling_token_endpoint_ends_exchange_and_refresh_within_the_deadline() -> None:
-    from elicitkit.server.oauth._client import ProviderClient
-    from elicitkit.server.oauth.metadata import ProviderMetadata
+    from elicitkit.server._oauth._client import ProviderClient
+    from elicitkit.server._oauth.metadata import ProviderMetadata
 
     async with TrickleIssuer(interval=0.5).running() as server:
         server.documents["/token"] = {"access_token": "a" * 200, "token_type": "Bearer"}

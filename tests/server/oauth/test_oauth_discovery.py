@@ -17,10 +17,10 @@ from support.trickle_issuer import TrickleIssuer
 from support.url_harness import serve
 
 from elicitkit.server import Elicitation, KeyRing, MemoryStore, OAuthLogin, UrlMode
-from elicitkit.server.oauth import OAuthConfigError
-from elicitkit.server.oauth.metadata import discover
+from elicitkit.server._oauth import OAuthConfigError
+from elicitkit.server._oauth.metadata import discover
+from elicitkit.server._user import User
 from elicitkit.server.store import Record
-from elicitkit.server.user import User
 
 pytestmark = pytest.mark.timeout(60)
 

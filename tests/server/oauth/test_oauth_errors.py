@@ -30,13 +30,13 @@ from support.oauth_harness import (
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.oauth import OAuthConfigError, OAuthConnection, OAuthProviderError
-from elicitkit.server.oauth.metadata import discover, discovery_urls
+from elicitkit.server._oauth import OAuthConfigError, OAuthConnection, OAuthProviderError
+from elicitkit.server._oauth.metadata import discover, discovery_urls
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import User
+from elicitkit.server._vault import KeyRing
+from elicitkit.server._web.login import OAuthLogin
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import User
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.login import OAuthLogin
 
 __all__ = ["auth", "provider"]
 pytestmark = pytest.mark.timeout(90)

@@ -18,12 +18,12 @@ from support.oauth_harness import Browser, auth, mcp_session, token, url_require
 from support.oidc_harness import CAL, KEY, SECRET, connect, consent_here, introspect, running, stored, use
 
 from elicitkit.demo.auth_server import DemoAuthServer
-from elicitkit.server.oauth import OAuthConfigError, OAuthConnection
+from elicitkit.server._oauth import OAuthConfigError, OAuthConnection
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import User
+from elicitkit.server._vault import KeyRing
+from elicitkit.server._web.login import OAuthLogin
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import User
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.login import OAuthLogin
 
 __all__ = ["auth"]
 
@@ -147,7 +147,7 @@ def test_auth_method_configuration_is_checked_at_start_up() -> None:
 
 
 def test_basic_credentials_are_form_encoded() -> None:
-    from elicitkit.server.tokens import basic_credentials
+    from elicitkit.server._tokens import basic_credentials
 
     assert (
         base64.b64decode(basic_credentials("agenda", SECRET)[6:]).decode() == "agenda:b%2Bs%2Fe%3Dc%25r%3Ae+t"

@@ -33,11 +33,11 @@ from support.redis_server import RedisServer, redis_server
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import DemoProvider
-from elicitkit.server.backends import open_store
-from elicitkit.server.oauth import _refresh as refreshing
+from elicitkit.server._backends import open_store
+from elicitkit.server._oauth import _refresh as refreshing
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import Store
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.vault import KeyRing
 
 __all__ = ["auth", "provider", "redis_server"]
 pytestmark = pytest.mark.timeout(90)

@@ -15,7 +15,7 @@ from joserfc import jwt
 from joserfc.jwk import ECKey
 from support.trickle_issuer import TrickleIssuer
 
-from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier
+from elicitkit.server._tokens import IntrospectionVerifier, JWTVerifier
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -23,8 +23,8 @@ from support.oidc_peer import OidcPeer
 from support.server_process import free_port
 from support.url_harness import mcp_session, serve
 
-from elicitkit.server.tokens import IntrospectionVerifier, JWTVerifier, basic_credentials
-from elicitkit.server.user import McpUsers
+from elicitkit.server._tokens import IntrospectionVerifier, JWTVerifier, basic_credentials
+from elicitkit.server._user import McpUsers
 
 pytestmark = pytest.mark.timeout(90)
 

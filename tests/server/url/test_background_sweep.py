@@ -19,11 +19,11 @@ from support.sweeping import states, until
 
 from elicitkit.asgi import EmbeddedServer
 from elicitkit.server import Elicitation
-from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server._errors import StoreUnavailableError
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import McpUsers, User
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import MemoryStore, Record, SQLiteStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers, User
-from elicitkit.server.vault import KeyRing
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -20,13 +20,13 @@ from starlette.responses import Response
 from support.postgres_server import PostgresServer, shared_postgres
 from support.redis_server import RedisServer, redis_server
 
-from elicitkit.server.backends import open_store
-from elicitkit.server.errors import VaultDecryptError
+from elicitkit.server._backends import open_store
+from elicitkit.server._errors import VaultDecryptError
+from elicitkit.server._user import User
+from elicitkit.server._vault import KeyRing, Vault
+from elicitkit.server._web.sessions import COOKIE, SessionCookies
 from elicitkit.server.store import MemoryStore, Store
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.user import User
-from elicitkit.server.vault import KeyRing, Vault
-from elicitkit.server.web.sessions import COOKIE, SessionCookies
 
 __all__ = ["redis_server", "shared_postgres"]  # the real servers' fixtures
 pytestmark = pytest.mark.timeout(60)

@@ -20,8 +20,8 @@ from starlette.responses import Response
 from support.url_harness import serve
 
 from elicitkit.server import Elicitation, HookIdentity, KeyRing, MemoryStore, UrlMode
-from elicitkit.server.user import User
-from elicitkit.server.web.sessions import SessionCookies
+from elicitkit.server._user import User
+from elicitkit.server._web.sessions import SessionCookies
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -15,8 +15,8 @@ import pytest
 from markupsafe import Markup
 
 from elicitkit.i18n import LOCALES, environment, translator
-from elicitkit.server.web import site
-from elicitkit.server.web.pages import Pages
+from elicitkit.server._web import site
+from elicitkit.server._web.pages import Pages
 
 TEMPLATES = Path(site.__file__).parent / "templates"
 CONSTANTS = {"server_name": 'Weather <Co> & "sons"', "prefix": "/elicit"}

@@ -11,9 +11,9 @@ from __future__ import annotations
 from starlette.responses import Response
 from support.clock import Clock
 
-from elicitkit.server.user import User
-from elicitkit.server.vault import KeyRing
-from elicitkit.server.web.sessions import COOKIE, BrowserSession, SessionCookies
+from elicitkit.server._user import User
+from elicitkit.server._vault import KeyRing
+from elicitkit.server._web.sessions import COOKIE, BrowserSession, SessionCookies
 
 ALICE = User("https://as.example", "alice")
 

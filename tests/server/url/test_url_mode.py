@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from mcp.server.mcpserver import Context
 
-from elicitkit.server.errors import UrlModeError
+from elicitkit.server._errors import UrlModeError
+from elicitkit.server._url_mode import UrlMode
+from elicitkit.server._user import McpUsers
+from elicitkit.server._vault import KeyRing
 from elicitkit.server.store import MemoryStore
-from elicitkit.server.url_mode import UrlMode
-from elicitkit.server.user import McpUsers
-from elicitkit.server.vault import KeyRing
 
 
 def test_public_url_must_be_http_and_should_be_https(caplog: pytest.LogCaptureFixture) -> None:
@@ -46,7 +46,7 @@ async def test_loopback_serves_the_pages_on_127_0_0_1() -> None:
 
 
 def test_flow_names_are_unique() -> None:
-    from elicitkit.server.secret import Secret
+    from elicitkit.server._secret import Secret
 
     url_mode = UrlMode(
         keys=KeyRing.from_string(KeyRing.generate()),
@@ -62,9 +62,9 @@ async def test_hook_identity_sends_strangers_to_the_apps_sign_in() -> None:
     import httpx
     from starlette.applications import Starlette
 
+    from elicitkit.server._user import User
+    from elicitkit.server._web.identity import HookIdentity
     from elicitkit.server.store import Record
-    from elicitkit.server.user import User
-    from elicitkit.server.web.identity import HookIdentity
 
     alice = User("https://as.example", "alice")
 
@@ -81,7 +81,7 @@ async def test_hook_identity_sends_strangers_to_the_apps_sign_in() -> None:
         )
 
     for url_mode, expected in ((plain(), 401), (plain(lambda back: f"/signin?next={back}"), 303)):
-        from elicitkit.server.secret import Secret
+        from elicitkit.server._secret import Secret
 
         Secret(url_mode, "k", title="Key", message="why")
         record = Record.new(alice, "c", "k", "why", ttl=60)
@@ -104,10 +104,10 @@ async def test_pages_escape_what_they_show() -> None:
     import httpx
     from starlette.applications import Starlette
 
-    from elicitkit.server.secret import Secret
+    from elicitkit.server._secret import Secret
+    from elicitkit.server._user import User
+    from elicitkit.server._web.identity import HookIdentity
     from elicitkit.server.store import Record
-    from elicitkit.server.user import User
-    from elicitkit.server.web.identity import HookIdentity
 
     alice = User("https://as.example", "<b>alice</b>")
 

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from elicitkit.server import BusUnavailableError, KeyRing, LocalUserIdentity, MemoryStore, User
-from elicitkit.server.web.site import Site
+from elicitkit.server._web.site import Site
 
 
 class DownBus:

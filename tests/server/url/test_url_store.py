@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from support.clock import Clock
 
-from elicitkit.server.errors import RecordExistsError
+from elicitkit.server._errors import RecordExistsError
+from elicitkit.server._user import User
 from elicitkit.server.store import ACTIVE, MemoryStore, Record, Store
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.user import User
 
 ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")
@@ -369,7 +369,7 @@ def test_a_crashed_process_with_an_open_store_still_exits(tmp_path: Path) -> Non
     crash = (
         "import asyncio, sys\n"
         "from elicitkit.server.store._sqlite import SQLiteStore\n"
-        "from elicitkit.server.user import User\n"
+        "from elicitkit.server._user import User\n"
         "from elicitkit.server.store import Record\n"
         "async def main():\n"
         "    store = SQLiteStore(sys.argv[1])\n"

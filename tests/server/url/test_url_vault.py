@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from elicitkit.server.errors import VaultDecryptError, VaultKeyError
+from elicitkit.server._errors import VaultDecryptError, VaultKeyError
+from elicitkit.server._user import User
+from elicitkit.server._vault import KEYS_ENV, KeyRing, Vault
 from elicitkit.server.store import MemoryStore
 from elicitkit.server.store._sqlite import SQLiteStore
-from elicitkit.server.user import User
-from elicitkit.server.vault import KEYS_ENV, KeyRing, Vault
 
 ALICE = User("https://as.example", "alice")
 BOB = User("https://as.example", "bob")

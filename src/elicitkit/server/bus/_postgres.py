@@ -19,7 +19,7 @@ import hashlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from elicitkit.server.bus.base import ListeningBus
+from elicitkit.server.bus._base import ListeningBus
 from elicitkit.server.store import POSTGRES_CHANNEL, PostgresStore, Store, import_asyncpg
 
 if TYPE_CHECKING:

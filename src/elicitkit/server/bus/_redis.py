@@ -25,7 +25,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import ClusterPubSub
 
-from elicitkit.server.bus.base import ListeningBus
+from elicitkit.server.bus._base import ListeningBus
 from elicitkit.server.store import (
     COMPLETIONS_CHANNEL,
     RedisStore,

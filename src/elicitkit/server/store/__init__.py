@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from elicitkit.extras import lazy_names
-from elicitkit.server.store.base import (
+from elicitkit.server.store._base import (
     ACTIVE,
     TERMINAL,
     BlobStore,

@@ -28,10 +28,10 @@ from urllib.parse import urlsplit
 
 from elicitkit.errors import ConfigurationError
 from elicitkit.extras import needs
-from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.store import TERMINAL, Record, State
 from elicitkit.server.store._pace import Pace
-from elicitkit.server.user import User
 
 if TYPE_CHECKING:
     import asyncpg

@@ -33,7 +33,9 @@ from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
 from elicitkit.errors import ConfigurationError
-from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._user import User
+from elicitkit.server.store._base import ACTIVE, Record, State
 from elicitkit.server.store._pace import Pace
 from elicitkit.server.store._redis_errors import late, unavailable
 from elicitkit.server.store._redis_lua import (
@@ -49,8 +51,6 @@ from elicitkit.server.store._redis_lua import (
     record_from,
     stored_record,
 )
-from elicitkit.server.store.base import ACTIVE, Record, State
-from elicitkit.server.user import User
 
 __all__ = ["CLUSTER_SLOTS", "COMPLETIONS_CHANNEL", "RedisStore", "shard_channel", "shard_channels"]
 

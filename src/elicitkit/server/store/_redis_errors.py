@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from redis import exceptions as redis_errors
 
-from elicitkit.server.errors import StoreUnavailableError
+from elicitkit.server._errors import StoreUnavailableError
 
 __all__ = ["late", "unavailable"]
 

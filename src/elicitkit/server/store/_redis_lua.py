@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from string import Template
 from typing import Any, cast
 
-from elicitkit.server.errors import StoreUnavailableError
-from elicitkit.server.store.base import Record, State, details_from
-from elicitkit.server.user import User
+from elicitkit.server._errors import StoreUnavailableError
+from elicitkit.server._user import User
+from elicitkit.server.store._base import Record, State, details_from
 
 # The record's fields, as its hash names them.
 FIELDS = (

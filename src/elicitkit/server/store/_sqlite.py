@@ -19,10 +19,10 @@ import anyio.lowlevel
 import anyio.to_thread
 import platformdirs
 
-from elicitkit.server.errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._user import User
 from elicitkit.server.store import ACTIVE, TERMINAL, Record, State
 from elicitkit.server.store._pace import Pace
-from elicitkit.server.user import User
 
 __all__ = ["SQLiteStore", "default_store_path"]
 
