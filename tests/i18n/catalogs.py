@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import gettext
 import io
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,10 +43,22 @@ def extract() -> Catalog:
         method_map, options_map = parse_mapping_cfg(cfg)
     template = Catalog(project="elicitkit", domain=DOMAIN, creation_date=_CREATED)
     for filename, lineno, message, comments, context in extract_from_dir(
-        str(ROOT), method_map, options_map, keywords=KEYWORDS, strip_comment_tags=True
+        str(ROOT),
+        method_map,
+        options_map,
+        keywords=KEYWORDS,
+        strip_comment_tags=True,
+        directory_filter=_searched,
     ):
         template.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
     return template
+
+
+def _searched(dirpath: str) -> bool:
+    """Every folder but hidden ones and caches: Babel's default also skips `_name` folders,
+    which is where elicitkit's private rooms (`client/_web`, `server/_web`, ...) keep their words."""
+    name = os.path.basename(dirpath)
+    return not name.startswith(".") and name != "__pycache__"
 
 
 def read(locale: str) -> Catalog:
