@@ -80,3 +80,16 @@ def test_a_bad_argument_is_a_configuration_error_that_says_what_would_work() -> 
             assert isinstance(error, ValueError) and says in str(error) and str(error).endswith(".")
         else:
             raise AssertionError(f"no error: {says}")
+
+
+def test_a_token_verifier_given_an_issuer_that_does_not_parse_says_so() -> None:
+    """A malformed issuer URL is the verifier's own error, not `urlsplit`'s bare ValueError."""
+    from elicitkit.server import JWTVerifier, TokenVerifierError
+
+    for issuer in ["http://[::1", "https://auth.example.com:port"]:
+        try:
+            JWTVerifier(issuer, resource="https://mcp.example.com/mcp")
+        except TokenVerifierError as error:
+            assert issuer in str(error)
+        else:
+            raise AssertionError(f"no error for {issuer}")

@@ -216,8 +216,13 @@ def same_server(url: str, issuer: str) -> bool:
 
 
 def is_secure(url: str) -> bool:
-    """Whether `url` is https, or http on a loopback address (for development)."""
-    parts = urlsplit(url)
+    """Whether `url` is https, or http on a loopback address (for development); a URL that
+    does not parse is not."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises here, not later
+    except ValueError:
+        return False
     if parts.scheme == "https":
         return True
     if parts.scheme != "http":

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from elicitkit.errors import LifecycleError
 from elicitkit.server._user import User
 
 if TYPE_CHECKING:
@@ -68,7 +69,11 @@ class HookIdentity:
 
         if self._login_url is not None:
             return RedirectResponse(self._login_url(return_to), status_code=303)
-        assert self._site is not None, "HookIdentity is used before its routes were mounted"
+        if self._site is None:
+            raise LifecycleError(
+                "HookIdentity signs a person in only once URL mode has mounted its pages; give it "
+                "to UrlMode(browser=...) and serve the app UrlMode is installed on."
+            )
         _ = self._site.translator(request).gettext
         return self._site.refusal(
             request,
