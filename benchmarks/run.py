@@ -73,8 +73,10 @@ KEYS = [
     "hostile_loop_lag_ms",
     "hostile_prompts_shown",
     "import_ratio",
-    "bridge_call_ratio",
-    "bridge_added_ms",
+    "bridge_added_ms_stdio_h11",
+    "bridge_added_ms_http_h11",
+    "bridge_added_ms_stdio_runner",
+    "bridge_added_ms_http_runner",
     "postgres_flow_ratio",
     "completion_p99_ms_postgres",
     "scale_record_bytes_growth_sqlite",
@@ -118,7 +120,11 @@ TARGETS: dict[str, Target] = {
     "hostile_loop_lag_ms": Target("<= 50", lambda v, f: v <= 50),
     "hostile_prompts_shown": Target("<= rate limit", lambda v, f: v <= f["hostile_prompts_allowed"]),
     "import_ratio": Target("<= 1.15", lambda v, f: v <= 1.15),
-    "bridge_call_ratio": Target(">= 0.7", lambda v, f: v >= 0.7),
+    # issue 40: the p50 latency a call gains through the bridge, on each path a host uses
+    "bridge_added_ms_stdio_h11": Target("<= 10", lambda v, f: v <= 10),
+    "bridge_added_ms_http_h11": Target("<= 10", lambda v, f: v <= 10),
+    "bridge_added_ms_stdio_runner": Target("<= 10", lambda v, f: v <= 10),
+    "bridge_added_ms_http_runner": Target("<= 10", lambda v, f: v <= 10),
     "postgres_flow_ratio": Target(">= 0.5", lambda v, f: v >= 0.5),
     # issue 35: how cost grows (benchmarks/scale.py)
     **{

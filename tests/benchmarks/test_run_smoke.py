@@ -36,7 +36,12 @@ PRODUCES = {
     "landing": ["landing_rps_ratio"],
     "hostile": ["hostile_loop_lag_ms", "hostile_prompts_shown"],
     "import_time": ["import_ratio"],
-    "bridge": ["bridge_call_ratio", "bridge_added_ms"],
+    "bridge": [
+        "bridge_added_ms_stdio_h11",
+        "bridge_added_ms_http_h11",
+        "bridge_added_ms_stdio_runner",
+        "bridge_added_ms_http_runner",
+    ],
     "postgres": ["postgres_flow_ratio", "completion_p99_ms_postgres"],
     "scale": [
         *(f"scale_record_bytes_growth_{b}" for b in ("sqlite", "redis", "postgres")),
