@@ -59,7 +59,7 @@ def test_the_wheel_ships_types_catalogs_templates_and_static_files(wheel: Path) 
     for po in catalogs:
         mo = po.with_suffix(".mo").relative_to(PACKAGE.parent).as_posix()
         assert mo in names, f"{mo} is not in the wheel"
-    for folder in ("server/web/templates", "server/web/static", "client/web_templates"):
+    for folder in ("server/_web/templates", "server/_web/static", "client/web_templates"):
         shipped = [n for n in names if n.startswith(f"elicitkit/{folder}/")]
         assert shipped, f"elicitkit/{folder} is not in the wheel"
     assert not [n for n in names if n.startswith(("tests/", "elicitkit/tests/")) or "conftest" in n]
