@@ -73,15 +73,6 @@ class Upstream:
                 "Give the upstream server as a URL or as a stdio command, not both or neither."
             )
 
-    @property
-    def name(self) -> str:
-        """The server in words: its URL, or its command line (arguments and all, which may hold
-        secrets)."""
-        if self.url is not None:
-            return self.url
-        assert self.stdio is not None
-        return " ".join([self.stdio.command, *self.stdio.args])
-
     def http_client(self, auth: Any = None) -> httpx2.AsyncClient:
         """The HTTP client for one upstream session (its connections kept alive between calls):
         headers, and `auth` (or this upstream's own)."""

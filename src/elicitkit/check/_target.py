@@ -62,10 +62,6 @@ class Target:
         starts a server of its own."""
         return self.url is not None
 
-    def with_token(self, token: str | None) -> Target:
-        """The same server, called with `token` as the bearer instead (None: no token)."""
-        return Target(self.url, self.command, token)
-
     def transport(self, watch: StandaloneWatch) -> Transport:
         """A new transport; over HTTP, `watch` hears of each request on the standalone stream."""
         if self.url is not None:
