@@ -212,12 +212,7 @@ def _headers(headers: list[str], from_env: list[str], from_files: list[Path]) ->
     person may read (a secret in the command line is readable by every user of the machine)."""
     values: dict[str, str] = {}
     for header in headers:
-        name, sep, value = header.partition(":")
-        if not sep or not name.strip():
-            raise typer.BadParameter(
-                f"write a header as 'Name: value', not {header!r}.", param_hint="--header"
-            )
-        values[name.strip()] = value.strip()
+        values.update(_header_line(header, f"write a header as 'Name: value', not {header!r}.", "--header"))
     for item in from_env:
         name, sep, variable = item.partition("=")
         if not sep or not name.strip() or not variable.strip():
@@ -254,13 +249,19 @@ def _header_file(path: Path) -> dict[str, str]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        name, sep, value = line.partition(":")
-        if not sep or not name.strip() or not value.strip():
-            raise typer.BadParameter(  # the line itself is not shown: it may hold the secret
-                f"line {number} of {path} is not 'Name: value'.", param_hint="--header-file"
-            )
-        values[name.strip()] = value.strip()
+        # the line itself is not shown: it may hold the secret
+        values.update(
+            _header_line(line, f"line {number} of {path} is not 'Name: value'.", "--header-file", empty=False)
+        )
     return values
+
+
+def _header_line(line: str, wrong: str, option: str, *, empty: bool = True) -> dict[str, str]:
+    """One 'Name: value' header (an empty value only where `empty`); `wrong` says what is wrong."""
+    name, sep, value = line.partition(":")
+    if not sep or not name.strip() or (not empty and not value.strip()):
+        raise typer.BadParameter(wrong, param_hint=option)
+    return {name.strip(): value.strip()}
 
 
 def _upstream(target: Named, values: dict[str, str]) -> Upstream:
