@@ -21,12 +21,9 @@ from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
+from support.local_url_mode import local_url_mode
 
-from elicitkit.server import Elicitation, LocalBus, PendingLimitError
-from elicitkit.server._url_mode import UrlMode
-from elicitkit.server._user import McpUsers
-from elicitkit.server._vault import KeyRing
-from elicitkit.server.store import MemoryStore
+from elicitkit.server import Elicitation, LocalBus, McpUsers, PendingLimitError, UrlMode
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -45,16 +42,7 @@ def rss_kib() -> int:
 
 def build(*, cap: int | None) -> tuple[MCPServer[Any], UrlMode, LocalBus]:
     server: MCPServer[Any] = MCPServer("flood")
-    bus = LocalBus()
-    url_mode = UrlMode(
-        public_url="http://127.0.0.1:1",
-        keys=KeyRing.from_string(KeyRing.generate()),
-        store=MemoryStore(),
-        bus=bus,
-        users=McpUsers.single_user_local(),
-        ttl=TTL,
-        max_pending_per_user=cap,
-    )
+    url_mode, bus = local_url_mode(ttl=TTL, max_pending_per_user=cap)
     elicit = Elicitation(server, url_mode=url_mode)
     held = elicit.secret("held", title="Held", message="Asked with -32042.", wait="error")
     live = elicit.secret("live", title="Live", message="Asked live.", wait="live")

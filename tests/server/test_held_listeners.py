@@ -15,12 +15,9 @@ from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitResult
+from support.local_url_mode import local_url_mode
 
-from elicitkit.server import Elicitation, LocalBus
-from elicitkit.server._url_mode import UrlMode
-from elicitkit.server._user import McpUsers
-from elicitkit.server._vault import KeyRing
-from elicitkit.server.store import MemoryStore
+from elicitkit.server import Elicitation, LocalBus, UrlMode
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -29,16 +26,7 @@ LINKS = 30
 
 def build(ttl: float) -> tuple[MCPServer[Any], UrlMode, LocalBus, list[weakref.ref[Any]]]:
     server: MCPServer[Any] = MCPServer("held")
-    bus = LocalBus()
-    url_mode = UrlMode(
-        public_url="http://127.0.0.1:1",
-        keys=KeyRing.from_string(KeyRing.generate()),
-        store=MemoryStore(),
-        bus=bus,
-        users=McpUsers.single_user_local(),
-        ttl=ttl,
-        max_pending_per_user=None,
-    )
+    url_mode, bus = local_url_mode(ttl=ttl, max_pending_per_user=None)
     secret = Elicitation(server, url_mode=url_mode).secret("key", title="Key", message="Key?", wait="error")
     sessions: list[weakref.ref[Any]] = []
 

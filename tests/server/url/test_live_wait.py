@@ -11,27 +11,17 @@ import pytest
 from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitResult
+from support.local_url_mode import local_url_mode
 
-from elicitkit.server import Elicitation, LocalBus, UrlElicitationNotCompletedError
-from elicitkit.server._url_mode import UrlMode
-from elicitkit.server._user import McpUsers
-from elicitkit.server._vault import KeyRing
-from elicitkit.server.store import ACTIVE, MemoryStore
+from elicitkit.server import Elicitation, LocalBus, UrlElicitationNotCompletedError, UrlMode
+from elicitkit.server.store import ACTIVE
 
 pytestmark = pytest.mark.timeout(60)
 
 
 def build(ttl: float) -> tuple[MCPServer[Any], UrlMode, LocalBus]:
     server: MCPServer[Any] = MCPServer("live wait")
-    bus = LocalBus()
-    url_mode = UrlMode(
-        public_url="http://127.0.0.1:1",
-        keys=KeyRing.from_string(KeyRing.generate()),
-        store=MemoryStore(),
-        bus=bus,
-        users=McpUsers.single_user_local(),
-        ttl=ttl,
-    )
+    url_mode, bus = local_url_mode(ttl=ttl)
     secret = Elicitation(server, url_mode=url_mode).secret("key", title="Key", message="Key?", wait="live")
 
     @server.tool()
