@@ -7,7 +7,9 @@ the client did not declare before anything is sent (S-01, M-04), and then
 - on 2025-11-25 sends a live `elicitation/create` with `related_request_id`, so it travels on
   the stream of the request it belongs to, and waits for the answer;
 - on 2026-07-28 takes the answer from the retry, or ends the round with the question in an
-  `InputRequiredResult` (see `_rounds`).
+  `InputRequiredResult` (see `_rounds`);
+- inside a task's run (2025-11-25 `tools/call` with `task`), hands it to the task, which the
+  requestor answers through `tasks/result` (see `_tasks`).
 
 It returns the client's raw `ElicitResult`; what an answer means is the caller's business.
 """
@@ -28,6 +30,7 @@ from elicitkit.schema import ValidationProblem
 from elicitkit.server import _rounds
 from elicitkit.server._capabilities import require_mode
 from elicitkit.server._errors import ElicitationTimeoutError, InvalidAnswerError, NotInRequestError
+from elicitkit.server._tasks import current_run
 
 ASKING_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 """The client requests a question may belong to (S-02)."""
@@ -69,6 +72,9 @@ async def ask(
     question = ElicitRequest(params=params)
     current = _rounds.current_round(ctx)
     name = current.claim(key)  # on both revisions, so a tool that works on one works on the other
+    run = current_run()
+    if run is not None:  # a task's run, on any wire: the requestor answers through the task
+        return await run.ask(name, question, timeout)
     if _rounds.uses_rounds(request.protocol_version):
         answer = current.take(name, question, timeout)
         if answer is None:

@@ -1,0 +1,32 @@
+"""Tasks (MCP 2025-11-25, experimental): a tool call that runs in the background and asks the
+person as it goes, its state in elicitkit's store. `tasks.py` is the core (no wire), `record.py`
+a task and its status machine, `wire.py` the 2025-11-25 methods on an `MCPServer`."""
+
+from __future__ import annotations
+
+from elicitkit.server._tasks.record import TERMINAL_STATUSES, TaskRecord, TaskStatus, iso
+from elicitkit.server._tasks.tasks import (
+    Resume,
+    Runner,
+    TaskRun,
+    Tasks,
+    TaskSupport,
+    TerminalTaskError,
+    UnknownTaskError,
+    current_run,
+)
+
+__all__ = [
+    "TERMINAL_STATUSES",
+    "Resume",
+    "Runner",
+    "TaskRecord",
+    "TaskRun",
+    "TaskStatus",
+    "TaskSupport",
+    "Tasks",
+    "TerminalTaskError",
+    "UnknownTaskError",
+    "current_run",
+    "iso",
+]
