@@ -29,14 +29,20 @@ from mcp.server.connection import Connection
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from mcp.shared.exceptions import MCPError
 from mcp_types import (
     ClientCapabilities,
+    ClientTasksCapability,
     ElicitationCapability,
     ElicitRequestParams,
     ElicitResult,
     FormElicitationCapability,
+    GetTaskRequest,
+    GetTaskRequestParams,
+    GetTaskResult,
     InputRequiredResult,
     InputResponses,
+    TasksListCapability,
 )
 from packaging.requirements import Requirement
 from packaging.version import Version
@@ -172,6 +178,62 @@ async def test_every_call_that_can_be_asked_in_goes_through_the_input_rounds_dri
         await client.get_prompt("greeting")
         await client.read_resource("probe://it", cache_mode="refresh")
     assert seen == ["CallToolResult", "GetPromptResult", "ReadResourceResult"]
+
+
+def test_the_session_answers_server_requests_in_a_private_method_read_when_it_is_entered() -> None:
+    answer = ClientSession._on_request  # pyright: ignore[reportPrivateUsage]
+    assert inspect.iscoroutinefunction(answer)
+    assert list(inspect.signature(answer).parameters) == ["self", "dctx", "method", "params"]
+
+
+def asking_server() -> MCPServer:
+    """A tool that sends the client a request mcp 2.3's client has no callback for."""
+    server = MCPServer("asking")
+
+    @server.tool()
+    async def ask_task(ctx: Context, task_id: str) -> str:
+        try:
+            got = await ctx.session.send_request(
+                GetTaskRequest(params=GetTaskRequestParams(task_id=task_id)), GetTaskResult
+            )
+        except MCPError as error:
+            return f"error {error.code}"
+        return got.status
+
+    return server
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_server_request_goes_to_the_handler_first_and_tasks_are_declared_where_they_exist(
+    mode: str,
+) -> None:
+    """`server_requests` answers what it takes (here `tasks/get`) and leaves the rest to the SDK,
+    which answers -32601 to a method it has no callback for; `tasks` is declared up to
+    2025-11-25 only (2026-07-28 has no such capability)."""
+
+    async def handler(
+        session: ClientSession, request_id: Any, method: str, params: Any
+    ) -> dict[str, Any] | None:
+        if method != "tasks/get" or params["taskId"] != "known":
+            return None
+        now = "2025-11-25T10:30:00Z"
+        return {"taskId": "known", "status": "working", "createdAt": now, "lastUpdatedAt": now, "ttl": 1000}
+
+    tasks = ClientTasksCapability(list=TasksListCapability())
+    for server in (asking_server(), probe_server()):
+        client = ExtendedClient(InMemoryTransport(server), mode=mode, elicitation_callback=no_answer)
+        client.server_requests, client.tasks_capability = handler, tasks
+        async with client:
+            if server.name == "asking":
+                if mode == "legacy":  # a 2026-07-28 server sends no requests at all
+                    assert (await client.call_tool("ask_task", {"task_id": "known"})).content[
+                        0
+                    ].text == "working"  # type: ignore[union-attr]
+                    unknown = await client.call_tool("ask_task", {"task_id": "other"})
+                    assert unknown.content[0].text == "error -32601"  # type: ignore[union-attr]
+            else:
+                declared = (await client.call_tool("capabilities")).structured_content or {}
+                assert declared.get("tasks") == ({"list": {}} if mode == "legacy" else None)
 
 
 def test_the_in_memory_transport_takes_a_server_and_yields_the_transport_streams() -> None:

@@ -7,8 +7,10 @@ release that moves one fails there first, with the name of what moved. Each piec
 hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece goes.
 
 - `ExtendedClient`: an `mcp.Client` that declares an exact `elicitation` capability (mcp 2.3
-  declares both modes whenever an elicitation callback is set) and hands the 2026-07-28 input
-  rounds to a driver of its own (the SDK's driver is `Client._drive_input_required`).
+  declares both modes whenever an elicitation callback is set) and a `tasks` one, hands the
+  2026-07-28 input rounds to a driver of its own (the SDK's driver is
+  `Client._drive_input_required`), and answers server requests the SDK has no callback for
+  (`tasks/get` and the rest of a client's own tasks) before the session's `_on_request` does.
 - `ReadStream`, `WriteStream`, `TransportStreams`, `InMemoryTransport`: what a `Transport`
   yields, and the in-process transport the SDK's `Client` uses for a `Server`/`MCPServer`.
 - `http_client`: an HTTP client with the SDK transports' default timeouts.
@@ -23,7 +25,7 @@ hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece go
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -37,14 +39,19 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.connection import Connection
 from mcp.server.mcpserver import MCPServer
 from mcp.server.session import ServerSession
+from mcp.shared.dispatcher import DispatchContext
+from mcp.shared.transport_context import TransportContext
 from mcp_types import (
     ClientCapabilities,
+    ClientTasksCapability,
     ElicitationCapability,
     InputRequiredResult,
     InputResponses,
+    RequestId,
     RootsCapability,
 )
 from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
     "SDK_READ_TIMEOUT",
@@ -55,6 +62,7 @@ __all__ = [
     "IssuerAliasingOAuthProvider",
     "PrimitiveSchemaDefinition",
     "ReadStream",
+    "ServerRequestHandler",
     "TransportStreams",
     "WriteStream",
     "connection_of",
@@ -76,15 +84,27 @@ class InputRequiredDriver(Protocol):
     ) -> _ResultT: ...
 
 
+class ServerRequestHandler(Protocol):
+    """Answers a server request before the SDK's session does: the result as its wire dict, or
+    None to leave the request to the SDK. An `MCPError` it raises is the JSON-RPC error sent."""
+
+    async def __call__(
+        self, session: ClientSession, request_id: RequestId, method: str, params: Mapping[str, Any] | None
+    ) -> dict[str, Any] | None: ...
+
+
 @dataclass
 class ExtendedClient(Client):
-    """`mcp.Client` with the two hooks mcp 2.3 keeps private (docs/upstream.md).
+    """`mcp.Client` with the hooks mcp 2.3 keeps private (docs/upstream.md).
 
     `elicitation_capability`, when set, is the `elicitation` capability declared, on every path
     the SDK builds capabilities from (initialize, discover, the 2026-07-28 per-request `_meta`);
-    `roots_capability` likewise for `roots` (mcp 2.3 always declares `listChanged`).
+    `roots_capability` likewise for `roots` (mcp 2.3 always declares `listChanged`), and
+    `tasks_capability` for `tasks` at the revisions that have it (up to 2025-11-25).
     `input_required_driver`, when set, drives the input rounds of `call_tool`, `get_prompt` and
-    `read_resource` in place of the SDK's driver. Both are set by a subclass, not the caller.
+    `read_resource` in place of the SDK's driver. `server_requests`, when set, sees each request
+    the server sends first (mcp 2.3 answers -32601 to a method it has no callback for, such as
+    `tasks/get`). All are set by a subclass, not the caller.
     """
 
     elicitation_capability: ElicitationCapability | None = field(
@@ -94,18 +114,38 @@ class ExtendedClient(Client):
     input_required_driver: InputRequiredDriver | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    tasks_capability: ClientTasksCapability | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    server_requests: ServerRequestHandler | None = field(default=None, init=False, repr=False, compare=False)
 
     async def _build_session(self, exit_stack: AsyncExitStack) -> ClientSession:
         session = await super()._build_session(exit_stack)
         declared = {"elicitation": self.elicitation_capability, "roots": self.roots_capability}
         update = {name: value for name, value in declared.items() if value is not None}
-        if update:
+        tasks = self.tasks_capability
+        if update or tasks is not None:
             sdk_build = session._build_capabilities
 
             def declare(version: str) -> ClientCapabilities:
-                return sdk_build(version).model_copy(update=update)
+                legacy = tasks is not None and version not in MODERN_PROTOCOL_VERSIONS
+                return sdk_build(version).model_copy(update={**update, "tasks": tasks} if legacy else update)
 
             session._build_capabilities = declare  # type: ignore[method-assign]
+        handler = self.server_requests
+        if handler is not None:
+            sdk_on_request = session._on_request
+
+            async def on_request(
+                dctx: DispatchContext[TransportContext], method: str, params: Mapping[str, Any] | None
+            ) -> dict[str, Any]:
+                if dctx.request_id is not None:
+                    answered = await handler(session, dctx.request_id, method, params)
+                    if answered is not None:
+                        return answered
+                return await sdk_on_request(dctx, method, params)
+
+            session._on_request = on_request  # type: ignore[method-assign]
         return session
 
     async def _drive_input_required(

@@ -151,10 +151,19 @@ class ServerElicitations:
             level = logging.WARNING if loud else logging.DEBUG
             logger.log(level, "refused elicitation/create from %s: %s", self.server_name(context), refusal)
             return ErrorData(code=INVALID_PARAMS, message=refusal)
-        server = self.server_name(context)
+        return await self.answer(self.server_name(context), params)
+
+    async def answer(
+        self, server: str, params: ElicitRequestParams, asking: Callable[[], None] | None = None
+    ) -> ElicitResult:
+        """Ask the person a request `refusal` admitted, as `server` (who the person is told asks),
+        through the rate limit (C-31) and the UI's turn; `asking` is called as the question reaches
+        the UI. A request beyond the rate limit is answered "cancel" without reaching it."""
         try:
             with self.gate.prompt():
                 async with self.config.ui_turn():
+                    if asking is not None:
+                        asking()
                     if isinstance(params, ElicitRequestFormParams):
                         return await self._ask_form(server, params)
                     return await self._ask_url(server, params)
