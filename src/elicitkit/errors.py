@@ -64,6 +64,8 @@ The tree (each name is importable from the module after it):
         - `BackendUnavailableError` [`ToolError`]: the store or bus could not be reached,
           even after retrying; retrying later is safe.
             - `StoreUnavailableError`: the store did not answer; nothing was read or written.
+                - `StoreOutcomeUnknownError`: a change reached the store but its answer was
+                  lost: it may or may not have been applied; read it back before redoing it.
             - `BusUnavailableError`: a completion could not be published.
         - `OAuthConnectionError` [`ToolError`] (`elicitkit.server`): a third-party
           OAuth connection failed.

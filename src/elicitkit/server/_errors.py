@@ -188,6 +188,12 @@ class StoreUnavailableError(BackendUnavailableError):
     """The store did not answer; the record, blob or single-use value was not read or written."""
 
 
+class StoreOutcomeUnknownError(StoreUnavailableError):
+    """A change reached the store, but its answer was lost and retrying could not learn it:
+    it may or may not have been applied. Read back what it changed (`get`) before doing it
+    again: a new call is a new change (one more `increment`, a `take_once` that finds nothing)."""
+
+
 class BusUnavailableError(BackendUnavailableError):
     """A completion could not be published; the waiting session finds out on its next retry."""
 

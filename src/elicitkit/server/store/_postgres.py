@@ -4,8 +4,13 @@ Every state change is one conditional UPDATE, so two replicas racing on one reco
 win. A change to a final state sends `NOTIFY` on the completions channel from the same
 statement: PostgreSQL delivers notifications only when their transaction commits, so the
 announcement can neither precede the durable write nor be lost between the write and a
-separate publish. Each write also records a random operation token, so a write retried after
-a lost reply is recognised instead of failing ("already exists") or applying twice.
+separate publish. Each write that a second run would change again (a create, a transition,
+`increment`, `take_once`, `replace_blob`) carries a random operation token, written in the same
+statement (on the record, or in the `<prefix>ops` table, whose primary key lets one token apply
+once), so a write retried after a lost reply is recognised and answered as it was, instead of
+failing ("already exists", "already taken") or applying twice. When the retries run out after a
+write may have reached PostgreSQL, the call raises `StoreOutcomeUnknownError`, never the
+"nothing was written" of `StoreUnavailableError`.
 
 The schema is created, and migrated forward, on first use under an advisory lock, so replicas
 starting together do not race; see docs/deployment.md for the tables and the privileges needed.
@@ -28,7 +33,7 @@ from urllib.parse import urlsplit
 
 from elicitkit.errors import ConfigurationError
 from elicitkit.extras import needs
-from elicitkit.server._errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._errors import RecordExistsError, StoreOutcomeUnknownError, StoreUnavailableError
 from elicitkit.server._user import User
 from elicitkit.server.store import TERMINAL, Record, State
 from elicitkit.server.store._pace import Pace
@@ -45,7 +50,7 @@ POSTGRES_CHANNEL = "elicitkit_completed"
 """The LISTEN/NOTIFY channel that carries "elicitation X reached a final state" (with the default
 table prefix; a store notifies on `<prefix>completed`)."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 T = TypeVar("T")
 
@@ -90,6 +95,14 @@ _MIGRATIONS: list[str] = [
         key text PRIMARY KEY, n bigint NOT NULL, deadline double precision NOT NULL
     );
     """,
+    # 4: the operations that `increment`, `take_once` and `replace_blob` applied, with what they
+    # answered, kept a little longer than a call's retries: a retry after a lost reply finds
+    # its own and answers the same, and the primary key lets one operation apply once only.
+    """
+    CREATE TABLE IF NOT EXISTS {p}ops (
+        op text PRIMARY KEY, n bigint, data bytea, deadline double precision NOT NULL
+    );
+    """,
 ]
 
 _COLUMNS = (
@@ -107,11 +120,28 @@ _SWEEP_BATCH = 200  # rows locked by one sweep statement: short transactions, no
 _KEYS_BATCH = 500  # blob keys one `blob_keys` statement reads
 _ACQUIRE_TIMEOUT = 10.0  # seconds a caller waits for a free pooled connection
 _RETRIES = 3  # a dropped connection is retried this many times, with backoff, before the error
+_OPS_KEPT = 60.0  # seconds an operation's token outlives the call's own deadline (clock skew)
+
+
+def _not_done(prefix: str, token: int) -> str:
+    """The condition of a write logged in `<prefix>ops`: its operation (parameter `token`) is
+    not there yet, so a retry after the first try committed applies nothing."""
+    return f"NOT EXISTS (SELECT 1 FROM {prefix}ops WHERE op = ${token})"  # noqa: S608
 
 
 def _who(user: User) -> str:
     """The user as a digest: the name of their advisory lock, with no personal data in it."""
     return hashlib.sha256(json.dumps([user.issuer, user.subject]).encode()).hexdigest()
+
+
+class _Sent:
+    """Whether some try of one write may have reached PostgreSQL: then a failure is no proof
+    that nothing was written."""
+
+    __slots__ = ("maybe",)
+
+    def __init__(self) -> None:
+        self.maybe = False
 
 
 _abandoned: set[asyncio.Future[Any]] = set()
@@ -215,12 +245,14 @@ class PostgresStore:
         async with pool.acquire(timeout=_ACQUIRE_TIMEOUT) as conn:  # a busy caller waits, not forever
             yield conn
 
-    async def _run(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+    async def _run(self, work: Callable[[Connection], Awaitable[T]], *, writes: bool = False) -> T:
         """Run `work` on a pooled connection within `timeout`; retry a dropped connection, then
-        say what happened: every error of the driver leaves here as `StoreUnavailableError`."""
+        say what happened: every error of the driver leaves here as `StoreUnavailableError`, or,
+        for a write (`writes`) that may have reached PostgreSQL, `StoreOutcomeUnknownError`."""
+        sent = _Sent()
         # A task, left behind at the deadline rather than awaited: asyncpg's clean-up of a
         # cancelled statement (resetting the connection) waits on the very server that hangs.
-        attempt = asyncio.ensure_future(self._attempts(work))
+        attempt = asyncio.ensure_future(self._attempts(work, sent if writes else None))
         try:
             done, _ = await asyncio.wait((attempt,), timeout=self.timeout)
         except BaseException:
@@ -228,6 +260,12 @@ class PostgresStore:
             raise
         if not done:
             _abandon(attempt)
+            if sent.maybe:
+                raise StoreOutcomeUnknownError(
+                    f"The PostgreSQL store at {self._where()} did not answer a change within "
+                    f"{self.timeout:g}s (the store's timeout), so whether it was applied is unknown; "
+                    "read back what it changed before doing it again."
+                )
             raise StoreUnavailableError(
                 f"The PostgreSQL store at {self._where()} did not answer within {self.timeout:g}s (the "
                 "store's timeout). Retry: this store reconnects by itself, and a retried change never "
@@ -235,42 +273,60 @@ class PostgresStore:
             )
         return attempt.result()
 
-    async def _attempts(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+    async def _attempts(self, work: Callable[[Connection], Awaitable[T]], sent: _Sent | None) -> T:
         pause = 0.1
         for attempt in range(_RETRIES + 1):
+            earlier = sent is not None and sent.maybe  # an earlier try of this change may have landed
             try:
                 async with self._connection() as conn:
+                    if sent is not None:
+                        sent.maybe = True  # from here on, the change may reach PostgreSQL
                     return await work(conn)
-            except self._asyncpg.InvalidAuthorizationSpecificationError as exc:
-                raise StoreUnavailableError(
-                    f"PostgreSQL at {self._where()} refused the credentials ({exc}); check the user "
-                    "and password in the store URL."
-                ) from exc
-            except self._asyncpg.InsufficientPrivilegeError as exc:
-                raise StoreUnavailableError(
-                    f"The PostgreSQL user may not do what the store needs ({exc}); grant the privileges "
-                    "listed in docs/deployment.md."
-                ) from exc
-            except self._asyncpg.ReadOnlySQLTransactionError as exc:
-                raise StoreUnavailableError(
-                    f"PostgreSQL at {self._where()} is a read-only standby ({exc}); point the store URL "
-                    "at the primary (or add target_session_attrs=read-write)."
-                ) from exc
             except self._down as exc:
-                if attempt == _RETRIES:
-                    raise StoreUnavailableError(
-                        f"The PostgreSQL store at {self._where()} is unavailable "
-                        f"({exc or type(exc).__name__}). Retry when PostgreSQL is back: this store "
-                        "reconnects by itself, and a retried change never applies twice."
-                    ) from exc
-                await asyncio.sleep(pause)
-                pause *= 2
-            except (self._asyncpg.PostgresError, self._asyncpg.InterfaceError) as exc:
+                if attempt < _RETRIES:
+                    await asyncio.sleep(pause)
+                    pause *= 2
+                    continue
+                if sent is not None and sent.maybe:
+                    raise self._unknown(exc) from exc
                 raise StoreUnavailableError(
-                    f"PostgreSQL at {self._where()} refused a statement of the store ({exc}); check that "
-                    "the tables are elicitkit's own and the server is PostgreSQL 12 or later."
+                    f"The PostgreSQL store at {self._where()} is unavailable "
+                    f"({exc or type(exc).__name__}). Retry when PostgreSQL is back: this store "
+                    "reconnects by itself, and a retried change never applies twice."
                 ) from exc
+            except (self._asyncpg.PostgresError, self._asyncpg.InterfaceError) as exc:
+                # Refused: this try changed nothing, but an earlier one may have.
+                raise (self._unknown(exc) if earlier else self._refused(exc)) from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _unknown(self, exc: BaseException) -> StoreOutcomeUnknownError:
+        return StoreOutcomeUnknownError(
+            f"The PostgreSQL store at {self._where()} lost the connection after a change was sent "
+            f"({exc or type(exc).__name__}) and could not reach it again, so whether it was applied "
+            "is unknown; read back what it changed before doing it again."
+        )
+
+    def _refused(self, exc: BaseException) -> StoreUnavailableError:
+        """The sentence for a statement PostgreSQL refused (nothing of it was applied)."""
+        if isinstance(exc, self._asyncpg.InvalidAuthorizationSpecificationError):
+            return StoreUnavailableError(
+                f"PostgreSQL at {self._where()} refused the credentials ({exc}); check the user "
+                "and password in the store URL."
+            )
+        if isinstance(exc, self._asyncpg.InsufficientPrivilegeError):
+            return StoreUnavailableError(
+                f"The PostgreSQL user may not do what the store needs ({exc}); grant the privileges "
+                "listed in docs/deployment.md."
+            )
+        if isinstance(exc, self._asyncpg.ReadOnlySQLTransactionError):
+            return StoreUnavailableError(
+                f"PostgreSQL at {self._where()} is a read-only standby ({exc}); point the store URL "
+                "at the primary (or add target_session_attrs=read-write)."
+            )
+        return StoreUnavailableError(
+            f"PostgreSQL at {self._where()} refused a statement of the store ({exc}); check that "
+            "the tables are elicitkit's own and the server is PostgreSQL 12 or later."
+        )
 
     def _where(self) -> str:
         try:
@@ -286,7 +342,9 @@ class PostgresStore:
         (`RecordStore.create`)."""
         op = secrets.token_hex(8)
         if max_active is not None:
-            return await self._run(lambda conn: self._create_capped(conn, record, op, max_active))
+            return await self._run(
+                lambda conn: self._create_capped(conn, record, op, max_active), writes=True
+            )
         sql = (
             f"INSERT INTO {self.prefix}records (id, issuer, subject, client_id, flow, message, state, "  # noqa: S608
             "created_at, updated_at, expires_at, details, op) "
@@ -295,7 +353,7 @@ class PostgresStore:
             f"WHERE {self.prefix}records.op = EXCLUDED.op RETURNING id"
         )
         args = (*record.row(), op)
-        inserted = await self._run(lambda conn: conn.fetchval(sql, *args))
+        inserted = await self._run(lambda conn: conn.fetchval(sql, *args), writes=True)
         if inserted is None:  # another record has this id (not a retry of this very insert)
             raise RecordExistsError(record.id)
         return True
@@ -382,7 +440,7 @@ class PostgresStore:
             user is not None,
             *extra,
         )
-        row = await self._run(lambda conn: conn.fetchrow(sql, *args))
+        row = await self._run(lambda conn: conn.fetchrow(sql, *args), writes=True)
         return None if row is None else Record.from_row(row)
 
     async def sweep(self, *, now: float | None = None, keep_for: float = 86400.0) -> int:
@@ -405,15 +463,15 @@ class PostgresStore:
         pace = Pace()  # by time as well: a live statement waits on a row lock for one batch at most
         for sql, at in ((expire, now), (forget, now - keep_for)):
             while True:
-                status = await self._run(lambda conn, sql=sql, at=at: conn.execute(sql, at))  # type: ignore[misc]
+                status = await self._run(lambda conn, sql=sql, at=at: conn.execute(sql, at), writes=True)  # type: ignore[misc]
                 count = int(str(status).rsplit(" ", 1)[-1])
                 changed += count
                 if count < _SWEEP_BATCH:
                     break
                 await pace.turn()
-        for table in ("once", "claims", "counters"):
+        for table in ("once", "claims", "counters", "ops"):
             sql = f"DELETE FROM {p}{table} WHERE deadline <= $1"  # noqa: S608
-            await self._run(lambda conn, sql=sql: conn.execute(sql, now))  # type: ignore[misc]
+            await self._run(lambda conn, sql=sql: conn.execute(sql, now), writes=True)  # type: ignore[misc]
         return changed
 
     # -- blobs, single-use values, locks ---------------------------------------------------
@@ -421,13 +479,18 @@ class PostgresStore:
     async def increment(self, key: str, *, ttl: float) -> int:
         """Add one to the counter `key` and return its value; unchanged for `ttl` seconds, it starts again
         (`CounterStore.increment`)."""
-        now = self.clock()
-        sql = (
-            f"INSERT INTO {self.prefix}counters AS c (key, n, deadline) VALUES ($1, 1, $2) "  # noqa: S608
+        p, now = self.prefix, self.clock()
+        bump = (
+            f"INSERT INTO {p}counters AS c (key, n, deadline) SELECT $1, 1, $2 WHERE {_not_done(p, 4)} "
             "ON CONFLICT (key) DO UPDATE SET n = CASE WHEN c.deadline > $3 THEN c.n + 1 ELSE 1 END, "
             "deadline = EXCLUDED.deadline RETURNING n"
         )
-        count = await self._run(lambda conn: conn.fetchval(sql, key, now + ttl, now))
+        sql = (
+            f"WITH done AS ({bump}), "  # noqa: S608
+            f"logged AS (INSERT INTO {p}ops (op, n, deadline) SELECT $4, n, $5 FROM done) "
+            f"SELECT coalesce((SELECT n FROM done), (SELECT n FROM {p}ops WHERE op = $4))"
+        )
+        count = await self._once(sql, (key, now + ttl, now), "n")
         return int(count)
 
     async def put_blob(self, key: str, data: bytes) -> None:
@@ -468,9 +531,16 @@ class PostgresStore:
     async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
         """Put `new` under `key` only if it still holds `old`, atomically; False otherwise
         (`BlobStore.replace_blob`)."""
-        sql = f"UPDATE {self.prefix}blobs SET data = $3 WHERE key = $1 AND data = $2"  # noqa: S608
-        status = await self._run(lambda conn: conn.execute(sql, key, bytes(old), bytes(new)))
-        return bool(status == "UPDATE 1")
+        p = self.prefix
+        sql = (
+            f"WITH done AS (UPDATE {p}blobs SET data = $3 WHERE key = $1 AND data = $2 AND {_not_done(p, 4)} "  # noqa: S608
+            "RETURNING 1 AS n), "
+            f"logged AS (INSERT INTO {p}ops (op, n, deadline) SELECT $4, (SELECT count(*) FROM done), $5 "
+            f"WHERE {_not_done(p, 4)}) "
+            f"SELECT coalesce((SELECT n FROM done), (SELECT n FROM {p}ops WHERE op = $4), 0)"
+        )
+        done = await self._once(sql, (key, bytes(old), bytes(new)), "n")
+        return bool(done)
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         """Keep `data` under `key` for `ttl` seconds, for one `take_once` (`OnceStore.put_once`)."""
@@ -483,9 +553,32 @@ class PostgresStore:
     async def take_once(self, key: str) -> bytes | None:
         """Return and delete the value under `key`; None when unknown, taken or past its ttl
         (`OnceStore.take_once`)."""
-        sql = f"DELETE FROM {self.prefix}once WHERE key = $1 AND deadline > $2 RETURNING data"  # noqa: S608
-        value = await self._run(lambda conn: conn.fetchval(sql, key, self.clock()))
+        p = self.prefix
+        sql = (
+            f"WITH done AS (DELETE FROM {p}once WHERE key = $1 AND deadline > $2 AND {_not_done(p, 3)} "  # noqa: S608
+            "RETURNING data), "
+            f"logged AS (INSERT INTO {p}ops (op, data, deadline) SELECT $3, (SELECT data FROM done), $4 "
+            f"WHERE {_not_done(p, 3)}) "
+            f"SELECT coalesce((SELECT data FROM done), (SELECT data FROM {p}ops WHERE op = $3))"
+        )
+        value = await self._once(sql, (key, self.clock()), "data")
         return None if value is None else bytes(value)
+
+    async def _once(self, sql: str, args: tuple[Any, ...], column: str) -> Any:
+        """Run a write that logs its operation in `<prefix>ops` (`sql` takes `args`, then the
+        token and the log's deadline): a retry of it answers what the first try did. A retry
+        that met the first try still running waits for it on the token's key, then reads it."""
+        op = secrets.token_hex(8)
+        kept = self.clock() + self.timeout + _OPS_KEPT
+        read = f"SELECT {column} FROM {self.prefix}ops WHERE op = $1"  # noqa: S608
+
+        async def work(conn: Connection) -> Any:
+            try:
+                return await conn.fetchval(sql, *args, op, kept)
+            except self._asyncpg.UniqueViolationError:
+                return await conn.fetchval(read, op)
+
+        return await self._run(work, writes=True)
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
         """Take the lock `key` for `ttl` seconds: a holder token, or None when another holds it
