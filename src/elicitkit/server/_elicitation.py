@@ -44,6 +44,7 @@ from elicitkit.server._capabilities import Mode, declared_modes
 from elicitkit.server._errors import UrlModeError
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server._secret import Secret, SecretValidator
+from elicitkit.server._tasks import Tasks, serve_tasks
 from elicitkit.server._url_mode import UrlMode, Wait, require_mcp_server
 
 if TYPE_CHECKING:
@@ -60,7 +61,8 @@ class Elicitation:
 
     Creating it installs a small middleware on `server` that carries questions and answers
     across 2026-07-28 rounds, and mounts `url_mode`'s pages when one is given; `timeout` is the
-    default for every question (None: no limit).
+    default for every question (None: no limit). With `tasks=Tasks({...})` the tools it names
+    also run as 2025-11-25 tasks, their state in `url_mode`'s store unless `Tasks` has its own.
     """
 
     # The flow classes `secret()` and `oauth()` make: a framework's own `Elicitation` (FastMCP's)
@@ -70,17 +72,30 @@ class Elicitation:
     oauth_class: ClassVar[type[OAuthConnection] | None] = None
 
     def __init__(
-        self, server: MCPServer[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
+        self,
+        server: MCPServer[Any],
+        *,
+        timeout: float | None = None,
+        url_mode: UrlMode | None = None,
+        tasks: Tasks | None = None,
     ) -> None:
         require_mcp_server(server, "Elicitation")
         self.server = server
         self.timeout = timeout
         self.url_mode = url_mode
         """URL mode for this server's tools (pages, store, vault); None until one is given."""
+        self.tasks = tasks
+        """The tools that run as tasks (2025-11-25 `tools/call` with `task`); None: no tasks."""
         if url_mode is not None:  # first: its rounds count timeouts by its clock
             url_mode._mount(server)  # pyright: ignore[reportPrivateUsage]  # one way to wire it
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
             server.middleware.append(RoundsMiddleware(server))
+        if tasks is not None:  # they keep their state where URL mode keeps its records
+            if url_mode is not None:
+                tasks.attach(store=url_mode.store, bus=url_mode.bus, users=url_mode.users, keys=url_mode.keys)
+            else:
+                tasks.attach()
+            serve_tasks(server, tasks)
 
     def secret(
         self,

@@ -55,6 +55,7 @@ from elicitkit.server._errors import (
     UrlModeError,
 )
 from elicitkit.server._rounds import RoundsMiddleware, current_round, uses_rounds
+from elicitkit.server._tasks import TaskRun, current_run
 from elicitkit.server._user import Caller, McpUsers
 from elicitkit.server._vault import KeyRing, Vault
 from elicitkit.server._web.flows import Flow
@@ -361,6 +362,9 @@ class UrlMode:
                 "(the MCP server's public origin), or run the server inside `async with url_mode.loopback()`."
             )
         caller = self.users.caller()
+        run = current_run()
+        if run is not None:
+            return await self._ask_in_task(ctx, run, caller, flow, message, details)
         if uses_rounds(ctx.protocol_version):
             return await self._ask_in_rounds(ctx, caller, flow, message, details)
         record = await self._new_record(caller, flow, message, details)
@@ -483,6 +487,49 @@ class UrlMode:
         if final.state not in ACTIVE:
             raise UrlElicitationNotCompletedError(final.state)
         current.still_waiting()  # the page is still open: never the same URL twice (M-03)
+
+    async def _ask_in_task(
+        self,
+        ctx: Context[Any, Any],
+        run: TaskRun,
+        caller: Caller,
+        flow: Flow,
+        message: str,
+        details: Mapping[str, Any],
+    ) -> Record:
+        """In a task's run: the link is made once per task and noted in it, so a run again (after a
+        restart, on another replica) waits for the same page, and the requestor's consent to open
+        it is replayed rather than asked again. The task is `working` while the person is on the page.
+        """
+        key = f"elicitkit.url.{flow.name}"
+        named = await run.note(key)
+        record = await self.store.get(named) if isinstance(named, str) else None
+        if record is None or record.user != caller.user:
+            record = await self._new_record(caller, flow, message, details)
+            await run.set_note(key, record.id)
+        if record.state == "completed":
+            return record
+        if record.state not in ACTIVE:
+            raise UrlElicitationNotCompletedError(record.state)
+        finished = anyio.Event()
+
+        async def on_finish(elicitation_id: str) -> None:
+            finished.set()
+
+        unsubscribe = self.bus.subscribe(record.id, on_finish)
+        try:
+            url = self.site.url_for(record.id)
+            params = ElicitRequestURLParams(message=record.message, url=url, elicitation_id=record.id)
+            action = (await ask(ctx, params, key=key)).action
+            if action != "accept":  # S-22: accept is consent to open, not completion
+                await self._close(record, "declined" if action == "decline" else "cancelled")
+            now = await self.store.get(record.id)  # it may have finished before we listened
+            if now is not None and now.state in ACTIVE:
+                with anyio.move_on_after(record.expires_at - self.clock()):
+                    await finished.wait()
+        finally:
+            unsubscribe()
+        return await self._outcome(record)
 
     async def _named_record(self, named: object, caller: Caller) -> Record:
         found = await self.store.get(named) if isinstance(named, str) else None

@@ -15,8 +15,11 @@ from elicitkit.server._tasks.tasks import (
     UnknownTaskError,
     current_run,
 )
+from elicitkit.server._tasks.wire import RELATED_TASK, TASKS_VERSION, TasksMiddleware, serve_tasks, task_wire
 
 __all__ = [
+    "RELATED_TASK",
+    "TASKS_VERSION",
     "TERMINAL_STATUSES",
     "Resume",
     "Runner",
@@ -25,8 +28,11 @@ __all__ = [
     "TaskStatus",
     "TaskSupport",
     "Tasks",
+    "TasksMiddleware",
     "TerminalTaskError",
     "UnknownTaskError",
     "current_run",
     "iso",
+    "serve_tasks",
+    "task_wire",
 ]
