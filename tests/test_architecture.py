@@ -162,12 +162,16 @@ def test_no_module_imports_another_sides_private_module_or_name() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+PEER_INSTALLS = {"node_modules", ".venv"}
+"""What scripts/setup installs under tests/peers/: third-party code, not elicitkit's tests."""
+
+
 def test_no_sys_path_insert_in_tests() -> None:
     needle = "sys.path." + "insert"
     found = [
         str(p.relative_to(ROOT))
         for p in sorted((ROOT / "tests").rglob("*.py"))
-        if "node_modules" not in p.parts and needle in p.read_text(encoding="utf-8")
+        if not PEER_INSTALLS.intersection(p.parts) and needle in p.read_text(encoding="utf-8")
     ]
     assert not found, f"tests that edit sys.path instead of importing tests.support: {found}"
 
@@ -310,7 +314,7 @@ def test_no_test_reaches_a_private_attribute_of_elicitkit_or_the_sdk() -> None:
     wrong = []
     for path in sorted((ROOT / "tests").rglob("*.py")):
         name = path.relative_to(ROOT).as_posix()
-        if "node_modules" in path.parts or name == "tests/test_sdk_adapter.py":
+        if PEER_INSTALLS.intersection(path.parts) or name == "tests/test_sdk_adapter.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         found = [
@@ -350,7 +354,7 @@ def test_private_sdk_and_fastmcp_surface_is_used_only_in_their_adapters() -> Non
 
 CLIENT_CONFIGURATION = ["_ui", "_errors", "_limits", "_completions", "_config"]
 """What a host configures the client with, and what that is made of."""
-CLIENT_ENGINE = ["_association", "_connection", "_retry", "_rounds", "_eliciting"]
+CLIENT_ENGINE = ["_association", "_connection", "_retry", "_rounds", "_tool_tasks", "_eliciting"]
 """What answers a connection under that configuration, each using only those before it."""
 CLIENT_WAY_UP = {
     ("_config", "_eliciting"): "ElicitationConfig.connect, a convenience, imports it when called"

@@ -44,6 +44,7 @@ from elicitkit.client._association import RequestWatch, StandaloneStreamTap, Wat
 from elicitkit.client._connection import ServerElicitations
 from elicitkit.client._retry import until_urls_complete
 from elicitkit.client._rounds import RoundsPolicy, drive_rounds
+from elicitkit.client._task_extension import TASKS_EXTENSION, TaskExtension
 from elicitkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -154,6 +155,9 @@ class ElicitingClient(ExtendedClient):
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
         if self.input_required_max_rounds == _SDK_INPUT_ROUNDS:
             self.input_required_max_rounds = self.config.input_rounds
+        if not any(e.identifier == TASKS_EXTENSION for e in self.extensions or ()):  # 2026-07-28 tasks
+            tasks = TaskExtension(self.elicitations, self.rounds, self.input_required_max_rounds)
+            self.extensions = [*(self.extensions or ()), tasks]
         self.elicitation_capability = self.config.capability  # exactly the configured modes (C-01)
         self.input_required_driver = self._drive_rounds
         transport = _transport_for(self.server, watch, self.http_client, self._get_stream)
