@@ -7,6 +7,7 @@ request or response that proves the point instead of every call that agreed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,6 +32,20 @@ RULES: dict[str, tuple[str, str]] = {
     "S-35": ("Identity and pages", "cookie flags and framing headers"),
 }
 
+#: The client-side IDs a server can observe (`elicitkit check --host`), their area, and the rule.
+HOST_RULES: dict[str, tuple[str, str]] = {
+    "C-01": ("Capabilities and requests", "a declared mode is answered, not declined unseen or left hanging"),
+    "C-02": ("Capabilities and requests", "-32602 for a mode the host did not declare"),
+    "C-11": ("Form mode", "fields pre-filled from their defaults"),
+    "C-12": ("Form mode", "answers checked against the schema before they are sent"),
+    "C-23": ("URL mode", "a look-alike domain is warned about or refused"),
+    "C-30": ("Client duties across modes", "decline and cancel are at hand"),
+    "R-01": ("Responses", "content only with a form accept, and matching the schema"),
+    "M-01": ("Revision 2026-07-28", "every input-required round answered and retried"),
+}
+
+_ALL_RULES = {**RULES, **HOST_RULES}
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -43,12 +58,12 @@ class Finding:
     @property
     def area(self) -> str:
         """The part of the spec the rule belongs to ("Form mode", say): the report groups by it."""
-        return RULES[self.id][0]
+        return _ALL_RULES[self.id][0]
 
     @property
     def rule(self) -> str:
         """The requirement in a few words, as the report's table shows it."""
-        return RULES[self.id][1]
+        return _ALL_RULES[self.id][1]
 
     def to_dict(self) -> dict[str, str]:
         """The finding as JSON-ready data (`id`, `verdict`, `evidence`), as `--json` lists it."""
@@ -56,12 +71,13 @@ class Finding:
 
 
 class Findings:
-    """The worst verdict seen so far per ID; the first evidence of that verdict is kept."""
+    """The worst verdict seen so far per ID of `rules` (a server's, or a host's `HOST_RULES`);
+    the first evidence of that verdict is kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, rules: Mapping[str, tuple[str, str]] = RULES) -> None:
         self._by_id: dict[str, Finding] = {
             rule: Finding(rule, "not-observed", "nothing the checker did made the server show this")
-            for rule in RULES
+            for rule in rules
         }
 
     def add(self, rule: str, verdict: Verdict, evidence: str) -> None:
@@ -77,8 +93,8 @@ class Findings:
             self._by_id[rule] = Finding(rule, "not-observed", evidence)
 
     def all(self) -> list[Finding]:
-        """One finding per ID of `RULES`, in that order (not-observed ones included)."""
-        return [self._by_id[rule] for rule in RULES]
+        """One finding per ID of its rules, in their order (not-observed ones included)."""
+        return list(self._by_id.values())
 
     def failed(self) -> bool:
         """Whether any rule failed: `elicitkit check` then exits with status 1."""

@@ -1,0 +1,178 @@
+"""`HostAudit`: the MCP server a person adds to a host; one tool per question of the battery.
+
+Every form question is asked with `elicitkit.server.Elicitation`, so it is asked the way a
+correct server asks (tied to the tool call, only in a declared mode, as a live request on
+2025-11-25 and as an input-required round on 2026-07-28). URL-mode questions go through the
+SDK's `elicit_url` (their URLs are not elicitkit pages); the one that tests C-02 is sent to a
+host that did *not* declare URL mode, on purpose. `Tap` keeps what came back as it came. Each
+question's wait is bounded by one deadline for the whole audit.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pydantic
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+
+from elicitkit.check._host._battery import BATTERY, Question
+from elicitkit.check._host._records import MODERN, Asked, HostSeen
+from elicitkit.check._host._report import HostReport
+from elicitkit.check._host._tap import Tap, heard
+from elicitkit.results import AcceptedElicitation, DeclinedElicitation
+from elicitkit.server import (
+    Elicitation,
+    ElicitationTimeoutError,
+    InvalidAnswerError,
+    ModeNotDeclaredError,
+)
+
+REPORT_TOOL = "audit_report"
+
+
+class HostAudit:
+    """The audit server and what it saw. `server` is the `MCPServer` to serve (stdio or HTTP);
+    `records` the questions asked so far; `deadline` seconds bound the whole audit, from now."""
+
+    def __init__(
+        self,
+        *,
+        deadline: float = 600.0,
+        on_report: Callable[[HostAudit], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.server: MCPServer[Any] = MCPServer(
+            "elicitkit-host-audit",
+            instructions="Call the audit_ tools one by one, in order, and answer each question as its "
+            "'To do:' line says; then call audit_report.",
+        )
+        self.elicit = Elicitation(self.server)
+        self.tap = Tap()
+        self.server.middleware.append(self.tap)
+        self.records: dict[str, Asked] = {}
+        self.host = HostSeen()
+        self.clock = clock
+        self.ends = clock() + deadline
+        self.on_report = on_report
+        for question in BATTERY:
+            self._add(question)
+        self.server.tool(name=REPORT_TOOL, description="The audit's verdicts so far, as text.")(self._report)
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """The tools to call, in order: every question's, then the report's."""
+        return (*(q.tool for q in BATTERY), REPORT_TOOL)
+
+    def _add(self, question: Question) -> None:
+        async def tool(ctx: Context) -> str:
+            return await self.ask(ctx, question)
+
+        self.server.tool(name=question.tool, description=f"Host audit question: {question.label}.")(tool)
+
+    async def _report(self, ctx: Context) -> str:
+        self._see(ctx)
+        if self.on_report is not None:
+            self.on_report(self)
+        return HostReport.of(self).to_text()
+
+    def _see(self, ctx: Context) -> tuple[str, tuple[str, ...]]:
+        session = ctx.request_context.session
+        capabilities = session.client_capabilities
+        modes = tuple(m for m in ("form", "url") if self.elicit.supports(ctx, m))
+        info = session.client_params.client_info if session.client_params is not None else None
+        self.host = HostSeen(
+            name=f"{info.name} {info.version}" if info is not None else self.host.name,
+            protocol=ctx.request_context.protocol_version,
+            declared=capabilities is not None and capabilities.elicitation is not None,
+            modes=modes,
+        )
+        return self.host.protocol, modes
+
+    def _left(self) -> float:
+        return self.ends - self.clock()
+
+    async def ask(self, ctx: Context, question: Question) -> str:
+        """Ask `question` of the host behind `ctx` and keep what came of it."""
+        protocol, modes = self._see(ctx)
+        if question.kind in ("form", "rounds"):
+            keys = [question.key] if question.kind == "form" else [f"{question.key}-1", f"{question.key}-2"]
+            said = [await self._form(ctx, question, key, protocol, modes) for key in keys]
+            return " ".join(said)
+        return await self._url(ctx, question, protocol, modes)
+
+    async def _form(
+        self, ctx: Context, question: Question, key: str, protocol: str, modes: tuple[str, ...]
+    ) -> str:
+        sent = {"mode": "form", "message": question.message, "requestedSchema": dict(question.schema)}
+        record = self.records.get(key)
+        if record is None or record.outcome != "unanswered":
+            record = self.records[key] = Asked(key, protocol, modes, sent)
+        if self._left() <= 0:
+            record.outcome, record.detail = "not-asked", "the audit's deadline had passed"
+            return record.detail
+        before = len(heard())
+        try:
+            result = await self.elicit.form(
+                ctx, question.message, question.schema, key=key, timeout=self._left()
+            )
+        except ModeNotDeclaredError:
+            record.outcome, record.detail = "not-asked", "the host did not declare form mode"
+        except InvalidAnswerError as error:
+            record.outcome, record.detail = "answered", " ".join(p.message for p in error.problems)
+            record.answer = self._raw(protocol, key, before)
+        except ElicitationTimeoutError:
+            record.outcome, record.detail = "unanswered", "no answer before the audit's deadline"
+        except MCPError as error:
+            record.outcome, record.detail = "error", f"error {error.code}: {error.message}"
+        else:
+            record.outcome = "answered"
+            record.answer = self._raw(protocol, key, before) or _typed(result)
+        return f"{question.key}: {record.outcome} {record.detail}".strip()
+
+    def _raw(self, protocol: str, key: str, before: int) -> dict[str, Any] | None:
+        if protocol >= MODERN:
+            raw = self.tap.rounds.get(key)
+            return raw if isinstance(raw, dict) else None
+        got = heard()[before:]
+        return got[-1] if got else None
+
+    async def _url(self, ctx: Context, question: Question, protocol: str, modes: tuple[str, ...]) -> str:
+        sent = {"mode": "url", "message": question.message, "url": question.url}
+        record = self.records[question.key] = Asked(question.key, protocol, modes, sent)
+        undeclared = question.kind == "url-undeclared"
+        if protocol >= MODERN:
+            record.outcome, record.detail = "not-asked", "URL-mode questions are asked on 2025-11-25 only"
+        elif undeclared and ("url" in modes or not self.host.declared):
+            record.outcome, record.detail = "not-asked", "asked only of a host that declared form mode alone"
+        elif not undeclared and "url" not in modes:
+            record.outcome, record.detail = "not-asked", "the host did not declare URL mode"
+        elif self._left() <= 0:
+            record.outcome, record.detail = "not-asked", "the audit's deadline had passed"
+        else:
+            session = ctx.request_context.session
+            with anyio.move_on_after(self._left()):
+                try:
+                    result = await session.elicit_url(
+                        question.message, question.url, uuid.uuid4().hex, related_request_id=ctx.request_id
+                    )
+                except MCPError as error:
+                    record.outcome, record.detail = "error", f"error {error.code}: {error.message}"
+                except pydantic.ValidationError as error:
+                    record.outcome, record.detail = "answered", f"not an ElicitResult: {error}"
+                else:
+                    record.outcome = "answered"
+                    record.answer = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if record.outcome == "unanswered":
+                record.detail = "no answer before the audit's deadline"
+        return f"{question.key}: {record.outcome} {record.detail}".strip()
+
+
+def _typed(result: Any) -> dict[str, Any]:
+    if isinstance(result, AcceptedElicitation):
+        return {"action": "accept", "content": result.data}
+    return {"action": "decline" if isinstance(result, DeclinedElicitation) else "cancel"}

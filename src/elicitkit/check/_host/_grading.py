@@ -1,0 +1,194 @@
+"""The verdicts: what the host sent back (and did not), judged against the client rules.
+
+A `fail` is a MUST broken with the answer that shows it: content on a decline, an accepted
+answer the schema refuses, a declared mode declined unseen or never answered, a URL request in
+an undeclared mode answered instead of refused, a 2026-07-28 round never retried. What only a
+person can see (a warning shown, a value clamped) or what is a SHOULD is a `warn`, as in
+`elicitkit check`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from elicitkit.check._findings import HOST_RULES, Findings
+from elicitkit.check._host._battery import BATTERY, CLAMP_TRY, Question
+from elicitkit.check._host._records import MODERN, Asked, HostSeen
+from elicitkit.schema import defaults, validate
+
+_QUESTIONS = {q.key: q for q in BATTERY}
+
+
+def question_of(key: str) -> Question:
+    """The battery question a record's key belongs to (a round's keys end in -1, -2)."""
+    return _QUESTIONS.get(key) or _QUESTIONS[key.rpartition("-")[0]]
+
+
+def shown(record: Asked) -> str:
+    """A record as evidence: the question and what came back."""
+    back = json.dumps(record.answer, ensure_ascii=False) if record.answer is not None else record.outcome
+    detail = f" ({record.detail})" if record.detail else ""
+    return f"{record.key}: came back {back}{detail}"
+
+
+def grade(records: Iterable[Asked], host: HostSeen) -> Findings:
+    """Every verdict the records support, one per rule of `HOST_RULES`."""
+    findings = Findings(HOST_RULES)
+    asked = [r for r in records if r.outcome != "not-asked"]
+    answered = [r for r in asked if r.outcome == "answered"]
+    _responses(answered, findings)
+    _validation(answered, findings)
+    _defaults(answered, findings)
+    _at_hand(answered, findings)
+    _lookalike(answered, findings)
+    _undeclared(asked, findings)
+    _modes(asked, host, findings)
+    _rounds(asked, host, findings)
+    return findings
+
+
+def _action(record: Asked) -> str:
+    return str((record.answer or {}).get("action", ""))
+
+
+def _content(record: Asked) -> Any:
+    return (record.answer or {}).get("content")
+
+
+def _problems(record: Asked) -> list[str]:
+    """Why an accepted form answer breaks its schema (nothing for a good one)."""
+    if record.answer is None:
+        return [record.detail] if record.detail else []
+    content = _content(record)
+    if not isinstance(content, Mapping):
+        return [f"content is {json.dumps(content)}, not an object"]
+    return [p.message for p in validate(record.sent["requestedSchema"], content)]
+
+
+def _responses(answered: list[Asked], findings: Findings) -> None:
+    for record in answered:
+        action, content = _action(record), _content(record)
+        if action not in ("accept", "decline", "cancel"):
+            findings.add("R-01", "fail", f"{shown(record)}: the action must be accept, decline or cancel")
+        elif action != "accept" and content:
+            findings.add("R-01", "fail", f"{shown(record)}: content came with a {action}")
+        elif record.sent["mode"] == "url" and content:
+            findings.add("R-01", "fail", f"{shown(record)}: a URL-mode answer carries no content")
+        elif record.sent["mode"] == "form" and action == "accept" and (problems := _problems(record)):
+            findings.add("R-01", "fail", f"{shown(record)}: it breaks the schema: {' '.join(problems)}")
+        else:
+            findings.add("R-01", "pass", f"{len(answered)} answers, content only on a valid form accept")
+
+
+def _validation(answered: list[Asked], findings: Findings) -> None:
+    forms = [r for r in answered if r.sent["mode"] == "form" and _action(r) == "accept"]
+    for record in forms:
+        if problems := _problems(record):
+            findings.add("C-12", "warn", f"{shown(record)}: sent unchecked: {' '.join(problems)}")
+        elif record.key == "bounds" and (_content(record) or {}).get("guests") == 100:
+            findings.add(
+                "C-12",
+                "warn",
+                f"{shown(record)}: Guests came back as its maximum, 100; the person was told to type "
+                f"{CLAMP_TRY} and then 42: a host that clamps silently sends the bound",
+            )
+        else:
+            findings.add("C-12", "pass", f"{len(forms)} accepted forms, each valid against its schema")
+    if not forms:
+        findings.note("C-12", "no form was accepted")
+
+
+def _defaults(answered: list[Asked], findings: Findings) -> None:
+    record = next((r for r in answered if r.key == "defaults" and _action(r) == "accept"), None)
+    if record is None:
+        findings.note("C-11", "the defaults question was not accepted")
+        return
+    wanted = defaults(record.sent["requestedSchema"])
+    content = _content(record) or {}
+    off = sorted(k for k in wanted if content.get(k) != wanted[k])
+    if off:
+        findings.add(
+            "C-11", "warn", f"{shown(record)}: told to change nothing; not the defaults: {', '.join(off)}"
+        )
+    else:
+        findings.add("C-11", "pass", f"{shown(record)}: every default came back unchanged")
+
+
+def _at_hand(answered: list[Asked], findings: Findings) -> None:
+    for record in answered:
+        told = question_of(record.key).told
+        if record.key in ("decline", "cancel"):
+            if _action(record) == told:
+                findings.add("C-30", "pass", f"{shown(record)}: {told} as told")
+            else:
+                findings.add("C-30", "warn", f"{shown(record)}: told to press {told.title()}; is it at hand?")
+        elif record.key == "long-message" and (_content(record) or {}).get("saw_end") is False:
+            findings.add("C-30", "warn", f"{shown(record)}: the person could not read the whole message")
+    if not any(r.key in ("decline", "cancel") for r in answered):
+        findings.note("C-30", "the decline and cancel questions were not answered")
+
+
+def _lookalike(answered: list[Asked], findings: Findings) -> None:
+    record = next((r for r in answered if r.key == "url-lookalike"), None)
+    if record is None:
+        findings.note("C-23", "the look-alike URL was not asked (URL mode, 2025-11-25 only)")
+    elif _action(record) == "accept":
+        findings.add(
+            "C-23", "warn", f"{shown(record)}: consent to open a look-alike domain, so no warning was shown"
+        )
+    else:
+        findings.add("C-23", "pass", f"{shown(record)}: the look-alike domain was not opened")
+
+
+def _undeclared(asked: list[Asked], findings: Findings) -> None:
+    record = next((r for r in asked if r.key == "url-undeclared"), None)
+    if record is None:
+        findings.note("C-02", "asked only of a host that declared elicitation without URL mode (2025-11-25)")
+    elif record.outcome == "error" and record.detail.startswith("error -32602"):
+        findings.add("C-02", "pass", f"{shown(record)}")
+    elif record.outcome == "error":
+        findings.add("C-02", "warn", f"{shown(record)}: refused, but not with -32602 (invalid params)")
+    elif record.outcome == "unanswered":
+        findings.add("C-02", "fail", f"{shown(record)}: a request in an undeclared mode was left hanging")
+    else:
+        findings.add("C-02", "fail", f"{shown(record)}: a URL request in an undeclared mode was answered")
+
+
+def _modes(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
+    if not host.declared:
+        findings.note("C-01", "the host declared no elicitation capability, so nothing was asked")
+        return
+    for mode in host.modes:
+        mine = [r for r in asked if r.sent["mode"] == mode and r.key != "url-undeclared"]
+        hanging = [r for r in mine if r.outcome == "unanswered"]
+        told = [r for r in mine if r.outcome == "answered" and question_of(r.key).told == "accept"]
+        if mode == "url":
+            told = [r for r in told if r.key == "url-consent"]
+        refused = [r for r in told if _action(r) in ("decline", "cancel")]
+        if hanging:
+            findings.add("C-01", "fail", f"declared {mode} mode but never answered {shown(hanging[0])}")
+        elif told and len(refused) == len(told):
+            findings.add(
+                "C-01",
+                "fail",
+                f"declared {mode} mode but refused every question it was told to accept "
+                f"({len(refused)} of {len(told)}), e.g. {shown(refused[0])}",
+            )
+        elif refused:
+            findings.add("C-01", "warn", f"{mode}: refused what it was told to accept: {shown(refused[0])}")
+        elif mine:
+            findings.add("C-01", "pass", f"declared {', '.join(host.modes)}; every question was answered")
+
+
+def _rounds(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
+    modern = [r for r in asked if r.protocol >= MODERN and r.sent["mode"] == "form"]
+    if not modern:
+        findings.note("M-01", f"the host spoke {host.protocol or 'no revision'}, not {MODERN}")
+        return
+    hanging = [r for r in modern if r.outcome == "unanswered"]
+    if hanging:
+        findings.add("M-01", "fail", f"a {MODERN} round never retried: {shown(hanging[0])}")
+    else:
+        findings.add("M-01", "pass", f"{len(modern)} input-required rounds, each answered and retried")

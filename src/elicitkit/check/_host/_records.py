@@ -1,0 +1,51 @@
+"""What the audit keeps: each question as asked and what came of it, and what the host declared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Outcome = Literal["answered", "error", "unanswered", "not-asked"]
+
+MODERN = "2026-07-28"
+"""The revision whose questions ride in input-required rounds."""
+
+
+@dataclass
+class Asked:
+    """One question as asked and what came of it: the evidence a verdict quotes."""
+
+    key: str
+    protocol: str
+    modes: tuple[str, ...]
+    sent: dict[str, Any]
+    outcome: Outcome = "unanswered"
+    answer: dict[str, Any] | None = None
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as JSON-ready data."""
+        return {
+            "key": self.key,
+            "protocol": self.protocol,
+            "modes": list(self.modes),
+            "sent": self.sent,
+            "outcome": self.outcome,
+            "answer": self.answer,
+            "detail": self.detail,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Asked:
+        """A record read back from `to_dict`'s data."""
+        return cls(**{**data, "modes": tuple(data["modes"])})
+
+
+@dataclass
+class HostSeen:
+    """Who the host said it is and what it declared (from the last tool call it made)."""
+
+    name: str = ""
+    protocol: str = ""
+    declared: bool = False
+    modes: tuple[str, ...] = ()
