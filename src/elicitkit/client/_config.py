@@ -16,8 +16,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 from mcp_types import (
+    ClientTasksCapability,
+    ClientTasksRequestsCapability,
     ElicitationCapability,
     FormElicitationCapability,
+    TasksCancelCapability,
+    TasksCreateElicitationCapability,
+    TasksElicitationCapability,
+    TasksListCapability,
     UrlElicitationCapability,
 )
 
@@ -81,6 +87,12 @@ class ElicitationConfig:
     carries messages unrelated to any request) and answers -32602 always. Either way it is
     refused before any call, after the last one, and while several calls are open, since
     nothing says which one it belongs to (C-03).
+
+    `tasks` (on by default) declares `tasks.requests.elicitation.create` with `list` and
+    `cancel` on 2025-11-25 connections: a server may then ask as a task, which returns at once
+    and waits for the person in the background, asked the same way under the same rules
+    (T-10..T-19). With `tasks=False` nothing is declared, and a task-augmented request is
+    answered as a plain one.
     """
 
     ui: ElicitationUI
@@ -93,6 +105,7 @@ class ElicitationConfig:
     server_name: str | None = None
     open_url: UrlOpener = open_in_system_browser
     standalone_stream: StandalonePolicy = "one-call"
+    tasks: bool = True
     _turn: anyio.Lock | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -114,6 +127,18 @@ class ElicitationConfig:
         return ElicitationCapability(
             form=FormElicitationCapability() if "form" in self.modes else None,
             url=UrlElicitationCapability() if "url" in self.modes else None,
+        )
+
+    @property
+    def tasks_capability(self) -> ClientTasksCapability | None:
+        """The `tasks` capability to declare on 2025-11-25 (T-10), or None with `tasks=False`."""
+        if not self.tasks:
+            return None
+        elicitation = TasksElicitationCapability(create=TasksCreateElicitationCapability())
+        return ClientTasksCapability(
+            list=TasksListCapability(),
+            cancel=TasksCancelCapability(),
+            requests=ClientTasksRequestsCapability(elicitation=elicitation),
         )
 
     if not TYPE_CHECKING:  # run time only: mypy keeps rejecting the config where the SDK types a callback

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, fields
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
@@ -45,6 +46,7 @@ from elicitkit.client._connection import ServerElicitations
 from elicitkit.client._retry import until_urls_complete
 from elicitkit.client._rounds import RoundsPolicy, drive_rounds
 from elicitkit.client._task_extension import TASKS_EXTENSION, TaskExtension
+from elicitkit.client._tasks import ElicitationTasks
 from elicitkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -138,6 +140,7 @@ class ElicitingClient(ExtendedClient):
     wire: Callable[[Transport], Transport] | None = field(default=None, kw_only=True, repr=False)
     """Wraps the transport this client builds, below its own watch of the wire (a proxy's layer)."""
     elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
+    _elicitation_tasks: ElicitationTasks = field(init=False, repr=False, compare=False)
     _get_stream: _GetStream = field(default_factory=_GetStream, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -152,6 +155,10 @@ class ElicitingClient(ExtendedClient):
         watch = RequestWatch(standalone=self.config.standalone_stream)
         self.elicitations = ServerElicitations(self.config, watch)
         self.elicitation_callback = self.elicitations
+        self._elicitation_tasks = ElicitationTasks(self.elicitations)
+        if self.config.tasks:  # the server's questions asked as tasks (T-10..T-19)
+            self.tasks_capability = self.config.tasks_capability
+            self.server_requests = self._elicitation_tasks
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
         if self.input_required_max_rounds == _SDK_INPUT_ROUNDS:
             self.input_required_max_rounds = self.config.input_rounds
@@ -182,13 +189,26 @@ class ElicitingClient(ExtendedClient):
         )
 
     async def __aenter__(self) -> ElicitingClient:
-        await super().__aenter__()
+        await self._elicitation_tasks.__aenter__()  # its questions outlive a call, not the client
+        try:
+            await super().__aenter__()
+        except BaseException:
+            await self._elicitation_tasks.__aexit__(None, None, None)
+            raise
         info = self.server_info
         if info is not None:
             self.elicitations.learn_server_name(info.title or info.name)
         if self.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             await self._get_stream.wait()  # see `_GetStream`
         return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        try:
+            await super().__aexit__(kind, error, trace)
+        finally:
+            await self._elicitation_tasks.__aexit__(None, None, None)
 
     async def call_tool(
         self,

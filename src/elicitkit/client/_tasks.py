@@ -36,8 +36,6 @@ from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     CancelTaskRequestParams,
-    ClientTasksCapability,
-    ClientTasksRequestsCapability,
     CreateTaskResult,
     ElicitRequest,
     ElicitResult,
@@ -48,10 +46,6 @@ from mcp_types import (
     PaginatedRequestParams,
     RequestId,
     Task,
-    TasksCancelCapability,
-    TasksCreateElicitationCapability,
-    TasksElicitationCapability,
-    TasksListCapability,
     TaskStatus,
 )
 from mcp_types import methods as wire
@@ -62,26 +56,9 @@ from elicitkit.client._connection import ServerElicitations
 from elicitkit.client._ui import Notice
 from elicitkit.i18n import noop
 
-__all__ = [
-    "DEFAULT_TTL_MS",
-    "MAX_TASKS",
-    "MAX_TTL_MS",
-    "RELATED_TASK",
-    "TASKS_CAPABILITY",
-    "ElicitationTasks",
-]
+__all__ = ["MAX_TASKS", "MAX_TTL_MS", "RELATED_TASK", "ElicitationTasks"]
 
 logger = logging.getLogger("elicitkit.client")
-
-TASKS_CAPABILITY = ClientTasksCapability(
-    list=TasksListCapability(),
-    cancel=TasksCancelCapability(),
-    requests=ClientTasksRequestsCapability(
-        elicitation=TasksElicitationCapability(create=TasksCreateElicitationCapability())
-    ),
-)
-"""`capabilities.tasks` as this client declares it: task-augmented `elicitation/create`,
-`tasks/list` and `tasks/cancel` (T-10)."""
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 DEFAULT_TTL_MS = 3_600_000
