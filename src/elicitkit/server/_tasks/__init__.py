@@ -1,9 +1,11 @@
 """Tasks (MCP 2025-11-25, experimental): a tool call that runs in the background and asks the
 person as it goes, its state in elicitkit's store. `tasks.py` is the core (no wire), `record.py`
-a task and its status machine, `wire.py` the 2025-11-25 methods on an `MCPServer`."""
+a task and its status machine, `wire.py` the 2025-11-25 methods on an `MCPServer`, `extension.py`
+the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`) on the SDK's `Extension` API."""
 
 from __future__ import annotations
 
+from elicitkit.server._tasks.extension import TASKS_EXTENSION, TasksExtension
 from elicitkit.server._tasks.record import TERMINAL_STATUSES, TaskRecord, TaskStatus, iso
 from elicitkit.server._tasks.tasks import (
     Resume,
@@ -19,6 +21,7 @@ from elicitkit.server._tasks.wire import RELATED_TASK, TASKS_VERSION, TasksMiddl
 
 __all__ = [
     "RELATED_TASK",
+    "TASKS_EXTENSION",
     "TASKS_VERSION",
     "TERMINAL_STATUSES",
     "Resume",
@@ -28,6 +31,7 @@ __all__ = [
     "TaskStatus",
     "TaskSupport",
     "Tasks",
+    "TasksExtension",
     "TasksMiddleware",
     "TerminalTaskError",
     "UnknownTaskError",
