@@ -4,6 +4,7 @@ server's requests that arrive on a response's event stream with `on_request`."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -91,8 +92,10 @@ class RawSession:
         await self.http.post(self.url, json=answer, headers=self._headers())
 
     async def close(self) -> None:
+        """End the session (nothing to end when its server is gone)."""
         if self.session_id is not None:
-            await self.http.delete(self.url, headers=self._headers())
+            with contextlib.suppress(httpx.TransportError):
+                await self.http.delete(self.url, headers=self._headers())
 
 
 @asynccontextmanager

@@ -5,7 +5,8 @@ Its users are bearers of the tokens "alice" and "bob" (a static verifier: who is
 tests need); its tools:
 - `book(city)` (task optional) asks a form question, the day, and books it;
 - `pay(amount)` (task required) needs the user's payment key, a URL-mode `Secret`;
-- `wait(seconds)` (task optional) only takes time; `fail()` (task optional) raises.
+- `wait(seconds)` (task optional) only takes time, then notes that it finished; `fail()` (task
+  optional) raises; `plain()` does not run as a task.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +24,20 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
+from starlette.requests import Request
 
 from elicitkit.results import AcceptedElicitation
-from elicitkit.server import Elicitation, KeyRing, McpUsers, Secret, Store, UrlMode, User
+from elicitkit.server import (
+    Elicitation,
+    HookIdentity,
+    KeyRing,
+    McpUsers,
+    MemoryStore,
+    Secret,
+    Store,
+    UrlMode,
+    User,
+)
 from elicitkit.server._tasks import Tasks
 from elicitkit.server.bus import Bus
 
@@ -50,12 +64,20 @@ class StaticTokens:
         )
 
 
+async def signed_in(request: Request) -> User | None:
+    """The app's own sign-in, as a test has it: the browser says who it is in `X-Person`."""
+    person = request.headers.get("x-person")
+    return User(ISSUER, person) if person in ("alice", "bob") else None
+
+
 @dataclass
 class TaskServer:
     server: MCPServer[Any]
     url_mode: UrlMode
     tasks: Tasks
     pay_key: Secret
+    finished: list[str]
+    """What the `wait` tool noted each time it ran to its end (a side effect a user would see)."""
 
 
 def build_task_server(
@@ -75,11 +97,12 @@ def build_task_server(
         auth=AuthSettings(issuer_url=ISSUER, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
     )
     url_mode = UrlMode(
+        browser=HookIdentity(signed_in),
         public_url=public_url,
         keys=keys,
         store=store,
         bus=bus,
-        users=McpUsers(issuer=ISSUER, local_user=User(ISSUER, "nobody")),
+        users=McpUsers(issuer=ISSUER),
         max_pending_per_user=max_per_user,
     )
     tasks = Tasks(
@@ -106,16 +129,57 @@ def build_task_server(
         key = await pay_key.get(ctx)
         return f"Paid {amount} with key {fingerprint(key)}"
 
+    finished: list[str] = []
+
     @server.tool()
     async def wait(seconds: float) -> str:
         await anyio.sleep(seconds)
+        finished.append(f"waited {seconds}")
         return f"Waited {seconds} s"
 
     @server.tool()
     async def fail() -> str:
         raise ValueError("the card was refused")
 
-    return TaskServer(server, url_mode, tasks, pay_key)
+    @server.tool()
+    async def plain() -> str:
+        return "plain"
+
+    return TaskServer(server, url_mode, tasks, pay_key, finished)
+
+
+@asynccontextmanager
+async def serving(**options: Any) -> AsyncIterator[tuple[TaskServer, str]]:
+    """The task server on 127.0.0.1 in this event loop, on a `MemoryStore` unless `options` (which
+    go to `build_task_server`) name a store; yields it and its MCP endpoint."""
+    from support.url_harness import serve
+
+    holder: list[TaskServer] = []
+
+    def build(url: str) -> Any:
+        keys = options.pop("keys", None) or KeyRing.from_string(KeyRing.generate())
+        store = options.pop("store", None) or MemoryStore()
+        built = build_task_server(public_url=url, store=store, keys=keys, **options)
+        holder.append(built)
+        return built.server.streamable_http_app()
+
+    async with serve(build) as url:
+        yield holder[0], f"{url}/mcp"
+
+
+async def finish_page(link: str, person: str, value: str) -> str:
+    """A person at the page `link`, signed in to the app as `person`: opens it, enters `value`,
+    submits; the text of the page they end on."""
+    from support.url_harness import Browser
+
+    async with Browser(None, person) as browser:
+        browser.http.headers["X-Person"] = person
+        page = await browser.open(link)
+        for _ in range(3):
+            if page.status_code != 200 or "<form" not in page.text:
+                break
+            page = await browser.submit(page, **({"secret": value} if 'name="secret"' in page.text else {}))
+        return page.text
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -128,12 +192,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prefix", default="")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--lease", type=float, default=2.0)
+    parser.add_argument("--public-url", help="the origin links name (replicas behind one balancer share it)")
     args = parser.parse_args(argv)
     options = {"prefix": args.prefix} if args.prefix else {}
     store = open_store(args.store, **options)
     bus = None if args.store.startswith("sqlite") else open_bus(args.store, store=store)
     built = build_task_server(
-        public_url=f"http://127.0.0.1:{args.port}",
+        public_url=args.public_url or f"http://127.0.0.1:{args.port}",
         store=store,
         keys=KeyRing.from_env(),
         bus=bus,
