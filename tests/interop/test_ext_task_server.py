@@ -1,4 +1,4 @@
-"""An elicitkit task tool on the 2026-07-28 tasks extension (ext_task_server.py, its own process),
+"""An elicitkit task tool on the 2026-07-28 tasks extension (support/ext_task_server.py, its own process),
 called by FastMCP's client with fastmcp-tasks' client half (nobody here wrote it; its own venv)
 and by elicitkit's client.
 
@@ -30,7 +30,7 @@ from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestio
 
 pytestmark = pytest.mark.timeout(90)
 
-SERVER = Path(__file__).with_name("ext_task_server.py")
+SERVER = Path(__file__).parents[1] / "support" / "ext_task_server.py"
 
 
 @pytest.fixture(scope="module")

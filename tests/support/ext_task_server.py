@@ -1,8 +1,9 @@
-"""An elicitkit server whose tool runs as a 2026-07-28 task (the tasks extension), run as its own
-process for a client in another venv: `python ext_task_server.py PORT`.
+"""An elicitkit server whose tool runs as a 2026-07-28 task (the tasks extension): `build(store)`
+for a test's own event loop, or its own process for a client in another venv:
+`python ext_task_server.py PORT` (tasks in a `MemoryStore`).
 
 `approve(payee)` (task required) asks a form question, the amount and whether to pay it. Its
-users are the bearers of the tokens "alice" and "bob"; tasks live in a `MemoryStore`.
+users are the bearers of the tokens "alice" and "bob".
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
 from elicitkit.results import AcceptedElicitation
-from elicitkit.server import Elicitation, KeyRing, McpUsers, MemoryStore
+from elicitkit.server import Elicitation, KeyRing, McpUsers, MemoryStore, Store
 from elicitkit.server._tasks import Tasks, TasksExtension
 
 ISSUER = "https://as.ext-tasks.example"
@@ -39,10 +40,10 @@ class StaticTokens:
         )
 
 
-def build() -> MCPServer[Any]:
+def build(store: Store | None = None) -> MCPServer[Any]:
     tasks = Tasks(
         {"approve": "required"},
-        store=MemoryStore(),
+        store=store if store is not None else MemoryStore(),
         users=McpUsers(issuer=ISSUER),
         keys=KeyRing.from_string(KeyRing.generate()),
         poll_interval=0.2,
