@@ -31,6 +31,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
+    CallToolRequest,
+    CallToolRequestParams,
     ClientCapabilities,
     ClientTasksCapability,
     ElicitationCapability,
@@ -55,6 +57,7 @@ from elicitkit._sdk import (
     connection_of,
     http_client,
     run_in_lifespan,
+    send_raw_request,
     token_verifier_of,
 )
 from elicitkit.fastmcp._fastmcp import low_level_server
@@ -354,6 +357,18 @@ def test_the_oauth_client_chooses_its_authorization_server_in_a_private_method()
     provider.issuer_aliases["https://auth.example/"] = "https://auth.example"
     chosen = provider._select_authorization_server(["https://auth.example/", "https://other.example"])  # pyright: ignore[reportPrivateUsage]
     assert chosen == "https://auth.example"
+
+
+async def test_a_request_sent_raw_takes_the_sessions_own_way_and_comes_back_unchecked() -> None:
+    """`send_raw_request` (a task-augmented `tools/call`): `send_request` stamps a request and
+    sends it through its dispatcher, then checks the result; the raw way skips only the check."""
+    source = inspect.getsource(ClientSession.send_request)
+    assert "self._stamp(data, opts)" in source
+    assert "self._dispatcher.send_raw_request(method, data.get(\"params\"), opts)" in source
+    async with Client(probe_server()) as client:
+        request = CallToolRequest(params=CallToolRequestParams(name="capabilities", arguments={}))
+        raw = await send_raw_request(client.session, request)
+    assert isinstance(raw, dict) and raw["content"][0]["type"] == "text", raw
 
 
 # -- FastMCP

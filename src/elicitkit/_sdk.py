@@ -19,6 +19,8 @@ hook asked for upstream in docs/upstream.md; when the SDK grows it, the piece go
 - `run_in_lifespan`: run a context manager of elicitkit's inside an `MCPServer`'s lifespan.
 - `IssuerAliasingOAuthProvider`: the SDK's OAuth client, told which issuer spelling an
   authorization server really uses.
+- `send_raw_request`: a request whose result the SDK would check against the wrong shape (a
+  task-augmented `tools/call` answers a `CreateTaskResult`, not a `CallToolResult`).
 - `PrimitiveSchemaDefinition`: the SDK's type of one form field (2025-11-25), which `mcp_types`
   does not export; the tests check the schemas elicitkit builds against it.
 """
@@ -39,7 +41,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.connection import Connection
 from mcp.server.mcpserver import MCPServer
 from mcp.server.session import ServerSession
-from mcp.shared.dispatcher import DispatchContext
+from mcp.shared.dispatcher import CallOptions, DispatchContext
 from mcp.shared.transport_context import TransportContext
 from mcp_types import (
     ClientCapabilities,
@@ -47,6 +49,7 @@ from mcp_types import (
     ElicitationCapability,
     InputRequiredResult,
     InputResponses,
+    Request,
     RequestId,
     RootsCapability,
 )
@@ -68,6 +71,7 @@ __all__ = [
     "connection_of",
     "http_client",
     "run_in_lifespan",
+    "send_raw_request",
     "token_verifier_of",
 ]
 
@@ -208,6 +212,19 @@ def connection_of(session: ServerSession) -> Connection | None:
     teardown) are public, the way from the session to it is not. None if that way moved."""
     connection = getattr(session, "_connection", None)
     return connection if isinstance(connection, Connection) else None
+
+
+async def send_raw_request(session: ClientSession, request: Request[Any, Any]) -> dict[str, Any]:
+    """Send `request` as `ClientSession.send_request` does and return its raw result, unchecked.
+
+    `send_request` checks a `tools/call` result against `CallToolResult`, and mcp 2.3 knows no
+    other shape for it, so a task-augmented call's `CreateTaskResult` fails there; the caller
+    parses the raw result itself. Its dispatcher and stamp are private.
+    """
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: CallOptions = {}
+    session._stamp(data, opts)
+    return await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)
 
 
 class IssuerAliasingOAuthProvider(OAuthClientProvider):

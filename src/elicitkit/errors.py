@@ -37,6 +37,8 @@ The tree (each name is importable from the module after it):
       `elicitation/create` this client refuses (undeclared mode, bad schema).
     - `NotATerminalError` [`RuntimeError`] (`elicitkit.client`): `TerminalUI` was started
       where no person can type.
+    - `ToolTaskCancelledError` (`elicitkit.client`): a tool called as a task ended without
+      its result: the server cancelled the task, or the call's `task_timeout` ran out.
     - `NotInRequestError` [`RuntimeError`] (`elicitkit.server`): a question was asked outside
       a client request it could be tied to.
     - `ModeNotDeclaredError` [`MCPError`] (`elicitkit.server`): the client did not declare

@@ -30,6 +30,7 @@ from elicitkit.client._errors import (
     ElicitationProtocolError,
     ElicitationRateLimitedError,
     ElicitationRefusedError,
+    ToolTaskCancelledError,
 )
 from elicitkit.client._frameworks import FastMCPAnswers, for_fastmcp, for_sdk_session
 from elicitkit.client._limits import PromptGate, RateLimit, Sizes
@@ -89,6 +90,7 @@ __all__ = [
     "StandaloneStreamTap",
     "StandaloneWatch",
     "TerminalUI",
+    "ToolTaskCancelledError",
     "Transcript",
     "UrlCompletions",
     "UrlOpener",

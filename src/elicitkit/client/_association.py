@@ -20,6 +20,12 @@ tests/client/test_hostile.py pins it.
 `WatchedTransport`, `Watch` and the tap are public from `elicitkit.client` (`elicitkit check`
 uses them).
 
+A tool called as a task (2025-11-25) asks on another request: its `elicitation/create` carries
+`_meta["io.modelcontextprotocol/related-task"]` and arrives while the client's `tasks/result`
+for that task is open, on that request's stream or any other (T-24). Such a request is tied when
+a `tasks/result` naming its task is open, and refused otherwise, whatever else is open: a
+`tasks/result` in flight counts for its own task's questions only.
+
 It changes one thing, a gap in mcp 2.3.0: at 2026-07-28 a result without `resultType` MUST be
 taken as "complete", but the SDK rejects it and the call crashes. A response to a request this
 client sent at a modern version gets `"resultType": "complete"` when it has none; nothing else
@@ -54,7 +60,16 @@ if TYPE_CHECKING:
     from elicitkit.client._config import StandalonePolicy
 
 ASSOCIABLE_METHODS = frozenset({"tools/call", "resources/read", "prompts/get"})
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+"""The `_meta` key tying a message to a task (2025-11-25 tasks)."""
 _MAX_VERDICTS = 1024
+
+
+def related_task(meta: Any) -> str | None:
+    """The task id a message's `_meta` names under "io.modelcontextprotocol/related-task", or None."""
+    related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+    task_id = related.get("taskId") if isinstance(related, dict) else None
+    return task_id if isinstance(task_id, str) else None
 
 
 class Watch(Protocol):
@@ -79,6 +94,8 @@ class RequestWatch:
     def __init__(self, *, standalone: StandalonePolicy = "one-call") -> None:
         self._standalone_policy = standalone
         self._open: set[RequestId] = set()
+        self._results: dict[RequestId, str] = {}
+        """Each open `tasks/result` request, and the task it names."""
         self._modern: set[RequestId] = set()
         self._verdicts: OrderedDict[RequestId, bool] = OrderedDict()
         self._standalone: OrderedDict[RequestId, None] = OrderedDict()
@@ -95,10 +112,15 @@ class RequestWatch:
             self._modern.add(message.id)
         if isinstance(message, JSONRPCRequest) and message.method in ASSOCIABLE_METHODS:
             self._open.add(message.id)
+        elif isinstance(message, JSONRPCRequest) and message.method == "tasks/result":
+            task_id = (message.params or {}).get("taskId")
+            if isinstance(task_id, str):
+                self._results[message.id] = task_id
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
             request_id = (message.params or {}).get("requestId")
             if isinstance(request_id, str | int):
                 self._open.discard(request_id)
+                self._results.pop(request_id, None)
                 self._modern.discard(request_id)
 
     def received(self, item: SessionMessage | Exception) -> None:
@@ -107,13 +129,17 @@ class RequestWatch:
         message = item.message
         if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
             self._open.discard(message.id)
+            self._results.pop(message.id, None)
             if message.id in self._modern:
                 self._modern.discard(message.id)
                 if isinstance(message, JSONRPCResponse):
                     message.result.setdefault("resultType", "complete")
         elif isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
             standalone = self._standalone.pop(message.id, False) is None
-            if standalone:  # no call named: the open call's only when there is exactly one
+            task_id = related_task((message.params or {}).get("_meta"))
+            if task_id is not None:  # a task's question: its own tasks/result is the tie (T-24)
+                tied = task_id in self._results.values()
+            elif standalone:  # no call named: the open call's only when there is exactly one
                 tied = len(self._open) == 1 and self._standalone_policy == "one-call"
             else:
                 tied = bool(self._open)

@@ -34,7 +34,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elicitkit import schema, urls
-from elicitkit.client._association import RequestWatch
+from elicitkit.client._association import RequestWatch, related_task
 from elicitkit.client._completions import UrlCompletions
 from elicitkit.client._errors import ElicitationRateLimitedError
 from elicitkit.client._limits import PromptGate, Sizes, cut
@@ -93,6 +93,8 @@ class ServerElicitations:
         self._last_refusal_log = -_LOG_EVERY
         self.gate = PromptGate(config.rate_limit, self.server_name, self.notice)
         """Every prompt of this server passes here, whatever path it comes by (C-31)."""
+        self.tasks_called: dict[str, str] = {}
+        """Each task this client awaits as a tool call's requestor (2025-11-25), and its tool."""
 
     @property
     def sizes(self) -> Sizes:
@@ -118,6 +120,16 @@ class ServerElicitations:
         if self._server_name is None and self._connected_to is not None:
             self._learn_from(self._connected_to())
         return self._server_name or _UNNAMED
+
+    def asker(self, context: ClientRequestContext | None, params: ElicitRequestParams) -> str:
+        """Who asks `params`, as the person is told: the server (C-30), with the tool it runs as
+        a task when the request names one this client called (T-24)."""
+        server = self.server_name(context)
+        tool = self.tasks_called.get(related_task(params.meta) or "")
+        if tool is None:
+            return server
+        template = noop("%(server)s, in its task %(tool)s")
+        return Notice(template, server=server, tool=cut(tool, self.sizes.title))
 
     def learn_server_name(self, name: str | None) -> None:
         """Take `name` (cut to `sizes.title`) as the server's name, unless one is known already.
@@ -151,7 +163,7 @@ class ServerElicitations:
             level = logging.WARNING if loud else logging.DEBUG
             logger.log(level, "refused elicitation/create from %s: %s", self.server_name(context), refusal)
             return ErrorData(code=INVALID_PARAMS, message=refusal)
-        return await self.answer(self.server_name(context), params)
+        return await self.answer(self.asker(context, params), params)
 
     async def answer(
         self, server: str, params: ElicitRequestParams, asking: Callable[[], None] | None = None

@@ -45,6 +45,7 @@ from elicitkit.client._association import RequestWatch, StandaloneStreamTap, Wat
 from elicitkit.client._connection import ServerElicitations
 from elicitkit.client._retry import until_urls_complete
 from elicitkit.client._rounds import RoundsPolicy, drive_rounds
+from elicitkit.client._tool_tasks import ToolTasks
 from elicitkit.client._task_extension import TASKS_EXTENSION, TaskExtension
 from elicitkit.client._tasks import ElicitationTasks
 from elicitkit.errors import ConfigurationError
@@ -140,6 +141,7 @@ class ElicitingClient(ExtendedClient):
     wire: Callable[[Transport], Transport] | None = field(default=None, kw_only=True, repr=False)
     """Wraps the transport this client builds, below its own watch of the wire (a proxy's layer)."""
     elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
+    _tool_tasks: ToolTasks = field(init=False, repr=False, compare=False)
     _elicitation_tasks: ElicitationTasks = field(init=False, repr=False, compare=False)
     _get_stream: _GetStream = field(default_factory=_GetStream, init=False, repr=False, compare=False)
 
@@ -160,6 +162,8 @@ class ElicitingClient(ExtendedClient):
             self.tasks_capability = self.config.tasks_capability
             self.server_requests = self._elicitation_tasks
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
+        self._tool_tasks = ToolTasks(self, self.elicitations)
+        self.message_handler = _tee(self._tool_tasks.on_message, self.message_handler)
         if self.input_required_max_rounds == _SDK_INPUT_ROUNDS:
             self.input_required_max_rounds = self.config.input_rounds
         if not any(e.identifier == TASKS_EXTENSION for e in self.extensions or ()):  # 2026-07-28 tasks
@@ -220,8 +224,19 @@ class ElicitingClient(ExtendedClient):
         input_responses: InputResponses | None = None,
         request_state: str | None = None,
         meta: RequestParamsMeta | None = None,
+        task: bool | None = None,
+        task_timeout: float | None = None,
     ) -> CallToolResult:
-        """`mcp.Client.call_tool`, retried after the URL elicitations a -32042 lists complete (C-21)."""
+        """`mcp.Client.call_tool`, retried after the URL elicitations a -32042 lists complete (C-21).
+
+        On 2025-11-25 a tool whose `execution.taskSupport` is "required" is called as a task, and
+        so is an "optional" one with `task=True` (`task=False` never): the client polls the task,
+        answers its questions and returns its result as a plain call would (T-20..T-25).
+        `task_timeout` seconds bound such a call: when they run out the task is cancelled on the
+        server (`ToolTaskCancelledError`), as it is when the call is cancelled here (Ctrl-C).
+        """
+        if await self._tool_tasks.wanted(name, task):
+            return await self._tool_tasks.call(name, arguments, deadline=task_timeout, meta=meta)
         call = super().call_tool
         result = await self._explained(
             lambda: call(

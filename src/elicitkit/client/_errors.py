@@ -16,6 +16,7 @@ __all__ = [
     "ElicitationRateLimitedError",
     "ElicitationRefusedError",
     "NotATerminalError",
+    "ToolTaskCancelledError",
 ]
 
 
@@ -51,3 +52,8 @@ class ElicitationRefusedError(ElicitationError):
 
 class NotATerminalError(ElicitationError, RuntimeError):
     """`TerminalUI` was started where no person can type: stdin or stdout is not a terminal."""
+
+
+class ToolTaskCancelledError(ElicitationError):
+    """A tool called as a task (2025-11-25) ended without its result: the server cancelled the
+    task, or the call's `task_timeout` ran out and the client cancelled it on the server."""
