@@ -46,11 +46,16 @@ class Sent:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []
+        self.routed: list[tuple[str | None, Any]] = []
+        """For each `tasks/*`: its `Mcp-Name` header and its task id (SEP-2663: the same)."""
 
     async def __call__(self, request: httpx2.Request) -> None:
         if request.method == "POST":
             body = json.loads(request.content)
-            self.calls.append((body.get("method"), (body.get("params") or {}).get("taskId")))
+            method, task = body.get("method"), (body.get("params") or {}).get("taskId")
+            self.calls.append((method, task))
+            if str(method).startswith("tasks/"):
+                self.routed.append((request.headers.get("mcp-name"), task))
 
     def methods(self) -> list[str]:
         return [method for method, _ in self.calls]
@@ -101,6 +106,7 @@ async def test_a_task_that_asks_is_answered_and_ends_as_a_plain_call(peer: str) 
     assert question.server == "fastmcp-tasks peer"
     methods = sent.methods()
     assert "tasks/get" in methods and methods.count("tasks/update") == 1
+    assert sent.routed and all(header == task for header, task in sent.routed)
     # On 2025-11-25 the extension does not exist, so it is not declared and the server refuses.
     legacy_ui = ScriptedUI(AcceptedElicitation(APPROVE))
     error, sent = await call(peer, "approve_payment", {"payee": "Ann"}, legacy_ui, mode="legacy")
