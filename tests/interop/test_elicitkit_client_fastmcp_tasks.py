@@ -103,7 +103,7 @@ async def test_a_task_that_asks_is_answered_and_ends_as_a_plain_call(peer: str) 
     assert result.content[0].text == "payment to Ann: approved, 7"
     [question] = ui.shown
     assert isinstance(question, FormQuestion) and question.message == "Pay Ann?"
-    assert question.server == "fastmcp-tasks peer"
+    assert question.server == "fastmcp-tasks peer, in its task approve_payment"  # who asks, and for what
     methods = sent.methods()
     assert "tasks/get" in methods and methods.count("tasks/update") == 1
     assert sent.routed and all(header == task for header, task in sent.routed)

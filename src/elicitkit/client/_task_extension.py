@@ -9,8 +9,9 @@ and claims that result shape through the SDK's public `ClientExtension`/`ResultC
 - it polls `tasks/get` at the task's `pollIntervalMs` (the rounds' backoff when it gives none);
 - while the task is `input_required`, each new key of `inputRequests` is asked through the
   connection's `ServerElicitations`, every client rule applying as to a live request (a task is
-  not a higher-trust channel), and the answers go back in one `tasks/update`; a key already
-  answered is never shown again, however many polls still list it;
+  not a higher-trust channel), the question naming the tool whose task asks, and the answers go
+  back in one `tasks/update`; a key already answered is never shown again, however many polls
+  still list it;
 - after the person accepted a URL the waiting screen stays up while the task works; cancel on
   it, Ctrl-C or the call being cancelled sends `tasks/cancel`;
 - `completed` returns the task's `result`, `failed` raises its JSON-RPC error as the plain call
@@ -45,6 +46,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
+from elicitkit.client._association import RELATED_TASK
 from elicitkit.client._connection import ServerElicitations
 from elicitkit.client._errors import ElicitationCancelledError, ElicitationLoopError, ElicitationProtocolError
 from elicitkit.client._rounds import RoundsPolicy
@@ -135,8 +137,14 @@ class TaskExtension(ClientExtension):
 
     async def follow(self, created: CreatedTask, ctx: ClaimContext) -> CallToolResult:
         """The claim's resolver: `created` followed to the tool's result."""
-        task = _Task(self._answers, ctx.session, created.task_id, self._policy, self._max_rounds)
-        return await task.run(created)
+        task = _Task(
+            self._answers, ctx.session, created.task_id, ctx.tool_name, self._policy, self._max_rounds
+        )
+        self._answers.tasks_called[created.task_id] = ctx.tool_name  # its questions name the tool
+        try:
+            return await task.run(created)
+        finally:
+            self._answers.tasks_called.pop(created.task_id, None)
 
 
 @dataclass
@@ -146,6 +154,7 @@ class _Task:
     answers: ServerElicitations
     session: ClientSession
     task_id: str
+    tool: str
     policy: RoundsPolicy
     max_rounds: int
     answered: set[str] = field(default_factory=set)
@@ -240,7 +249,11 @@ class _Task:
         return True
 
     async def _dispatch(self, key: str, request: InputRequest) -> InputResponse:
-        """One question, through the client's own elicitation handling (every client rule)."""
+        """One question, through the client's own elicitation handling (every client rule), tied
+        to its task as a 2025-11-25 task's question is, so the person is told which task asks."""
+        if isinstance(request, ElicitRequest):
+            tied = {**(request.params.meta or {}), RELATED_TASK: {"taskId": self.task_id}}
+            request = request.model_copy(update={"params": request.params.model_copy(update={"meta": tied})})
         meta = request.params.meta if request.params is not None else None
         context = ClientRequestContext(session=self.session, request_id=f"{self.task_id}/{key}", meta=meta)
         answer: InputResponse | ErrorData = await self.session.dispatch_input_request(context, request)
