@@ -37,6 +37,7 @@ PAGES = (
     "deployment.md",
     "bridge.md",
     "check.md",
+    "hosts.md",
     "frameworks.md",
     "deployment-redis.md",
 )

@@ -13,20 +13,22 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from elicitkit.check import Options, Report, Target, TargetError, Verdict, run
-from elicitkit.cli._target import Named, name_target
+from elicitkit.asgi import EmbeddedServer
+from elicitkit.check import HostAudit, HostReport, Options, Report, Target, TargetError, Verdict, run
+from elicitkit.cli._target import USAGE, Named, name_target
+from elicitkit.errors import LifecycleError
 
 
 def check(
     ctx: typer.Context,
     target: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
             help="The server: its http(s):// URL, or after -- (or as stdio:COMMAND) the command that "
             "starts it over stdio.",
             show_default=False,
         ),
-    ],
+    ] = None,
     tool: Annotated[
         list[str] | None,
         typer.Option(
@@ -68,6 +70,24 @@ def check(
     timeout: Annotated[
         float, typer.Option("--timeout", metavar="SECONDS", help="Seconds to wait for one tool call.")
     ] = 10.0,
+    host: Annotated[
+        bool,
+        typer.Option("--host", help="Audit a host instead: serve the audit's MCP server (docs/hosts.md)."),
+    ] = False,
+    http: Annotated[
+        bool, typer.Option("--http", help="With --host: serve Streamable HTTP on 127.0.0.1, not stdio.")
+    ] = False,
+    port: Annotated[
+        int, typer.Option("--port", metavar="PORT", help="With --host --http: the port on 127.0.0.1.")
+    ] = 8765,
+    deadline: Annotated[
+        float,
+        typer.Option("--deadline", metavar="SECONDS", help="With --host: how long the whole audit may take."),
+    ] = 600.0,
+    html_file: Annotated[
+        Path | None,
+        typer.Option("--html", metavar="FILE", help="With --host: also write the report as one HTML page."),
+    ] = None,
 ) -> None:
     """Connect as a client several ways, call the tools, answer every way, and judge the server.
 
@@ -75,6 +95,14 @@ def check(
     2 the target could not be reached or the command line is wrong. See docs/check.md.
     """
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if host:
+        if target:
+            raise typer.BadParameter(
+                "--host serves an audit for a host; give it no server.", param_hint="--host"
+            )
+        _audit_host(err, http=http, port=port, deadline=deadline, json_file=json_file, html_file=html_file)
+    if not target:
+        raise typer.BadParameter(USAGE, param_hint="TARGET")
     if timeout <= 0:
         raise typer.BadParameter("give a number of seconds above 0.", param_hint="--timeout")
     if json_file is not None and str(json_file) != "-" and not json_file.parent.is_dir():
@@ -107,6 +135,58 @@ def check(
             except OSError as error:
                 err.print(f"Cannot write the report to {json_file}: {error.strerror or error}.", markup=False)
                 raise typer.Exit(2) from None
+    raise typer.Exit(1 if report.findings.failed() else 0)
+
+
+def _audit_host(
+    err: Console, *, http: bool, port: int, deadline: float, json_file: Path | None, html_file: Path | None
+) -> None:
+    """Serve the host audit until its deadline, the host hangs up (stdio) or Ctrl-C; then report."""
+    if deadline <= 0:
+        raise typer.BadParameter("give a number of seconds above 0.", param_hint="--deadline")
+    for option, file in (("--json", json_file), ("--html", html_file)):
+        if file is not None and str(file) != "-" and not file.parent.is_dir():
+            raise typer.BadParameter(f"{file.parent} is not a folder.", param_hint=option)
+    logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)
+    # stdio: stdout is the MCP wire, so a person reads the report on stderr and in the files
+    out = Console(highlight=False) if http else err
+
+    def write(audit: HostAudit) -> None:
+        report = HostReport.of(audit)
+        for file, text in ((json_file, report.to_json()), (html_file, report.to_html())):
+            if file is not None and str(file) != "-":
+                try:
+                    file.write_text(text + "\n", encoding="utf-8")
+                except OSError as error:
+                    err.print(f"Cannot write the report to {file}: {error.strerror or error}.", markup=False)
+
+    audit = HostAudit(deadline=deadline, on_report=write)
+
+    async def serve() -> None:
+        with anyio.move_on_after(deadline):
+            if not http:
+                await audit.server.run_stdio_async()
+                return
+            async with EmbeddedServer(
+                lambda url: audit.server.streamable_http_app(), port=port, lifespan="on"
+            ):
+                err.print(f"Add this MCP server to your host: http://127.0.0.1:{port}/mcp (Streamable HTTP)")
+                err.print("Then call its audit_ tools in order, then audit_report; Ctrl-C ends the audit.")
+                await anyio.sleep_forever()
+
+    try:
+        anyio.run(serve)
+    except KeyboardInterrupt:
+        pass
+    except LifecycleError as error:
+        err.print(str(error), markup=False)
+        raise typer.Exit(2) from None
+    write(audit)
+    report = HostReport.of(audit)
+    if json_file is not None and str(json_file) == "-":
+        typer.echo(report.to_json())
+    else:
+        out.print(_host_table(report))
     raise typer.Exit(1 if report.findings.failed() else 0)
 
 
@@ -156,6 +236,20 @@ def _table(report: Report) -> Table:
             area = finding.area
             grid.add_section()
             grid.add_row("", Text(area, style="bold"), "", "")
+        grid.add_row(
+            finding.id, finding.rule, Text(finding.verdict, style=_STYLE[finding.verdict]), finding.evidence
+        )
+    return grid
+
+
+def _host_table(report: HostReport) -> Table:
+    """One row per client rule, with its evidence, as `elicitkit check` shows a server's."""
+    grid = Table(title=f"elicitkit check --host: {report.summary()}", expand=True)
+    grid.add_column("ID", no_wrap=True)
+    grid.add_column("Rule", ratio=1, min_width=24)
+    grid.add_column("Verdict", no_wrap=True)
+    grid.add_column("Evidence", ratio=3, overflow="fold")
+    for finding in report.findings.all():
         grid.add_row(
             finding.id, finding.rule, Text(finding.verdict, style=_STYLE[finding.verdict]), finding.evidence
         )

@@ -9,7 +9,7 @@ from elicitkit.check._host._audit import REPORT_TOOL, HostAudit
 from elicitkit.check._host._battery import BATTERY, Question, policy_answer
 from elicitkit.check._host._driving import TOOLS, HostDriver, HostEndpoint, audit_host, stdio_command
 from elicitkit.check._host._records import Asked, HostSeen
-from elicitkit.check._host._report import HostReport
+from elicitkit.check._host._report import HostReport, matrix
 
 __all__ = [
     "BATTERY",
@@ -23,6 +23,7 @@ __all__ = [
     "HostSeen",
     "Question",
     "audit_host",
+    "matrix",
     "policy_answer",
     "stdio_command",
 ]

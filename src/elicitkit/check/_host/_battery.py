@@ -84,11 +84,14 @@ BATTERY: tuple[Question, ...] = (
     Question(
         key="formats",
         label=f"every string format: {', '.join(FORMATS)}",
-        to_do="Fill every field with a valid value of its format "
-        f"(e.g. {', '.join(f.example for f in FORMATS.values())}) and submit.",
+        to_do="Fill every field with a valid value of its format (an email address, a full web "
+        "address, a date, a date and time with its offset) and submit.",
         schema=_form(
-            {name: {"type": "string", "format": name, "title": f"A {name}"} for name in FORMATS},
-            list(FORMATS),
+            {
+                name.replace("-", "_"): {"type": "string", "format": name, "title": f"A {name}"}
+                for name in FORMATS
+            },
+            [name.replace("-", "_") for name in FORMATS],
         ),
         rules=("R-01", "C-12"),
     ),

@@ -19,6 +19,7 @@ from elicitkit.check._host._records import MODERN, Asked, HostSeen
 from elicitkit.schema import defaults, validate
 
 _QUESTIONS = {q.key: q for q in BATTERY}
+_NO_ANSWER = {"error": "came back an error", "not-asked": "not asked"}
 
 
 def question_of(key: str) -> Question:
@@ -28,9 +29,12 @@ def question_of(key: str) -> Question:
 
 def shown(record: Asked) -> str:
     """A record as evidence: the question and what came back."""
-    back = json.dumps(record.answer, ensure_ascii=False) if record.answer is not None else record.outcome
+    if record.answer is not None:
+        back = f"came back {json.dumps(record.answer, ensure_ascii=False)}"
+    else:
+        back = _NO_ANSWER.get(record.outcome, "no answer came back")
     detail = f" ({record.detail})" if record.detail else ""
-    return f"{record.key}: came back {back}{detail}"
+    return f"{record.key}: {back}{detail}"
 
 
 def grade(records: Iterable[Asked], host: HostSeen) -> Findings:
@@ -163,6 +167,7 @@ def _modes(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
     for mode in host.modes:
         mine = [r for r in asked if r.sent["mode"] == mode and r.key != "url-undeclared"]
         hanging = [r for r in mine if r.outcome == "unanswered"]
+        errors = [r for r in mine if r.outcome == "error"]
         told = [r for r in mine if r.outcome == "answered" and question_of(r.key).told == "accept"]
         if mode == "url":
             told = [r for r in told if r.key == "url-consent"]
@@ -176,6 +181,8 @@ def _modes(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
                 f"declared {mode} mode but refused every question it was told to accept "
                 f"({len(refused)} of {len(told)}), e.g. {shown(refused[0])}",
             )
+        elif errors:
+            findings.add("C-01", "warn", f"{mode}: a valid question got an error: {shown(errors[0])}")
         elif refused:
             findings.add("C-01", "warn", f"{mode}: refused what it was told to accept: {shown(refused[0])}")
         elif mine:

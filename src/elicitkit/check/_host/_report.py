@@ -122,6 +122,25 @@ class HostReport:
         )
 
 
+def matrix(reports: list[HostReport]) -> str:
+    """The compatibility matrix in Markdown: one row per host, one column per rule, then each
+    host's verdicts with their evidence (what docs/hosts.md holds between its markers)."""
+    ids = list(HOST_RULES)
+    lines = [
+        "| Host | Revision | Declares | " + " | ".join(ids) + " |",
+        "|---|---|---|" + "---|" * len(ids),
+    ]
+    for report in reports:
+        verdicts = {f.id: f.verdict for f in report.findings.all()}
+        declared = ", ".join(report.seen.modes) if report.seen.declared else "nothing"
+        cells = " | ".join(_CELL[verdicts[i]] for i in ids)
+        lines.append(f"| {report.host} | {report.seen.protocol} | {declared} | {cells} |")
+    sections = "\n\n".join(r.to_markdown() for r in reports)
+    return "\n".join(lines) + "\n\n" + sections
+
+
+_CELL = {"pass": "pass", "fail": "**fail**", "warn": "*warn*", "not-observed": "-"}
+
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
     "table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:.3rem;vertical-align:top}"

@@ -1,0 +1,33 @@
+"""docs/hosts.md's compatibility matrix is what the host audit produces against every host this
+machine can drive (tests/support/host_drivers.py's HOSTS): a host that changes shows here.
+
+To write the matrix again after a change, run this test with ELICITKIT_WRITE_HOSTS=1 and read
+the diff of docs/hosts.md.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from support.host_drivers import HOSTS
+
+from elicitkit.check import audit_host
+from elicitkit.check._host import matrix
+
+DOC = Path(__file__).parents[2] / "docs" / "hosts.md"
+BEGIN = "<!-- host-audit matrix: begin (tests/check/test_host_matrix.py) -->"
+END = "<!-- host-audit matrix: end -->"
+
+
+async def test_docs_hosts_md_holds_the_matrix_the_audit_produces() -> None:
+    produced = matrix([await audit_host(make(), deadline=30) for make in HOSTS])
+    text = DOC.read_text(encoding="utf-8")
+    head, _, rest = text.partition(BEGIN)
+    written, _, tail = rest.partition(END)
+    if os.environ.get("ELICITKIT_WRITE_HOSTS"):
+        DOC.write_text(f"{head}{BEGIN}\n{produced}\n{END}{tail}", encoding="utf-8")
+    assert written.strip() == produced, (
+        "docs/hosts.md's matrix is not what the audit produced now: run this test with "
+        "ELICITKIT_WRITE_HOSTS=1 and read the diff."
+    )

@@ -1,0 +1,169 @@
+"""Host programs the host audit (`elicitkit check --host`) drives unattended, each a `HostDriver`.
+
+    report = await audit_host(SdkHost(), deadline=30)
+
+Each connects its host to the audit's endpoint, calls the tools in order and lets the host
+answer with the audit's fixed policy (`elicitkit.check._host.policy_answer`; the node scripts
+carry the same policy in tests/peers/ts-sdk/host_policy.mjs). `SdkHost(callback=...)` plants
+a broken host: the callback answers however the test wants.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+from mcp_types import ElicitRequestFormParams, ElicitResult
+
+from elicitkit.check import HostEndpoint
+from elicitkit.check._host import policy_answer
+from elicitkit.client import ElicitationConfig, RateLimit, ScriptedUI
+from elicitkit.client._ui import FormQuestion, Reply
+from elicitkit.results import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
+
+TS_SDK = Path(__file__).parents[1] / "peers" / "ts-sdk"
+NODE = shutil.which("node")
+
+Callback = Callable[[Any, Any], Awaitable[Any]]
+
+
+async def policy(context: Any, params: Any) -> ElicitResult:
+    """The fixed policy as an SDK elicitation callback."""
+    schema = params.requested_schema if isinstance(params, ElicitRequestFormParams) else None
+    action, content = policy_answer(params.message, schema)
+    return ElicitResult(action=action, content=content)
+
+
+def _server(endpoint: HostEndpoint) -> Any:
+    if endpoint.url is not None:
+        return endpoint.url
+    assert endpoint.command is not None
+    return StdioServerParameters(command=endpoint.command[0], args=list(endpoint.command[1:]))
+
+
+async def _each(endpoint: HostEndpoint, call: Callable[[str], Awaitable[Any]]) -> None:
+    """Call every tool in order; a call that fails is the audit's to grade, not the driver's."""
+    for tool in endpoint.tools:
+        try:
+            await call(tool)
+        except Exception:  # a host that fails a call is graded, not raised
+            continue
+
+
+@dataclass
+class ElicitkitHost:
+    """elicitkit's own `ElicitingClient`, its UI a `ScriptedUI` that follows the policy."""
+
+    mode: str = "legacy"
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        era = "2025-11-25" if self.mode == "legacy" else "2026-07-28"
+        self.name = f"elicitkit ElicitingClient ({era})"
+
+    async def __call__(self, endpoint: HostEndpoint) -> None:
+        def reply(question: Any) -> Reply:
+            if not isinstance(question, FormQuestion):
+                return AcceptedElicitation()
+            action, content = policy_answer(question.message, question.schema)
+            if action == "decline":
+                return DeclinedElicitation()
+            if action == "cancel":
+                return CancelledElicitation()
+            return AcceptedElicitation({**question.initial, **(content or {})})
+
+        # a person answers the battery one question at a time; the default rate limit is for floods
+        config = ElicitationConfig(
+            ScriptedUI(otherwise=reply), modes=("form", "url"), rate_limit=RateLimit(burst=30), open_url=print
+        )
+        async with config.connect(_server(endpoint), mode=self.mode) as client:
+            await _each(endpoint, lambda tool: client.call_tool(tool, {}))
+
+
+@dataclass
+class SdkHost:
+    """The SDK's `mcp.Client` with an elicitation callback (the policy, or a planted one)."""
+
+    name: str = "mcp.Client 2.3.0 with a callback"
+    mode: str = "auto"
+    callback: Callback = policy
+
+    async def __call__(self, endpoint: HostEndpoint) -> None:
+        async with Client(_server(endpoint), mode=self.mode, elicitation_callback=self.callback) as client:
+            await _each(endpoint, lambda tool: client.call_tool(tool, {}))
+
+
+@dataclass
+class FastMCPHost:
+    """FastMCP's `Client` with its documented four-argument handler, answering through the
+    `response_type` FastMCP builds from the schema, as an application does."""
+
+    name: str = "FastMCP Client 4.2.3"
+
+    async def __call__(self, endpoint: HostEndpoint) -> None:
+        from fastmcp import Client as FastMCPClient
+        from fastmcp.client.elicitation import ElicitResult as FastResult
+
+        async def handler(message: str, response_type: Any, params: Any, context: Any) -> Any:
+            schema = params.requested_schema if isinstance(params, ElicitRequestFormParams) else None
+            action, content = policy_answer(message, schema)
+            if action != "accept" or response_type is None:
+                return FastResult(action=action)
+            return response_type(**(content or {}))
+
+        assert endpoint.url is not None, "FastMCP's driver speaks Streamable HTTP"
+        async with FastMCPClient(endpoint.url, elicitation_handler=handler, timeout=60) as client:
+            await _each(endpoint, lambda tool: client.call_tool_mcp(tool, {}))
+
+
+@dataclass
+class TsSdkHost:
+    """A TypeScript SDK client (v1 or v2) in a node script under tests/peers/ts-sdk."""
+
+    version: int = 2
+    pin_2026: bool = False
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name = {1: "TypeScript SDK v1 1.32.2", 2: "TypeScript SDK v2 2.4.0"}[self.version]
+        if self.pin_2026:
+            self.name += " (pinned to 2026-07-28)"
+
+    async def __call__(self, endpoint: HostEndpoint) -> None:
+        assert NODE is not None and endpoint.url is not None
+        script = TS_SDK / f"host_audit_v{self.version}.mjs"
+        process = await asyncio.create_subprocess_exec(
+            NODE,
+            str(script),
+            *(["--2026"] if self.pin_2026 else []),
+            endpoint.url,
+            *endpoint.tools,
+            cwd=TS_SDK,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            _, err = await process.communicate()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        assert process.returncode == 0, err.decode()
+
+
+HOSTS: tuple[Callable[[], Any], ...] = (
+    lambda: ElicitkitHost("legacy"),
+    lambda: ElicitkitHost("auto"),
+    lambda: SdkHost("mcp.Client 2.3.0 with a callback (2025-11-25)", mode="legacy"),
+    lambda: SdkHost(),
+    lambda: FastMCPHost(),
+    lambda: TsSdkHost(1),
+    lambda: TsSdkHost(2),
+    lambda: TsSdkHost(2, pin_2026=True),
+)
+"""Every host this machine can run, in the order docs/hosts.md's matrix lists them."""
