@@ -81,9 +81,9 @@ class Scripted(Extension):
     async def intercept_tool_call(
         self, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        return {"resultType": "task", **self._task(params.name, "working")}
+        return {"resultType": "task", **self.task_of(params.name, "working")}
 
-    def _task(self, task_id: str, status: str) -> dict[str, Any]:
+    def task_of(self, task_id: str, status: str) -> dict[str, Any]:
         return {
             "taskId": task_id,
             "status": status,
@@ -97,7 +97,7 @@ class Scripted(Extension):
         steps = self.script[params.task_id]
         n = self.polls[params.task_id] = self.polls.get(params.task_id, 0) + 1
         step = dict(steps[min(n, len(steps)) - 1])
-        return {**self._task(params.task_id, step.pop("status")), **step}
+        return {**self.task_of(params.task_id, step.pop("status")), **step}
 
     async def update(self, ctx: ServerRequestContext[Any, Any], params: _UpdateParams) -> HandlerResult:
         self.updates.append(params.input_responses)
