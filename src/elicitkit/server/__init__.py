@@ -2,8 +2,9 @@
 
 Forms: `Elicitation(server).form(ctx, message, Model)`. URL mode: a `UrlMode` installed on the
 server, and flows on top of it: `Secret` for an API key or password, `OAuthConnection` for a
-third-party sign-in. Stores, vault and completion bus have small interfaces with several
-backends, chosen by URL with `open_store` / `open_bus`.
+third-party sign-in. Tasks: `Tasks({"tool": "optional"})` runs those tools as 2025-11-25 tasks
+whose questions wait for the person. Stores, vault and completion bus have small interfaces
+with several backends, chosen by URL with `open_store` / `open_bus`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from elicitkit.server._oauth.errors import OAuthConfigError, OAuthConnectionErro
 from elicitkit.server._rotation import Rotation, rotate
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server._secret import Secret, SecretValidator
+from elicitkit.server._tasks import Tasks
 from elicitkit.server._url_mode import ContextAdapter, FlowContext, UrlMode, Wait
 from elicitkit.server._user import Caller, McpUsers, User
 from elicitkit.server._vault import KEYS_ENV, KeyRing, Vault
@@ -114,6 +116,7 @@ __all__ = [
     "Store",
     "StoreOutcomeUnknownError",
     "StoreUnavailableError",
+    "Tasks",
     "TokenVerifierError",
     "UrlElicitationNotCompletedError",
     "UrlMode",
