@@ -11,6 +11,9 @@ goes on the wire. Its tools:
 - `optional`, `forbidden`, `unsaid` (taskSupport "optional", "forbidden", none): each says
   whether it was called as a task.
 - `slow` (taskSupport "required"): its task works until cancelled; `tasks/list` shows it.
+- `told` (taskSupport "required"): its task suggests polling every 5 s, and at once sends
+  `notifications/tasks/status` saying it is `input_required`; on `tasks/result` it asks, and
+  its result says how many seconds after its creation `tasks/result` came.
 
     python tests/client/task_stdio_server.py [POLL_MS [LOG]]
 
@@ -37,6 +40,7 @@ QUESTION = {
 TOOLS = [
     {"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
     {"name": "slow", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+    {"name": "told", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
     {"name": "optional", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
     {"name": "forbidden", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "forbidden"}},
     {"name": "unsaid", "inputSchema": {"type": "object"}},
@@ -126,17 +130,21 @@ def handle(message: dict[str, Any]) -> None:
         task_id = str(uuid.uuid4())
         task = {
             "taskId": task_id,
-            "status": "completed" if name not in ("research", "slow") else "working",
+            "status": "completed" if name not in ("research", "slow", "told") else "working",
             "createdAt": now(),
             "lastUpdatedAt": now(),
             "ttl": params["task"].get("ttl") or 60000,
-            "pollInterval": POLL_MS,
+            "pollInterval": 5000 if name == "told" else POLL_MS,
+            "created": time.monotonic(),
             "tool": name,
             "gets": [],
             "replies": {},
         }
         tasks[task_id] = task
         send({"id": rid, "result": {"task": task_view(task)}})
+        if name == "told":
+            task["status"] = "input_required"
+            send({"method": "notifications/tasks/status", "params": task_view(task)})
     elif method == "tasks/get":
         task = tasks.get(params.get("taskId", ""))
         if task is None:
@@ -159,6 +167,12 @@ def handle(message: dict[str, Any]) -> None:
             gaps = [round(b - a, 3) for a, b in zip(task["gets"], task["gets"][1:], strict=False)]
             report = {"replies": task["replies"], "gaps": gaps}
             send({"id": rid, "result": result_text(json.dumps(report), task["taskId"])})
+        elif task["tool"] == "told":
+            after = round(time.monotonic() - task["created"], 3)
+            reply = ask(task["taskId"])
+            task["status"] = "completed"
+            told = json.dumps({"after": after, "reply": reply})
+            send({"id": rid, "result": result_text(told, task["taskId"])})
         else:
             send({"id": rid, "result": result_text(f"{task['tool']}: task", task["taskId"])})
     elif method == "tasks/cancel":

@@ -165,3 +165,14 @@ async def test_the_client_polls_at_the_interval_and_takes_only_its_tasks_questio
     }
     assert len(ui.shown) == 1 and ui.shown[0].server == "Task Peer, in its task research"
     assert len(report["gaps"]) >= 2 and min(report["gaps"]) >= 0.29, report["gaps"]
+
+
+async def test_a_status_notification_is_taken_at_once_not_after_the_poll_interval() -> None:
+    """T-22 (optional part): the task suggests 5 s between polls, then says at once, in
+    `notifications/tasks/status`, that it needs input; the client calls `tasks/result` without
+    waiting out the interval, and its question is answered."""
+    ui = ScriptedUI(AcceptedElicitation({"topic": "snakes"}))
+    async with ElicitationConfig(ui).connect(TASK_PEER, mode="legacy") as client:
+        report = json.loads(text_of(await client.call_tool("told", {})))
+    assert report["reply"] == "accept"
+    assert report["after"] < 3, report

@@ -96,6 +96,9 @@ class RequestWatch:
         self._open: set[RequestId] = set()
         self._results: dict[RequestId, str] = {}
         """Each open `tasks/result` request, and the task it names."""
+        self.task_status: Callable[[dict[str, Any]], None] | None = None
+        """Told the params of each `notifications/tasks/status` (mcp 2.3 drops the notification
+        unread: its type is one the SDK does not dispatch)."""
         self._modern: set[RequestId] = set()
         self._verdicts: OrderedDict[RequestId, bool] = OrderedDict()
         self._standalone: OrderedDict[RequestId, None] = OrderedDict()
@@ -134,6 +137,9 @@ class RequestWatch:
                 self._modern.discard(message.id)
                 if isinstance(message, JSONRPCResponse):
                     message.result.setdefault("resultType", "complete")
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/tasks/status":
+            if self.task_status is not None:
+                self.task_status(message.params or {})
         elif isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
             standalone = self._standalone.pop(message.id, False) is None
             task_id = related_task((message.params or {}).get("_meta"))

@@ -45,9 +45,9 @@ from elicitkit.client._association import RequestWatch, StandaloneStreamTap, Wat
 from elicitkit.client._connection import ServerElicitations
 from elicitkit.client._retry import until_urls_complete
 from elicitkit.client._rounds import RoundsPolicy, drive_rounds
-from elicitkit.client._tool_tasks import ToolTasks
 from elicitkit.client._task_extension import TASKS_EXTENSION, TaskExtension
 from elicitkit.client._tasks import ElicitationTasks
+from elicitkit.client._tool_tasks import ToolTasks
 from elicitkit.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -141,8 +141,8 @@ class ElicitingClient(ExtendedClient):
     wire: Callable[[Transport], Transport] | None = field(default=None, kw_only=True, repr=False)
     """Wraps the transport this client builds, below its own watch of the wire (a proxy's layer)."""
     elicitations: ServerElicitations = field(init=False, repr=False, compare=False)
-    _tool_tasks: ToolTasks = field(init=False, repr=False, compare=False)
     _elicitation_tasks: ElicitationTasks = field(init=False, repr=False, compare=False)
+    _tool_tasks: ToolTasks = field(init=False, repr=False, compare=False)
     _get_stream: _GetStream = field(default_factory=_GetStream, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -163,6 +163,7 @@ class ElicitingClient(ExtendedClient):
             self.server_requests = self._elicitation_tasks
         self.message_handler = _tee(self.elicitations.on_message, self.message_handler)
         self._tool_tasks = ToolTasks(self, self.elicitations)
+        watch.task_status = self._tool_tasks.status_arrived
         self.message_handler = _tee(self._tool_tasks.on_message, self.message_handler)
         if self.input_required_max_rounds == _SDK_INPUT_ROUNDS:
             self.input_required_max_rounds = self.config.input_rounds

@@ -7,10 +7,12 @@ caller asks (`call_tool(..., task=True)`), and a tool that forbids it, or leaves
 at the server's `pollInterval` (T-22) until the task needs input or ends, and calls
 `tasks/result`: its stream carries the task's questions, which the connection's
 `ServerElicitations` answers under every client rule, naming the task's tool to the person
-(T-23, T-24), and its answer is the tool's result, as a plain call returns it. While it waits,
-each new status is a notice on the UI. One deadline bounds the whole call; a call that ends
-here first (the deadline, Ctrl-C, any cancellation) cancels the task on the server (T-25), and a
-cancelled task is `ToolTaskCancelledError`.
+(T-23, T-24), and its answer is the tool's result, as a plain call returns it. A
+`notifications/tasks/status` the server sends stands for the next poll, at once (the spec makes
+it optional: polling never waits for one). While it waits, each new status is a notice on the
+UI. One deadline bounds the whole call; a call that ends here first (the deadline, Ctrl-C, any
+cancellation) cancels the task on the server (T-25), and a cancelled task is
+`ToolTaskCancelledError`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from mcp_types import (
     CallToolResult,
     CancelTaskRequest,
     CancelTaskRequestParams,
+    CancelTaskResult,
     CreateTaskResult,
     GetTaskPayloadRequest,
     GetTaskPayloadRequestParams,
@@ -41,6 +44,7 @@ from mcp_types import (
     ToolListChangedNotification,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 
 from elicitkit._sdk import send_raw_request
 from elicitkit.client._errors import ToolTaskCancelledError
@@ -86,6 +90,21 @@ class ToolTasks:
         self._elicitations = elicitations
         self._support: dict[str, str | None] | None = None
         """Each listed tool's `execution.taskSupport`, from the last listing (None: not listed yet)."""
+        self._pauses: dict[str, anyio.Event] = {}
+        """The task each call here waits on between two polls, and what ends the wait early."""
+        self._told: dict[str, Task] = {}
+        """A task's state as its last `notifications/tasks/status` said it, not yet taken."""
+
+    def status_arrived(self, params: dict[str, Any]) -> None:
+        """A `notifications/tasks/status`: for a task a call here awaits, its state, taken at once."""
+        try:
+            task = Task.model_validate(params, by_name=False)
+        except ValidationError:
+            return
+        pause = self._pauses.get(task.task_id)
+        if pause is not None:
+            self._told[task.task_id] = task
+            pause.set()
 
     async def on_message(self, message: IncomingMessage) -> None:
         """The server's tools changed: list them again before the next call."""
@@ -155,8 +174,7 @@ class ToolTasks:
         """Poll until the task needs input or ends, then take its result from `tasks/result`."""
         while True:
             while task.status not in TERMINAL and task.status != "input_required":
-                await anyio.sleep(poll_interval(task))
-                task = self._seen(name, task, await self._get(task.task_id))
+                task = self._seen(name, task, await self._next(task))
             if task.status == "cancelled":
                 raise _cancelled(name, task)
             try:
@@ -187,11 +205,22 @@ class ToolTasks:
 
     async def _keep_polling(self, name: str, task: Task) -> None:
         while task.status not in TERMINAL:
-            await anyio.sleep(poll_interval(task))
             try:
-                task = self._seen(name, task, await self._get(task.task_id))
+                task = self._seen(name, task, await self._next(task))
             except MCPError:
                 return  # the result will say what went wrong
+
+    async def _next(self, task: Task) -> Task:
+        """The task's next state: what a status notification tells, or `tasks/get` once the
+        poll interval has passed (T-22)."""
+        pause = self._pauses[task.task_id] = anyio.Event()
+        try:
+            with anyio.move_on_after(poll_interval(task)):
+                await pause.wait()
+        finally:
+            del self._pauses[task.task_id]
+        told = self._told.pop(task.task_id, None)
+        return told if told is not None else await self._get(task.task_id)
 
     async def _get(self, task_id: str) -> GetTaskResult:
         request = GetTaskRequest(params=GetTaskRequestParams(task_id=task_id))
@@ -202,9 +231,9 @@ class ToolTasks:
         request = CancelTaskRequest(params=CancelTaskRequestParams(task_id=task_id))
         # MCPError: already ended (-32602), or the connection is gone: nothing left to stop
         with anyio.move_on_after(CANCEL_WAIT, shield=True), suppress(MCPError):
-            await self._client.session.send_request(request, GetTaskResult)
+            await self._client.session.send_request(request, CancelTaskResult)
 
-    def _seen(self, name: str, before: Task, now: GetTaskResult) -> GetTaskResult:
+    def _seen(self, name: str, before: Task, now: Task) -> Task:
         """A new status or status message is a notice for the person; "input_required" is not,
         since its question shows."""
         changed = (now.status, now.status_message) != (before.status, before.status_message)
