@@ -2,18 +2,27 @@
 API (`client.experimental.tasks.callToolStream`, tests/peers/ts-sdk/task_client_v1.mjs): the
 client sees `input_required`, its ordinary elicitation handler answers the question the server
 sends on the `tasks/result` stream (tied to the task by `_meta`), and the task completes with
-the tool's result. The URL-mode case ends when the person finishes the page."""
+the tool's result. The URL-mode case ends when the person finishes the page. The same tools on
+an `MCPServer` and on a FastMCP server (elicitkit.fastmcp), with the same calls."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.task_server import PAY_KEY, fingerprint, finish_page, serving
+from fastmcp import Context, FastMCP
+from support.task_server import PAY_KEY, Trip, fingerprint, finish_page, serving
+from support.url_harness import serve
+
+from elicitkit.fastmcp import Elicitation
+from elicitkit.results import AcceptedElicitation
+from elicitkit.server import KeyRing, McpUsers, MemoryStore, Tasks, UrlMode
 
 PEER = Path(__file__).parents[1] / "peers" / "ts-sdk"
 NODE = shutil.which("node")
@@ -68,8 +77,55 @@ def said(lines: list[dict[str, Any]], key: str) -> list[Any]:
     return [line[key] for line in lines if key in line]
 
 
-async def test_a_form_question_input_required_the_answer_completed() -> None:
-    async with serving() as (_, url):
+@asynccontextmanager
+async def fastmcp_serving() -> AsyncIterator[str]:
+    """The same two task tools on a FastMCP server, for one person on this machine."""
+
+    def build(url: str) -> Any:
+        server: FastMCP[Any] = FastMCP("fastmcp-tasks")
+        url_mode = UrlMode(
+            public_url=url,
+            keys=KeyRing.from_string(KeyRing.generate()),
+            store=MemoryStore(),
+            users=McpUsers.single_user_local(),
+        )
+        elicit = Elicitation(server, url_mode=url_mode, tasks=Tasks({"book": "optional", "pay": "required"}))
+        pay_key = elicit.secret("pay-key", title="Payment key", message="Paying needs your payment key.")
+
+        @server.tool
+        async def book(city: str, ctx: Context) -> str:
+            match await elicit.form(ctx, f"Which day do you want to go to {city}?", Trip):
+                case AcceptedElicitation(data=trip):
+                    return f"Booked {city} on {trip.day}"
+                case _:
+                    return "Nothing booked"
+
+        @server.tool
+        async def pay(amount: int, ctx: Context) -> str:
+            return f"Paid {amount} with key {fingerprint(await pay_key.get(ctx))}"
+
+        return server.http_app()
+
+    async with serve(build) as base:
+        yield f"{base}/mcp"
+
+
+@asynccontextmanager
+async def served(kind: str) -> AsyncIterator[str]:
+    if kind == "fastmcp":
+        async with fastmcp_serving() as url:
+            yield url
+    else:
+        async with serving() as (_, url):
+            yield url
+
+
+KINDS = pytest.mark.parametrize("kind", ["mcpserver", "fastmcp"])
+
+
+@KINDS
+async def test_a_form_question_input_required_the_answer_completed(kind: str) -> None:
+    async with served(kind) as url:
         lines = await run_ts_task_client(
             url, "book", {"city": "Rome"}, {"action": "accept", "content": {"day": "Sunday"}}
         )
@@ -88,8 +144,9 @@ async def test_a_form_question_input_required_the_answer_completed() -> None:
     assert said(lines, "listed") == [[[created[0]["taskId"], "completed"]]]
 
 
-async def test_a_url_mode_secret_in_a_required_task_completes_when_the_page_is_finished() -> None:
-    async with serving() as (_, url):
+@KINDS
+async def test_a_url_mode_secret_in_a_required_task_completes_when_the_page_is_finished(kind: str) -> None:
+    async with served(kind) as url:
         pages: list[asyncio.Task[Any]] = []
 
         def person_finishes(params: dict[str, Any]) -> None:

@@ -81,6 +81,16 @@ def install(server: FastMCP[Any], clock: Callable[[], float] = time.time) -> Non
         server.add_middleware(KeepUrlRequired())
 
 
+def install_tasks(server: FastMCP[Any], middleware: Any) -> None:
+    """Put the task wire (`Elicitation.task_middleware()`) before the bridge, so a task's run (and a
+    run again, from a `tasks/get`) passes the bridge and its tools get their request."""
+    chain = low_level_server(server).middleware
+    if any(type(m) is type(middleware) for m in chain):
+        return
+    at = next((i for i, m in enumerate(chain) if isinstance(m, RequestBridge)), len(chain))
+    chain.insert(at, middleware)
+
+
 def from_fastmcp(ctx: Any) -> Context[Any, Any] | None:
     """The SDK `Context` a FastMCP `Context` stands for (None for any other kind of `ctx`)."""
     if not isinstance(ctx, FastMCPContext):

@@ -8,6 +8,9 @@
         match await elicit.form(ctx, f"When do you want to go to {city}?", Trip):
             ...
 
+With `tasks=Tasks({...})` the tools it names also run as 2025-11-25 tasks (elicitkit's, not
+FastMCP's own background tasks), asking through `tasks/result` as on an `MCPServer`.
+
 Tools, prompts and resources take FastMCP's own `Context`; `elicit.form`, `Secret.get`,
 `OAuthConnection.token` and custom flows accept it as they accept the SDK's. On 2025-11-25 a
 question is a live `elicitation/create`; on 2026-07-28 it is returned as an input request
@@ -17,8 +20,8 @@ and the tool runs again with the answer, like on an `MCPServer`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Literal, TypeVar, overload
 
 from fastmcp import FastMCP
@@ -29,7 +32,15 @@ from elicitkit.errors import ConfigurationError
 from elicitkit.fastmcp import _bridge
 from elicitkit.fastmcp._flows import AnyContext, OAuthConnection, Secret
 from elicitkit.server import Elicitation as _SdkElicitation
-from elicitkit.server import ElicitationResult, OAuthLogin, SecretValidator, UrlMode, UrlModeError, Wait
+from elicitkit.server import (
+    ElicitationResult,
+    OAuthLogin,
+    SecretValidator,
+    Tasks,
+    UrlMode,
+    UrlModeError,
+    Wait,
+)
 
 T = TypeVar("T")
 
@@ -43,7 +54,12 @@ class Elicitation(_SdkElicitation):
     """
 
     def __init__(
-        self, server: FastMCP[Any], *, timeout: float | None = None, url_mode: UrlMode | None = None
+        self,
+        server: FastMCP[Any],
+        *,
+        timeout: float | None = None,
+        url_mode: UrlMode | None = None,
+        tasks: Tasks | None = None,
     ) -> None:
         if not isinstance(server, FastMCP):
             raise ConfigurationError(
@@ -54,9 +70,13 @@ class Elicitation(_SdkElicitation):
         self.server = server  # type: ignore[assignment]  # a FastMCP server, not an MCPServer
         self.timeout = timeout
         self.url_mode = url_mode
+        self.tasks = tasks
         if url_mode is not None:  # first: its rounds count timeouts by its clock
             install_url_mode(url_mode, server)
         _bridge.install(server)
+        if tasks is not None:
+            _bridge.install_tasks(server, self.task_middleware())
+            server.add_provider(_Running(tasks.running))
 
     def sdk_context(self, ctx: Any) -> SdkContext[Any, Any]:
         """FastMCP's `Context` as the SDK's, which the bridge keeps for the request it runs in."""
@@ -145,29 +165,31 @@ class Elicitation(_SdkElicitation):
         return made
 
 
-class _Sweeping(Provider):
-    """Offers no tools: its lifespan, which FastMCP enters with the server's, runs the sweep.
+class _Running(Provider):
+    """Offers no tools: its lifespan, which FastMCP enters with the server's, runs `around()`
+    (URL mode's sweep, the tasks' runs).
 
-    The sweep runs in a task of its own: FastMCP exits the lifespan inside a shielded cancel
-    scope it opens at shutdown, which a task group entered at startup cannot be closed in.
+    It runs in a task of its own: FastMCP exits the lifespan inside a shielded cancel scope it
+    opens at shutdown, which a task group entered at startup cannot be closed in.
     """
 
-    def __init__(self, url_mode: UrlMode) -> None:
+    def __init__(self, around: Callable[[], AbstractAsyncContextManager[None]], owner: object = None) -> None:
         super().__init__()
-        self.url_mode = url_mode
+        self.around = around
+        self.owner = owner
 
     @asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
         stop = asyncio.Event()
-        task = asyncio.create_task(self._sweep_until(stop))
+        task = asyncio.create_task(self._run_until(stop))
         try:
             yield
         finally:
             stop.set()
             await task
 
-    async def _sweep_until(self, stop: asyncio.Event) -> None:
-        async with self.url_mode.running():
+    async def _run_until(self, stop: asyncio.Event) -> None:
+        async with self.around():
             await stop.wait()
 
 
@@ -182,5 +204,5 @@ def install_url_mode(url_mode: UrlMode, server: FastMCP[Any]) -> None:
     _bridge.install(server, url_mode.clock)
     url_mode.adapt_contexts(_bridge.from_fastmcp)  # so that its flows take FastMCP's Context
     url_mode.mount_pages(server)
-    if not any(isinstance(p, _Sweeping) and p.url_mode is url_mode for p in server.providers):
-        server.add_provider(_Sweeping(url_mode))
+    if not any(isinstance(p, _Running) and p.owner is url_mode for p in server.providers):
+        server.add_provider(_Running(url_mode.running, url_mode))

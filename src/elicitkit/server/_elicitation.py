@@ -41,10 +41,10 @@ from elicitkit.results import (
 from elicitkit.server import _forms
 from elicitkit.server._ask import ask
 from elicitkit.server._capabilities import Mode, declared_modes
-from elicitkit.server._errors import UrlModeError
+from elicitkit.server._errors import ElicitationError, UrlModeError
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server._secret import Secret, SecretValidator
-from elicitkit.server._tasks import Tasks, serve_tasks
+from elicitkit.server._tasks import Tasks, TasksMiddleware, serve_tasks
 from elicitkit.server._url_mode import UrlMode, Wait, require_mcp_server
 
 if TYPE_CHECKING:
@@ -90,12 +90,28 @@ class Elicitation:
             url_mode._mount(server)  # pyright: ignore[reportPrivateUsage]  # one way to wire it
         if not any(isinstance(m, RoundsMiddleware) for m in server.middleware):
             server.middleware.append(RoundsMiddleware(server))
-        if tasks is not None:  # they keep their state where URL mode keeps its records
-            if url_mode is not None:
-                tasks.attach(store=url_mode.store, bus=url_mode.bus, users=url_mode.users, keys=url_mode.keys)
-            else:
-                tasks.attach()
-            serve_tasks(server, tasks)
+        if tasks is not None:
+            serve_tasks(server, self.task_middleware())
+
+    def task_middleware(self) -> TasksMiddleware:
+        """The SDK server middleware that speaks the 2025-11-25 task wire for `tasks`, which keep
+        their state where URL mode keeps its records (its store, bus, users and keys).
+
+        `Elicitation(server, tasks=...)` installs it; a framework's `Elicitation` (elicitkit.fastmcp's)
+        puts it in its own chain and runs `tasks.running()` in its lifespan.
+
+        Raises:
+            ElicitationError: this `Elicitation` was created without `tasks=`.
+        """
+        tasks = self.tasks
+        if tasks is None:
+            raise ElicitationError("This Elicitation runs no tasks: create it with tasks=Tasks({...}).")
+        url_mode = self.url_mode
+        if url_mode is not None:
+            tasks.attach(store=url_mode.store, bus=url_mode.bus, users=url_mode.users, keys=url_mode.keys)
+        else:
+            tasks.attach()
+        return TasksMiddleware(tasks)
 
     def secret(
         self,

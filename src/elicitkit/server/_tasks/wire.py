@@ -59,15 +59,15 @@ _TASK_METHODS = frozenset({"tasks/get", "tasks/result", "tasks/list", "tasks/can
 _CAPABILITY: dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
 
 
-def serve_tasks(server: MCPServer[Any], tasks: Tasks) -> None:
-    """Speak the task wire on `server` (before the rounds, so a task's run gets one) and run the
-    tasks in its lifespan; once per server."""
+def serve_tasks(server: MCPServer[Any], middleware: TasksMiddleware) -> None:
+    """Put the task wire on `server` (before the rounds, so a task's run gets one) and run its
+    tasks in the server's lifespan; once per server."""
     if any(isinstance(m, TasksMiddleware) for m in server.middleware):
         raise ElicitationError("This server serves tasks already; give Elicitation one Tasks per server.")
     chain = server.middleware
     at = next((i for i, m in enumerate(chain) if isinstance(m, RoundsMiddleware)), len(chain))
-    chain.insert(at, TasksMiddleware(tasks))
-    run_in_lifespan(server, tasks.running)
+    chain.insert(at, middleware)
+    run_in_lifespan(server, middleware.tasks.running)
 
 
 def task_wire(record: TaskRecord) -> dict[str, Any]:
