@@ -354,7 +354,16 @@ def test_private_sdk_and_fastmcp_surface_is_used_only_in_their_adapters() -> Non
 
 CLIENT_CONFIGURATION = ["_ui", "_errors", "_limits", "_completions", "_config"]
 """What a host configures the client with, and what that is made of."""
-CLIENT_ENGINE = ["_association", "_connection", "_retry", "_rounds", "_tasks", "_tool_tasks", "_eliciting"]
+CLIENT_ENGINE = [
+    "_association",
+    "_connection",
+    "_retry",
+    "_rounds",
+    "_tasks",
+    "_tool_tasks",
+    "_task_extension",
+    "_eliciting",
+]
 """What answers a connection under that configuration, each using only those before it."""
 CLIENT_WAY_UP = {
     ("_config", "_eliciting"): "ElicitationConfig.connect, a convenience, imports it when called"

@@ -6,7 +6,8 @@ test needs (real HTTP on 127.0.0.1): what no well-behaved peer shows.
 - an input request refused by the client's rules (an undeclared mode) or that it cannot answer
   (sampling) is not answered: the task is cancelled and the call raises;
 - a `failed` task raises its JSON-RPC error as the plain call would; a task the server cancelled
-  is an error result; a `tasks/get` that is not a task is `ElicitationProtocolError`.
+  is `ToolTaskCancelledError`, as on 2025-11-25; a `tasks/get` that is not a task is
+  `ElicitationProtocolError`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from elicitkit.client import (
     ElicitationProtocolError,
     FormQuestion,
     ScriptedUI,
+    ToolTaskCancelledError,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -140,7 +142,11 @@ async def call(url: str, tool: str, ui: ScriptedUI) -> Any:
     async with config.connect(url) as client:
         try:
             return await client.call_tool(tool, {})
-        except (MCPError, ElicitationProtocolError) as error:  # inside: the SDK's task groups would wrap it
+        except (
+            MCPError,
+            ElicitationProtocolError,
+            ToolTaskCancelledError,
+        ) as error:  # inside: the SDK's task groups would wrap it
             return error
 
 
@@ -172,10 +178,14 @@ async def test_a_failed_task_raises_its_error_as_the_plain_call_would(served: tu
     assert error.error.message == "the bank is down"
 
 
-async def test_a_task_the_server_cancelled_is_an_error_result(served: tuple[Scripted, str]) -> None:
+async def test_a_task_the_server_cancelled_ends_as_on_2025_11_25(served: tuple[Scripted, str]) -> None:
     _, url = served
-    result = await call(url, "server_cancels", ScriptedUI())
-    assert result.is_error and "cancelled the task (shutting down)" in result.content[0].text
+    error = await call(url, "server_cancels", ScriptedUI())
+    assert isinstance(error, ToolTaskCancelledError)
+    assert str(error) == (
+        "The server's task for server_cancels was cancelled before it finished (shutting down); "
+        "call the tool again if you still need it."
+    )
 
 
 async def test_a_task_result_that_is_not_a_tool_result_is_a_protocol_error(

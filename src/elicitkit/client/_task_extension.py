@@ -15,7 +15,9 @@ and claims that result shape through the SDK's public `ClientExtension`/`ResultC
 - after the person accepted a URL the waiting screen stays up while the task works; cancel on
   it, Ctrl-C or the call being cancelled sends `tasks/cancel`;
 - `completed` returns the task's `result`, `failed` raises its JSON-RPC error as the plain call
-  would have (`MCPError`), a task the server cancelled is an error result.
+  would have (`MCPError`), a task the server cancelled is `ToolTaskCancelledError`, as on
+  2025-11-25. The poll floor, the terminal statuses and the bounded `tasks/cancel` are
+  `_tool_tasks`' (the 2025-11-25 requestor), so both eras behave alike.
 """
 
 from __future__ import annotations
@@ -41,15 +43,20 @@ from mcp_types import (
     Request,
     RequestParams,
     Result,
-    TextContent,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 
 from elicitkit.client._association import RELATED_TASK
 from elicitkit.client._connection import ServerElicitations
-from elicitkit.client._errors import ElicitationCancelledError, ElicitationLoopError, ElicitationProtocolError
+from elicitkit.client._errors import (
+    ElicitationCancelledError,
+    ElicitationLoopError,
+    ElicitationProtocolError,
+    ToolTaskCancelledError,
+)
 from elicitkit.client._rounds import RoundsPolicy
+from elicitkit.client._tool_tasks import CANCEL_WAIT, MIN_POLL, TERMINAL
 from elicitkit.client._ui import Notice, Waiting
 from elicitkit.i18n import noop
 
@@ -57,11 +64,6 @@ __all__ = ["TASKS_EXTENSION", "TaskExtension"]
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
-_MIN_POLL = 0.05
-"""Seconds between polls at least, whatever `pollIntervalMs` says (a 0 must not spin the client)."""
-_GOODBYE_TIMEOUT = 3.0
-"""How long telling the server about a cancel may take once the person has left."""
-_TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _WAITING_NOTE = Notice(noop("The server's task goes on while the page is open; cancel stops the task."))
 
 _input_request: TypeAdapter[InputRequest] = TypeAdapter(InputRequest)
@@ -173,7 +175,7 @@ class _Task:
         self.delay = self.policy.first_delay
         try:
             while True:
-                if isinstance(state, TaskState) and state.status in _TERMINAL:
+                if isinstance(state, TaskState) and state.status in TERMINAL:
                     return self._ended(state)
                 asked = state.input_requests if isinstance(state, TaskState) else None
                 if state.status == "input_required" and asked and await self._answer(asked):
@@ -213,10 +215,10 @@ class _Task:
     def _next_delay(self, state: _TaskFields) -> float:
         """The server's `pollIntervalMs` when it gives one (SEP-2663: SHOULD honour), else the backoff."""
         if state.poll_interval_ms is not None:
-            return max(state.poll_interval_ms / 1000, _MIN_POLL)
+            return max(state.poll_interval_ms / 1000, MIN_POLL)
         delay = self.delay
         self.delay = min(max(self.delay * 2, self.policy.first_delay), self.policy.max_delay)
-        return max(delay, _MIN_POLL)
+        return max(delay, MIN_POLL)
 
     async def _answer(self, raw: Mapping[str, Any]) -> bool:
         """Ask each input request not answered yet and send the answers in one `tasks/update`;
@@ -271,7 +273,7 @@ class _Task:
 
     def _news(self, state: TaskState) -> bool:
         """Whether `state` needs more than another poll: the task ended or asks something new."""
-        if state.status in _TERMINAL:
+        if state.status in TERMINAL:
             return True
         return state.status == "input_required" and any(
             key not in self.answered for key in state.input_requests or {}
@@ -322,7 +324,7 @@ class _Task:
     async def _goodbye(self) -> None:
         """Tell the server to cancel the task (`tasks/cancel`), briefly; the task is left to its TTL
         when the connection is gone."""
-        with anyio.move_on_after(_GOODBYE_TIMEOUT, shield=True):
+        with anyio.move_on_after(CANCEL_WAIT, shield=True):
             try:
                 await self.session.send_request(_CancelTask(params=_TaskParams(task_id=self.task_id)), Result)
             except Exception as exc:
@@ -330,7 +332,7 @@ class _Task:
                 self.answers.notice(Notice(template, server=self.server, error=exc))
 
     def _ended(self, state: TaskState) -> CallToolResult:
-        """The task's end as the plain call would have ended."""
+        """The task's end as the plain call would have ended (a cancelled task as on 2025-11-25)."""
         if state.status == "completed":
             try:
                 return CallToolResult.model_validate(state.result or {}, by_name=False)
@@ -341,14 +343,14 @@ class _Task:
                 ) from None
         if state.status == "failed":
             try:
-                why = ErrorData.model_validate(state.error or {}, by_name=False)
+                failure = ErrorData.model_validate(state.error or {}, by_name=False)
             except ValidationError:
                 raise ElicitationProtocolError(
                     f"{self.server}'s task failed without a JSON-RPC error to say why."
                 ) from None
-            raise MCPError.from_error_data(why)
-        said = state.status_message or "no reason given"
-        return CallToolResult(
-            content=[TextContent(type="text", text=f"{self.server} cancelled the task ({said}).")],
-            is_error=True,
+            raise MCPError.from_error_data(failure)
+        why = f" ({state.status_message})" if state.status_message else ""
+        raise ToolTaskCancelledError(  # as on 2025-11-25 (`_tool_tasks`)
+            f"The server's task for {self.tool} was cancelled before it finished{why}; "
+            "call the tool again if you still need it."
         )
