@@ -98,7 +98,8 @@ def check(
     if host:
         if target:
             raise typer.BadParameter(
-                "--host serves an audit for a host; give it no server.", param_hint="--host"
+                "--host audits a host, so it takes no server: leave out the URL or command.",
+                param_hint="--host",
             )
         _audit_host(err, http=http, port=port, deadline=deadline, json_file=json_file, html_file=html_file)
     if not target:
