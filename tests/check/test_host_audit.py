@@ -49,9 +49,10 @@ async def test_a_host_that_declares_url_and_declines_unseen_fails_c01() -> None:
     )
     assert report.seen.modes == ("form", "url")
     assert verdicts(report)["C-01"] == "fail"
-    assert "declared form mode but refused every question it was told to accept (10 of 10)" in evidence(
-        report, "C-01"
-    )
+    said = evidence(report, "C-01")
+    assert "declared form mode but refused every question it was told to accept (10 of 10)" in said
+    url = "declared url mode but refused every question it was told to accept (1 of 1), e.g. url-consent"
+    assert f'{url}: came back {{"action": "decline"}}' in said
 
 
 async def content_on_decline(context: Any, params: Any) -> ElicitResult:

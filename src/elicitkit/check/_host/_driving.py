@@ -9,7 +9,6 @@ returns the report.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tempfile
 import time
@@ -92,8 +91,3 @@ async def audit_host(
         with anyio.move_on_after(deadline + 5):
             await driver(HostEndpoint(f"{served.url}/mcp", None, audit.tools, ends))
     return HostReport.of(audit, driver.name)
-
-
-def environment_for_stdio() -> dict[str, str]:
-    """The environment a driver gives the stdio audit it starts (this one, unbuffered)."""
-    return {**os.environ, "PYTHONUNBUFFERED": "1"}

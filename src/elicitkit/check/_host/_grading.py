@@ -164,6 +164,7 @@ def _modes(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
     if not host.declared:
         findings.note("C-01", "the host declared no elicitation capability, so nothing was asked")
         return
+    failed, warned = [], []
     for mode in host.modes:
         mine = [r for r in asked if r.sent["mode"] == mode and r.key != "url-undeclared"]
         hanging = [r for r in mine if r.outcome == "unanswered"]
@@ -173,20 +174,22 @@ def _modes(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
             told = [r for r in told if r.key == "url-consent"]
         refused = [r for r in told if _action(r) in ("decline", "cancel")]
         if hanging:
-            findings.add("C-01", "fail", f"declared {mode} mode but never answered {shown(hanging[0])}")
+            failed.append(f"declared {mode} mode but never answered {shown(hanging[0])}")
         elif told and len(refused) == len(told):
-            findings.add(
-                "C-01",
-                "fail",
+            failed.append(
                 f"declared {mode} mode but refused every question it was told to accept "
-                f"({len(refused)} of {len(told)}), e.g. {shown(refused[0])}",
+                f"({len(refused)} of {len(told)}), e.g. {shown(refused[0])}"
             )
         elif errors:
-            findings.add("C-01", "warn", f"{mode}: a valid question got an error: {shown(errors[0])}")
+            warned.append(f"{mode}: a valid question got an error: {shown(errors[0])}")
         elif refused:
-            findings.add("C-01", "warn", f"{mode}: refused what it was told to accept: {shown(refused[0])}")
-        elif mine:
-            findings.add("C-01", "pass", f"declared {', '.join(host.modes)}; every question was answered")
+            warned.append(f"{mode}: refused what it was told to accept: {shown(refused[0])}")
+    if failed:
+        findings.add("C-01", "fail", "; ".join(failed))
+    elif warned:
+        findings.add("C-01", "warn", "; ".join(warned))
+    elif any(r.outcome == "answered" for r in asked):
+        findings.add("C-01", "pass", f"declared {', '.join(host.modes)}; every question was answered")
 
 
 def _rounds(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
