@@ -10,7 +10,10 @@ the waiting screen, and a call cancelled (Ctrl-C), reach the server as `tasks/ca
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -33,6 +36,7 @@ from elicitkit.client import (
 pytestmark = pytest.mark.timeout(90)
 
 APPROVE = {"approve": True, "amount": 7}
+ELICITKIT = Path(sys.executable).with_name("elicitkit")
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +166,13 @@ async def test_a_cancelled_call_cancels_the_task(peer: str) -> None:
     task = sent.task_id()
     assert ("tasks/cancel", task) in sent.calls
     assert await status_of(peer, task) == "cancelled"
+
+
+def test_elicitkit_client_command_answers_the_task(peer: str, tmp_path: Path) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps([{"action": "accept", "content": {"approve": True, "amount": 12}}]))
+    command = [str(ELICITKIT), "client", peer, "--call", "approve_payment", "--args", '{"payee": "Ann"}']
+    done = subprocess.run([*command, "--answers", str(answers)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "payment to Ann: approved, 12"
+    assert "fastmcp-tasks peer, in its task approve_payment" in done.stderr and '"Pay Ann?"' in done.stderr
