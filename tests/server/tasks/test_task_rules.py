@@ -152,3 +152,14 @@ async def test_a_requested_ttl_is_bounded_by_the_servers_most() -> None:
         task_id = await call_as_task(alice, "wait", {"seconds": 0}, ttl=10**12)
         task = (await alice.request("tasks/get", {"taskId": task_id}))["result"]
     assert task["ttl"] == round(server.tasks.max_ttl * 1000)
+
+
+async def test_the_background_sweep_ends_a_task_nobody_reads_once_its_ttl_is_over() -> None:
+    """T-07: no request reads the task; the server's own sweep cancels its run when its TTL ends."""
+    async with serving(sweep_every=0.2) as (server, url), raw_session(url, "alice") as alice:
+        task_id = await call_as_task(alice, "wait", {"seconds": 1.5}, ttl=500)
+        await asyncio.sleep(2.2)
+        assert server.finished == []
+        gone = await alice.request("tasks/get", {"taskId": task_id})
+        assert gone["error"]["code"] == -32602
+        assert (await alice.request("tasks/list"))["result"]["tasks"] == []
