@@ -284,6 +284,7 @@ async def test_tasks_cancel_withdraws_the_question_and_the_task_stays_cancelled(
         got = await requestor.get(task["taskId"])
     assert cancelled["status"] == "cancelled" and cancelled["taskId"] == task["taskId"]
     assert ui.withdrawn == 1
+    assert ui.notices == [f"Task Asker (task {task['taskId'][:8]}) took its question back; nothing was sent."]
     assert payload == {"action": "cancel", "_meta": {RELATED: {"taskId": task["taskId"]}}}
     assert again["error"] == -32602 and "cancelled" in again["message"]
     assert got["status"] == "cancelled"
@@ -329,6 +330,10 @@ async def test_a_task_whose_ttl_ends_is_cancelled_and_freed() -> None:
         gone = await requestor.get(task["taskId"])
         listed = await requestor("tasks/list", {})
     assert payload["action"] == "cancel"
+    assert ui.notices == [
+        f"Task Asker (task {task['taskId'][:8]})'s question ran out of time and was taken off the screen; "
+        "nothing was sent."
+    ]
     assert gone["error"] == -32602
     assert listed["tasks"] == []
 

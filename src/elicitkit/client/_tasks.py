@@ -102,6 +102,8 @@ class _Task:
     ttl: int
     created: datetime = field(default_factory=_now)
     updated: datetime = field(default_factory=_now)
+    asker: str = ""
+    """Who asks, as the person is told: the server and the task."""
     status: TaskStatus = "working"
     message: str = _WORKING
     result: ElicitResult | None = None
@@ -226,12 +228,12 @@ class ElicitationTasks:
             logger.info("dismissed a task-augmented elicitation/create: %s tasks are open", MAX_TASKS)
             return _dump(ElicitResult(action="cancel"))
         ttl = DEFAULT_TTL_MS if asked is None else max(0, min(asked, MAX_TTL_MS))
-        task = _Task(id=str(uuid.uuid4()), session=session, ttl=ttl)
+        task_id, server = str(uuid.uuid4()), self.elicitations.server_name(context)
+        asker = Notice(noop("%(server)s (task %(task)s)"), server=server, task=task_id[:8])
+        task = _Task(id=task_id, session=session, ttl=ttl, asker=asker)
         self._tasks[task.id] = task
-        server = self.elicitations.server_name(context)
-        asker = Notice(noop("%(server)s (task %(task)s)"), server=server, task=task.id[:8])
         assert self._group is not None
-        self._group.start_soon(self._run, task, asker, params)
+        self._group.start_soon(self._run, task, params)
         logger.info("elicitation task %s created by %s (ttl %s ms)", task.id, server, task.ttl)
         return _dump(CreateTaskResult(task=task.wire()))
 
@@ -249,19 +251,24 @@ class ElicitationTasks:
         self._tasks.pop(task.id, None)
         task.life.cancel()
 
-    async def _run(self, task: _Task, asker: str, params: Any) -> None:
+    async def _run(self, task: _Task, params: Any) -> None:
         task.life.deadline = anyio.current_time() + task.ttl / 1000
         with task.life:
             with task.asking:
                 try:
                     shown = lambda: task.move("input_required", _ASKING)  # noqa: E731
-                    result = await self.elicitations.answer(asker, params, asking=shown)
+                    result = await self.elicitations.answer(task.asker, params, asking=shown)
                 except Exception:
                     logger.exception("elicitation task %s failed", task.id)
                     task.end("failed", _FAILED, error=ErrorData(code=INTERNAL_ERROR, message=_FAILED))
                 else:
                     task.end(*_outcome(result), result=result)
             await anyio.sleep_forever()  # kept, for tasks/get and tasks/result, until its TTL ends
+        if task.status == "input_required":  # the person was looking at it
+            said = noop(
+                "%(server)s's question ran out of time and was taken off the screen; nothing was sent."
+            )
+            self.elicitations.notice(Notice(said, server=task.asker))
         task.end("cancelled", _EXPIRED, result=ElicitResult(action="cancel"))
         if self._tasks.get(task.id) is task:
             self._tasks.pop(task.id)
@@ -306,6 +313,9 @@ class ElicitationTasks:
     def _cancel(self, task: _Task) -> dict[str, Any]:
         if task.terminal:
             raise _invalid(f"Cannot cancel task: already in terminal status {task.status!r}.")
+        if task.status == "input_required":  # the person was looking at it
+            said = noop("%(server)s took its question back; nothing was sent.")
+            self.elicitations.notice(Notice(said, server=task.asker))
         task.end("cancelled", _BY_REQUEST, result=ElicitResult(action="cancel"))
         task.asking.cancel()
         return _dump(task.wire())
