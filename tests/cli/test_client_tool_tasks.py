@@ -2,8 +2,9 @@
 
 The reference "everything" server's `simulate-research-query` requires a task; with an
 ambiguous topic its task asks a clarifying question on the `tasks/result` stream, answered here
-from --answers, while each new status of the task is said on stderr. Ctrl-C in an interactive
-session cancels the task on the server (tests/client/task_stdio_server.py logs what it got).
+from --answers, or by a person at the terminal whose screen names the task, while each new
+status of the task is said. Ctrl-C in an interactive session cancels the task on the server
+(tests/client/task_stdio_server.py logs what it got).
 """
 
 from __future__ import annotations
@@ -45,6 +46,28 @@ def test_the_research_tasks_question_is_answered_from_the_answers_file(tmp_path:
     assert "Everything Reference Server, in its task simulate-research-query asks the script" in said, said
     assert "Waiting for Everything Reference Server's task simulate-research-query: working" in said, said
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.timeout(240)
+def test_a_person_at_the_terminal_answers_the_research_tasks_question() -> None:
+    t = Terminal([str(ELICITKIT), "client", "--", *EVERYTHING])
+    try:
+        t.wait_for("elicitkit>", "simulate-research-query")
+        t.type('call simulate-research-query {"topic": "python", "ambiguous": true}')
+        t.keys("Enter")
+        screen = t.wait_for("Monty Python comedy group", timeout=60)
+        assert "The server “Everything Reference Server, in its task" in screen  # who asks, and which task
+        assert "simulate-research-query” asks you to fill in a form" in screen
+        assert "Waiting for Everything Reference Server's task simulate-research-query:" in screen
+        t.keys("2", "Enter")  # Python snake species
+        t.wait_for("Review your answers")
+        t.keys("s")
+        t.wait_for("elicitkit>", after="result: # Research Report: python (snake)", timeout=60)
+        t.type("quit")
+        t.keys("Enter")
+        assert "EXIT=0" in t.wait_for("EXIT=")
+    finally:
+        t.close()
 
 
 def _wait_for_line(path: Path, line: str) -> None:
