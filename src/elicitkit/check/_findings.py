@@ -30,6 +30,13 @@ RULES: dict[str, tuple[str, str]] = {
     "S-24": ("URL mode", "-32042 shape and use"),
     "S-34": ("Identity and pages", "another user cannot use the URL"),
     "S-35": ("Identity and pages", "cookie flags and framing headers"),
+    "T-01": ("Tasks", 'a "required" task tool called without a task: -32601'),
+    "T-02": ("Tasks", "created working; input_required while asked, out of it once answered"),
+    "T-03": ("Tasks", "a terminal status never changes; cancelling it is -32602"),
+    "T-04": ("Tasks", "a task's questions and result carry related-task metadata"),
+    "T-05": ("Tasks", "an unknown task id is -32602"),
+    "T-06": ("Tasks", "another user's task id is -32602"),
+    "T-07": ("Tasks", "task-augmented elicitation only to a client that declared it"),
 }
 
 #: The client-side IDs a server can observe (`elicitkit check --host`), their area, and the rule.

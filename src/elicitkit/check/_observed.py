@@ -89,6 +89,59 @@ class Notice:
 
 
 @dataclass
+class Reply:
+    """One request the checker sent about a task (`tasks/get`, say), and the server's raw reply."""
+
+    connection: Connection
+    method: str
+    params: dict[str, Any]
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+    @property
+    def status(self) -> str | None:
+        """The task status a `tasks/get` or `tasks/cancel` result gives (a `CreateTaskResult`'s too)."""
+        task = self.result.get("task", self.result) if self.result is not None else None
+        status = task.get("status") if isinstance(task, dict) else None
+        return status if isinstance(status, str) else None
+
+    def quote(self) -> str:
+        sent = f"{self.method} {short(self.params, 160)}"
+        said = f"error {short(self.error)}" if self.error is not None else f"result {short(self.result)}"
+        return f"{self.connection.label}, {sent} -> {said}"
+
+
+@dataclass
+class Poll:
+    """One `tasks/get` of a task run: the status it gave, when, and whether a question was open."""
+
+    reply: Reply
+    at: float
+    asking: bool
+
+
+@dataclass
+class TaskRun:
+    """One tool called as a task (2025-11-25): created, polled, its result fetched, probed after."""
+
+    call: Call
+    created: Reply
+    polls: list[Poll] = field(default_factory=list)
+    result: Reply | None = None
+    #: the answers' times (anyio's clock), to tell a status seen after an answer from one before
+    answered_at: list[float] = field(default_factory=list)
+    #: once the task ended: a `tasks/get` again, and a `tasks/cancel` (which must be refused)
+    after: Reply | None = None
+    cancel: Reply | None = None
+
+    @property
+    def task_id(self) -> str | None:
+        task = self.created.result.get("task") if self.created.result is not None else None
+        task_id = task.get("taskId") if isinstance(task, dict) else None
+        return task_id if isinstance(task_id, str) else None
+
+
+@dataclass
 class Observations:
     """Everything one run saw."""
 
@@ -101,6 +154,11 @@ class Observations:
     #: results of the optional browser checks: (rule, verdict, evidence)
     browser: list[tuple[str, str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: tools called as tasks, and the task probes: (what was probed, the reply)
+    task_runs: list[TaskRun] = field(default_factory=list)
+    task_probes: list[tuple[str, Reply]] = field(default_factory=list)
+    #: the server's `tasks` capability at 2025-11-25 (None: it declared none)
+    server_tasks: dict[str, Any] | None = None
     #: do all connections reach one server? (HTTP: yes; stdio: each connection starts its own)
     one_server: bool = True
 

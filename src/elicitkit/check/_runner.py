@@ -3,12 +3,16 @@
 For each revision the server speaks (2025-11-25 by initialize, 2026-07-28 by discover), it
 connects declaring form+url, then form only, url only and no elicitation, and calls each tool
 with arguments built from its input schema. On the form+url connection every tool that asked
-something is called again to decline, to cancel and with each invalid answer. Two concurrent
-sessions then watch where completion notices go (S-23). Nothing opens a URL here.
+something is called again to decline, to cancel and with each invalid answer. At 2025-11-25
+a server with tasks has its task-required tools called as tasks throughout, then `tasks` probes
+the task rules (T-01 ... T-07). Two concurrent sessions then watch where completion notices go
+(S-23). Nothing opens a URL here.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,15 +81,28 @@ class _Run:
         self.seen.connections.append(connection)
         return connection
 
-    def session(self, revision: str, declared: frozenset[str]) -> CheckSession:
+    def session(self, revision: str, declared: frozenset[str], target: Target | None = None) -> CheckSession:
         mode = "legacy" if revision == LEGACY else MODERN
-        return CheckSession(
-            self.target,
+        session = CheckSession(
+            target or self.target,
             self.connection(revision, declared),
             self.seen,
             timeout=self.options.timeout,
             mode=mode,
         )
+        if revision == LEGACY:
+            session.as_task = frozenset(t.name for t in self.tools if self.task_support(t) == "required")
+        return session
+
+    def task_support(self, tool: Tool) -> str | None:
+        """How `tool` may be called as a task at 2025-11-25: "required", "optional", or None (not
+        at all: forbidden, or the server declared no `tasks.requests.tools.call`)."""
+        requests = (self.seen.server_tasks or {}).get("requests")
+        tools = requests.get("tools") if isinstance(requests, dict) else None
+        if not (isinstance(tools, dict) and isinstance(tools.get("call"), dict)):
+            return None
+        support = tool.execution.task_support if tool.execution is not None else None
+        return support if support in ("required", "optional") else None
 
     async def revisions(self) -> tuple[list[str], list[Tool]]:
         """The revisions the target speaks, and its tools; TargetError when it speaks neither."""
@@ -103,6 +120,8 @@ class _Run:
                         continue
                     found.append(connection.revision)
                     tools = tools or await probe.tools()
+                    if revision == LEGACY:
+                        self.seen.server_tasks = probe.server_tasks
             except Exception as error:  # any failure here is "cannot connect", said in a sentence
                 why = why or _reason(error)
         if not found and self.target.last_http_error is not None:
@@ -173,6 +192,42 @@ class _Run:
                 await first.call(name, args)
             await anyio.sleep(0.5)
 
+    async def tasks(self, tools: Sequence[Tool]) -> None:
+        """The task rules (2025-11-25): each optional task tool called as a task (the required ones
+        were, in the calls), each required one called without `task`, task ids nobody was given,
+        and, with both tokens, the first user's tasks asked for as the second user."""
+        if self.seen.server_tasks is None:
+            return
+        supports = {t.name: self.task_support(t) for t in tools}
+        async with self.session(LEGACY, DECLARATIONS[0]) as session:
+            for tool in tools:
+                args = self._arguments(tool)
+                if supports[tool.name] == "optional":
+                    self.progress(f"{session.connection.label}: tool {tool.name} (as a task)")
+                    await session.call_as_task(tool.name, args)
+                elif supports[tool.name] == "required":
+                    self.progress(f"{session.connection.label}: tool {tool.name} (without a task)")
+                    reply = await session.request("tools/call", {"name": tool.name, "arguments": args})
+                    self.seen.task_probes.append(("without-task", reply))
+            unknown = f"elicitkit-check-no-such-task-{uuid.uuid4().hex}"
+            methods = ["tasks/get", "tasks/result"] + (["tasks/cancel"] if session.cancels else [])
+            self.progress(f"{session.connection.label}: a task id nobody was given")
+            for method in methods:
+                self.seen.task_probes.append(("unknown", await session.request(method, {"taskId": unknown})))
+        other = self.options.other_token
+        ids = [run.task_id for run in self.seen.task_runs if run.task_id is not None][:2]
+        if not (other and self.target.token and self.target.is_http and ids):
+            return
+        async with self.session(
+            LEGACY, DECLARATIONS[0], dataclasses.replace(self.target, token=other)
+        ) as second:
+            self.progress(f"{second.connection.label}: the first user's tasks, as the other user")
+            for task_id in ids:
+                for method in ("tasks/get", "tasks/result"):
+                    self.seen.task_probes.append(
+                        ("other-user", await second.request(method, {"taskId": task_id}))
+                    )
+
     async def users(self, browser: Any) -> None:
         """S-34 on live URLs: each tool that asked in URL mode, called again as the first user."""
         from elicitkit.check._users import check_users
@@ -219,6 +274,7 @@ async def run(target: Target, options: Options | None = None, *, progress: Progr
     legacy = any(v != MODERN for v in versions)
     if legacy:
         await state.guarded(state.calls(LEGACY, tools), f"the {LEGACY} calls")
+        await state.guarded(state.tasks(tools), "the task checks")
     if MODERN in versions:
         await state.guarded(state.calls(MODERN, tools), f"the {MODERN} calls")
     if legacy:

@@ -6,8 +6,10 @@ sent before the SDK parses it (a request without `message` never reaches a callb
 a `Watch` on the client's public `WatchedTransport`, between the SDK's session and its
 transport: it rewrites `capabilities.elicitation` on the way out (the initialize request, and
 the per-request `_meta` of 2026-07-28), and turns every elicitation, -32042 and completion
-notice on the way in into an observation. Over HTTP the client's `StandaloneStreamTap` tells
-it which requests came on the standalone GET stream.
+notice on the way in into an observation; it keeps the raw reply of each `tools/call` (a
+task-augmented one is answered with a `CreateTaskResult`, which the SDK refuses to parse).
+Over HTTP the client's `StandaloneStreamTap` tells it which requests came on the standalone
+GET stream.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from mcp_types import (
 from elicitkit.check._observed import Asked, Call, Connection, Notice, Observations
 from elicitkit.client import WatchedTransport
 
-#: The client requests a server may ask inside (REQUIREMENTS S-02).
-ASSOCIABLE = frozenset({"tools/call", "prompts/get", "resources/read"})
+#: The client requests a server may ask inside (REQUIREMENTS S-02); a task's questions come
+#: inside its `tasks/result`.
+ASSOCIABLE = frozenset({"tools/call", "prompts/get", "resources/read", "tasks/result"})
 
 
 def declared_capability(declared: frozenset[str]) -> dict[str, Any] | None:
@@ -55,6 +58,10 @@ class Wire:
         #: request ids the HTTP layer saw on the standalone GET stream, not yet answered
         self._standalone: OrderedDict[RequestId, None] = OrderedDict()
         self._open: dict[Any, str] = {}
+        #: ids of `tools/call`s in flight, and the raw reply of the last one (`{"result": ...}` or
+        #: `{"error": ...}`): the SDK parses a `CreateTaskResult` as a `CallToolResult` and refuses it
+        self._calls: set[RequestId] = set()
+        self.call_reply: dict[str, Any] | None = None
 
     def transport(self, inner: Transport) -> WatchedTransport:
         return WatchedTransport(inner, self)
@@ -78,6 +85,8 @@ class Wire:
             return None
         if message.method in ASSOCIABLE:
             self._open[message.id] = message.method
+        if message.method == "tools/call":
+            self._calls.add(message.id)
         params = copy.deepcopy(message.params) if message.params else None
         if params is None:
             return None
@@ -116,6 +125,9 @@ class Wire:
             )
         elif isinstance(message, JSONRPCResponse):
             self._open.pop(message.id, None)
+            if message.id in self._calls:
+                self._calls.discard(message.id)
+                self.call_reply = {"result": message.result}
             result = message.result
             if isinstance(result, dict) and result.get("resultType") == "input_required":
                 requests = result.get("inputRequests")
@@ -125,6 +137,11 @@ class Wire:
                         self._ask("input-required", asked if isinstance(asked, dict) else {})
         elif isinstance(message, JSONRPCError):
             self._open.pop(message.id, None)
+            if message.id in self._calls:
+                self._calls.discard(message.id)
+                self.call_reply = {
+                    "error": message.error.model_dump(by_alias=True, mode="json", exclude_none=True)
+                }
             if message.error.code == URL_ELICITATION_REQUIRED:
                 raw = message.error.model_dump(by_alias=True, mode="json", exclude_none=True)
                 tool = self.call.tool if self.call else None

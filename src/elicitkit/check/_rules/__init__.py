@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from elicitkit.check._findings import Findings
 from elicitkit.check._observed import Observations
-from elicitkit.check._rules import capabilities, form, pages, url
+from elicitkit.check._rules import capabilities, form, pages, tasks, url
 
 
 def judge(seen: Observations, *, secrets: Sequence[str] = ()) -> Findings:
@@ -16,4 +16,5 @@ def judge(seen: Observations, *, secrets: Sequence[str] = ()) -> Findings:
     form.judge(seen, findings)
     url.judge(seen, findings, secrets=secrets)
     pages.judge(seen, findings)
+    tasks.judge(seen, findings)
     return findings

@@ -1,0 +1,142 @@
+"""`elicitkit check` on a server's tasks (2025-11-25): T-01 ... T-07.
+
+Each faulty task server (tests/check/faulty_task_server.py, a real process on the raw SDK over
+streamable HTTP on 127.0.0.1) breaks one task rule: the checker fails that rule and nothing
+else when it is a MUST, and only warns for a SHOULD. The reference "everything" server's
+`simulate-research-query` (task required, asks when its topic is ambiguous) is checked as a
+task, its question answered through `tasks/result`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from support.server_process import free_port, stop, wait_until_serving
+
+from elicitkit.check import Options, Report, Target, run
+
+HERE = Path(__file__).parent
+SERVER = HERE / "faulty_task_server.py"
+EVERYTHING = HERE.parent / "peers" / "everything"
+ELICITKIT = Path(sys.executable).with_name("elicitkit")
+COMMAND = [str(ELICITKIT), "check", "--timeout", "5", "--json", "-"]
+TASK_RULES = ["T-01", "T-02", "T-03", "T-04", "T-05", "T-06", "T-07"]
+
+#: the broken MUST, and words its evidence must show
+FAILS = {
+    "T-01": 'a tool with taskSupport "required" ran without a task',
+    "T-02": "the task began 'input_required', not 'working'",
+    "T-03": "tasks/cancel on a task already 'completed' was accepted",
+    "T-03-flip": "tasks/result answered, which it may only once the task ended, yet tasks/get then said",
+    "T-04": "with no _meta['io.modelcontextprotocol/related-task']",
+    "T-05": "a task id nobody was given gave -32603, not -32602",
+    "T-06": "the first user's task, asked for by the other user, was answered",
+}
+#: a broken SHOULD: a warning with its evidence, never a failure
+WARNINGS = {
+    "T-02-asking": "the task said 'working' while its question was open, not 'input_required' (SHOULD)",
+    "T-02-stuck": "still said 'input_required'",
+    "T-07": "a task-augmented elicitation/create to a client that did not declare tasks.requests.elicitation",
+}
+
+
+@contextmanager
+def serving(command: list[str], port: int, cwd: Path = HERE) -> Iterator[str]:
+    env = {**os.environ, "PORT": str(port)}
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_until_serving(process, f"http://127.0.0.1:{port}/mcp")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop(process)
+
+
+def faulty(rule: str) -> contextlib.AbstractContextManager[str]:
+    port = free_port()
+    return serving([sys.executable, str(SERVER), rule, str(port)], port)
+
+
+async def check(rule: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Check the server breaking `rule` as alice, with bob's token for T-06: (verdicts, evidence)."""
+    with faulty(rule) as url:
+        report: Report = await run(
+            Target(url=url, token="alice-token"), Options(timeout=5, other_token="bob-token")
+        )
+    findings = report.findings.all()
+    return {f.id: f.verdict for f in findings}, {f.id: f.evidence for f in findings}
+
+
+@pytest.mark.parametrize("rule", sorted(FAILS))
+async def test_the_broken_task_rule_fails_and_nothing_else(rule: str) -> None:
+    seen, evidence = await check(rule)
+    failed = sorted(r for r, v in seen.items() if v == "fail")
+    assert failed == [rule[:4]], {r: evidence[r] for r in failed}
+    assert FAILS[rule] in evidence[rule[:4]], evidence[rule[:4]]
+    assert "warn" not in seen.values(), {r: evidence[r] for r, v in seen.items() if v == "warn"}
+
+
+@pytest.mark.parametrize("rule", sorted(WARNINGS))
+async def test_a_broken_task_should_is_a_warning_never_a_failure(rule: str) -> None:
+    seen, evidence = await check(rule)
+    assert "fail" not in seen.values(), {r: evidence[r] for r, v in seen.items() if v == "fail"}
+    assert sorted(r for r, v in seen.items() if v == "warn") == [rule[:4]], evidence
+    assert WARNINGS[rule] in evidence[rule[:4]], evidence[rule[:4]]
+
+
+async def test_the_well_behaved_task_server_passes_every_task_rule() -> None:
+    seen, evidence = await check("good")
+    assert {r: seen[r] for r in TASK_RULES} == dict.fromkeys(TASK_RULES, "pass"), evidence
+    assert "fail" not in seen.values() and "warn" not in seen.values(), evidence
+    # the question came through tasks/result, in input_required, and the task went on once answered
+    assert "working -> input_required -> working -> completed" in evidence["T-02"], evidence["T-02"]
+    assert "refused with -32602 (tasks/get, tasks/result)" in evidence["T-06"], evidence["T-06"]
+
+
+async def test_without_a_second_token_another_users_tasks_are_not_observed() -> None:
+    with faulty("T-06") as url:
+        report = await run(Target(url=url, token="alice-token"), Options(timeout=5))
+    finding = {f.id: f for f in report.findings.all()}["T-06"]
+    assert finding.verdict == "not-observed" and "--other-token" in finding.evidence, finding
+
+
+@pytest.mark.timeout(300)
+def test_the_reference_everything_servers_research_task_and_its_question() -> None:
+    """`simulate-research-query` is task-required; with an ambiguous topic it asks through its task."""
+    with serving(["node", "serve_http.mjs"], free_port(), EVERYTHING) as url:
+        done = subprocess.run(
+            [
+                *COMMAND,
+                "--tool",
+                "simulate-research-query",
+                "--args",
+                '{"topic": "python", "ambiguous": true}',
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=280,
+        )
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    found = {f["id"]: (f["verdict"], f["evidence"]) for f in json.loads(done.stdout)["findings"]}
+    for rule in ("T-02", "T-03", "T-04", "T-05", "T-07"):
+        assert found[rule][0] == "pass", (rule, found[rule])
+    # asked through tasks/result, while input_required, and working again once answered
+    assert "working -> input_required -> working -> completed" in found["T-02"][1], found["T-02"]
+    assert "questions of a task" in found["T-04"][1] and not found["T-04"][1].startswith("0 "), found["T-04"]
+    # it refuses the call without `task` as a tool result whose text names -32601, not the error
+    verdict, evidence = found["T-01"]
+    assert verdict == "warn" and "refused as a tool result with isError" in evidence, evidence
+    # its question is asked inside the call (tasks/result) in a declared mode... except S-01:
+    # it sends its form to a client that declared URL mode only, as its other tools do
+    assert found["S-02"][0] == "pass", found["S-02"]
+    assert found["S-01"][0] == "fail" and "url)" in found["S-01"][1], found["S-01"]
