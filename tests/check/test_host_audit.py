@@ -36,7 +36,7 @@ async def test_elicitkit_client_over_stdio_answers_every_2026_round() -> None:
     got = verdicts(report)
     assert report.seen.protocol == "2026-07-28"
     assert got["M-01"] == "pass" and "fail" not in got.values(), report.to_text()
-    assert report.questions == 11  # URL mode is asked on 2025-11-25 only
+    assert report.questions == 13  # all but the undeclared-mode question, asked on 2025-11-25 only
 
 
 async def declines_unseen(context: Any, params: Any) -> ElicitResult:

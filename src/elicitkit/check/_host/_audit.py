@@ -3,7 +3,8 @@
 Every form question is asked with `elicitkit.server.Elicitation`, so it is asked the way a
 correct server asks (tied to the tool call, only in a declared mode, as a live request on
 2025-11-25 and as an input-required round on 2026-07-28). URL-mode questions go through the
-SDK's `elicit_url` (their URLs are not elicitkit pages); the one that tests C-02 is sent to a
+SDK's `elicit_url` on 2025-11-25 and in the tool's own input-required result on 2026-07-28
+(their URLs are not elicitkit pages); the one that tests C-02 is sent, on 2025-11-25 only, to a
 host that did *not* declare URL mode, on purpose. `Tap` keeps what came back as it came. Each
 question's wait is bounded by one deadline for the whole audit.
 """
@@ -19,6 +20,7 @@ import anyio
 import pydantic
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
+from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 
 from elicitkit.check._host._battery import BATTERY, Question
 from elicitkit.check._host._records import MODERN, Asked, HostSeen
@@ -69,7 +71,7 @@ class HostAudit:
         return (*(q.tool for q in BATTERY), REPORT_TOOL)
 
     def _add(self, question: Question) -> None:
-        async def tool(ctx: Context) -> str:
+        async def tool(ctx: Context) -> str | InputRequiredResult:  # the URL questions' 2026-07-28 rounds
             return await self.ask(ctx, question)
 
         self.server.tool(name=question.tool, description=f"Host audit question: {question.label}.")(tool)
@@ -96,7 +98,7 @@ class HostAudit:
     def _left(self) -> float:
         return self.ends - self.clock()
 
-    async def ask(self, ctx: Context, question: Question) -> str:
+    async def ask(self, ctx: Context, question: Question) -> str | InputRequiredResult:
         """Ask `question` of the host behind `ctx` and keep what came of it."""
         protocol, modes = self._see(ctx)
         if question.kind in ("form", "rounds"):
@@ -141,18 +143,22 @@ class HostAudit:
         got = heard()[before:]
         return got[-1] if got else None
 
-    async def _url(self, ctx: Context, question: Question, protocol: str, modes: tuple[str, ...]) -> str:
+    async def _url(
+        self, ctx: Context, question: Question, protocol: str, modes: tuple[str, ...]
+    ) -> str | InputRequiredResult:
         sent = {"mode": "url", "message": question.message, "url": question.url}
         record = self.records[question.key] = Asked(question.key, protocol, modes, sent)
         undeclared = question.kind == "url-undeclared"
-        if protocol >= MODERN:
-            record.outcome, record.detail = "not-asked", "URL-mode questions are asked on 2025-11-25 only"
+        if undeclared and protocol >= MODERN:
+            record.outcome, record.detail = "not-asked", "asked on 2025-11-25 only"
         elif undeclared and ("url" in modes or not self.host.declared):
             record.outcome, record.detail = "not-asked", "asked only of a host that declared form mode alone"
         elif not undeclared and "url" not in modes:
             record.outcome, record.detail = "not-asked", "the host did not declare URL mode"
         elif self._left() <= 0:
             record.outcome, record.detail = "not-asked", "the audit's deadline had passed"
+        elif protocol >= MODERN:
+            return self._url_round(ctx, question, record)
         else:
             session = ctx.request_context.session
             with anyio.move_on_after(self._left()):
@@ -170,6 +176,22 @@ class HostAudit:
             if record.outcome == "unanswered":
                 record.detail = "no answer before the audit's deadline"
         return f"{question.key}: {record.outcome} {record.detail}".strip()
+
+    def _url_round(self, ctx: Context, question: Question, record: Asked) -> str | InputRequiredResult:
+        """On 2026-07-28 a URL question rides in the tool's own input-required result (the SDK's
+        hand-rolled round: its answer comes back in the retry's `inputResponses`)."""
+        answer = (ctx.input_responses or {}).get(question.key)
+        if answer is None:
+            params = ElicitRequestURLParams(
+                message=question.message, url=question.url, elicitation_id=uuid.uuid4().hex
+            )
+            return InputRequiredResult(input_requests={question.key: ElicitRequest(params=params)})
+        raw = self.tap.rounds.get(question.key)
+        record.outcome = "answered"
+        record.answer = (
+            raw if isinstance(raw, dict) else answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+        )
+        return f"{question.key}: answered"
 
 
 def _typed(result: Any) -> dict[str, Any]:

@@ -137,7 +137,9 @@ def _at_hand(answered: list[Asked], findings: Findings) -> None:
 def _lookalike(answered: list[Asked], findings: Findings) -> None:
     record = next((r for r in answered if r.key == "url-lookalike"), None)
     if record is None:
-        findings.note("C-23", "the look-alike URL was not asked (URL mode, 2025-11-25 only)")
+        findings.note(
+            "C-23", "the look-alike URL was not asked (it is asked only of a host that declared URL mode)"
+        )
     elif _action(record) == "accept":
         findings.add(
             "C-23", "warn", f"{shown(record)}: consent to open a look-alike domain, so no warning was shown"
