@@ -14,6 +14,8 @@ goes on the wire. Its tools:
 - `told` (taskSupport "required"): its task suggests polling every 5 s, and at once sends
   `notifications/tasks/status` saying it is `input_required`; on `tasks/result` it asks, and
   its result says how many seconds after its creation `tasks/result` came.
+- `broken` (taskSupport "required"): answers the task-augmented call with a task whose id is
+  a number, which breaks the protocol.
 
     python tests/client/task_stdio_server.py [POLL_MS [LOG]]
 
@@ -41,6 +43,7 @@ TOOLS = [
     {"name": "research", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
     {"name": "slow", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
     {"name": "told", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
+    {"name": "broken", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}},
     {"name": "optional", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
     {"name": "forbidden", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "forbidden"}},
     {"name": "unsaid", "inputSchema": {"type": "object"}},
@@ -126,6 +129,9 @@ def handle(message: dict[str, Any]) -> None:
         name, as_task = params["name"], "task" in params
         if not as_task:
             send({"id": rid, "result": result_text(f"{name}: plain")})
+            return
+        if name == "broken":
+            send({"id": rid, "result": {"task": {"taskId": 7, "status": "working"}}})
             return
         task_id = str(uuid.uuid4())
         task = {

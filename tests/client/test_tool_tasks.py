@@ -27,6 +27,7 @@ from elicitkit.client import (
     AcceptedElicitation,
     DeclinedElicitation,
     ElicitationConfig,
+    ElicitationProtocolError,
     ElicitingClient,
     FormQuestion,
     ScriptedUI,
@@ -176,3 +177,9 @@ async def test_a_status_notification_is_taken_at_once_not_after_the_poll_interva
         report = json.loads(text_of(await client.call_tool("told", {})))
     assert report["reply"] == "accept"
     assert report["after"] < 3, report
+
+
+async def test_a_task_that_breaks_the_protocol_ends_with_a_typed_error_not_pydantics() -> None:
+    async with ElicitationConfig(ScriptedUI()).connect(TASK_PEER, mode="legacy") as client:
+        with pytest.raises(ElicitationProtocolError, match="Task Peer sent a result that breaks the"):
+            await client.call_tool("broken", {})

@@ -237,7 +237,10 @@ class ElicitingClient(ExtendedClient):
         server (`ToolTaskCancelledError`), as it is when the call is cancelled here (Ctrl-C).
         """
         if await self._tool_tasks.wanted(name, task):
-            return await self._tool_tasks.call(name, arguments, deadline=task_timeout, meta=meta)
+            call_as_task = self._tool_tasks.call  # a malformed result, a -32042: as a plain call
+            return await self._explained(
+                lambda: call_as_task(name, arguments, deadline=task_timeout, meta=meta)
+            )
         call = super().call_tool
         result = await self._explained(
             lambda: call(
