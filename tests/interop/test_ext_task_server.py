@@ -30,7 +30,7 @@ from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestio
 
 pytestmark = pytest.mark.timeout(90)
 
-SERVER = Path(__file__).parents[1] / "support" / "ext_task_server.py"
+TESTS = Path(__file__).parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("ext-tasks") / "server.log"
     port = free_port()
     with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, str(SERVER), str(port)], stdout=out, stderr=out)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "support.ext_task_server", str(port)], cwd=TESTS, stdout=out, stderr=out
+        )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         wait_until_serving(process, url, log)

@@ -1,9 +1,12 @@
-"""An elicitkit server whose tool runs as a 2026-07-28 task (the tasks extension): `build(store)`
+"""An elicitkit server whose tools run as 2026-07-28 tasks (the tasks extension): `build(url, store)`
 for a test's own event loop, or its own process for a client in another venv:
 `python ext_task_server.py PORT` (tasks in a `MemoryStore`).
 
-`approve(payee)` (task required) asks a form question, the amount and whether to pay it. Its
-users are the bearers of the tokens "alice" and "bob".
+Its users and pages are support.task_server's (bearer tokens "alice" and "bob", the app's sign-in
+in `X-Person`); its tools, both task required:
+- `approve(payee)` asks a form question, the amount and whether to pay it;
+- `pay(amount)` needs the user's payment key, a URL-mode `Secret` (support.task_server.finish_page
+  is the person on its page).
 """
 
 from __future__ import annotations
@@ -12,16 +15,14 @@ import sys
 from typing import Any
 
 import uvicorn
-from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
 from elicitkit.results import AcceptedElicitation
-from elicitkit.server import Elicitation, KeyRing, McpUsers, MemoryStore, Store
+from elicitkit.server import Elicitation, HookIdentity, KeyRing, McpUsers, MemoryStore, Store, UrlMode
 from elicitkit.server._tasks import Tasks, TasksExtension
-
-ISSUER = "https://as.ext-tasks.example"
+from support.task_server import ISSUER, StaticTokens, fingerprint, signed_in
 
 
 class Approval(BaseModel):
@@ -29,32 +30,24 @@ class Approval(BaseModel):
     amount: int = Field(ge=1, le=1000)
 
 
-class StaticTokens:
-    """The bearer token is the user's name."""
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        if token not in ("alice", "bob"):
-            return None
-        return AccessToken(
-            token=token, client_id="ext-tasks", scopes=["mcp"], subject=token, claims={"iss": ISSUER}
-        )
-
-
-def build(store: Store | None = None) -> MCPServer[Any]:
-    tasks = Tasks(
-        {"approve": "required"},
-        store=store if store is not None else MemoryStore(),
-        users=McpUsers(issuer=ISSUER),
-        keys=KeyRing.from_string(KeyRing.generate()),
-        poll_interval=0.2,
-    )
+def build(public_url: str, store: Store | None = None) -> MCPServer[Any]:
+    keys = KeyRing.from_string(KeyRing.generate())
+    tasks = Tasks({"approve": "required", "pay": "required"}, poll_interval=0.2)
     server: MCPServer[Any] = MCPServer(
         "ext-tasks",
         token_verifier=StaticTokens(),
         auth=AuthSettings(issuer_url=ISSUER, resource_server_url=None, required_scopes=["mcp"]),  # type: ignore[arg-type]
         extensions=[TasksExtension(tasks)],
     )
-    elicit = Elicitation(server, tasks=tasks)
+    url_mode = UrlMode(
+        browser=HookIdentity(signed_in),
+        public_url=public_url,
+        keys=keys,
+        store=store if store is not None else MemoryStore(),
+        users=McpUsers(issuer=ISSUER),
+    )
+    elicit = Elicitation(server, url_mode=url_mode, tasks=tasks)
+    pay_key = elicit.secret("pay-key", title="Payment key", message="Paying needs your payment key.")
 
     @server.tool()
     async def approve(payee: str, ctx: Context) -> str:  # type: ignore[type-arg]
@@ -64,9 +57,15 @@ def build(store: Store | None = None) -> MCPServer[Any]:
         verdict = "approved" if answer.data.approve else "refused"
         return f"payment to {payee}: {verdict}, {answer.data.amount}"
 
+    @server.tool()
+    async def pay(amount: int, ctx: Context) -> str:  # type: ignore[type-arg]
+        key = await pay_key.get(ctx)
+        return f"Paid {amount} with key {fingerprint(key)}"
+
     return server
 
 
 if __name__ == "__main__":
-    app = build().streamable_http_app()
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+    port = int(sys.argv[1])
+    app = build(f"http://127.0.0.1:{port}").streamable_http_app()
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

@@ -1,9 +1,11 @@
 """The 2026-07-28 tasks extension over the `Tasks` core (support/ext_task_server.py, real HTTP on
 127.0.0.1 in this event loop, elicitkit's client as the requestor).
 
-What the person answered and what the tool returned are in the store sealed, never as plain
-text, as the 2026-07-28 rounds seal theirs; a call cancelled on the client (Ctrl-C) cancels the
-task on the server, and a second `tasks/cancel` of the ended task is still acknowledged.
+A URL-mode `Secret` asked inside a task: the person consents, finishes the page, and the call
+ends with the tool's result. What the person answered and what the tool returned are in the
+store sealed, never as plain text, as the 2026-07-28 rounds seal theirs; a call cancelled on the
+client (Ctrl-C) cancels the task on the server, and a second `tasks/cancel` of the ended task is
+still acknowledged.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import Request, RequestParams, Result
 from support.ext_task_server import build
+from support.task_server import PAY_KEY, fingerprint, finish_page
+from support.url_harness import serve
 
-from elicitkit.asgi import EmbeddedServer
-from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI
+from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI, UrlQuestion
 from elicitkit.server import MemoryStore
 
 pytestmark = pytest.mark.timeout(60)
@@ -56,16 +59,15 @@ class TaskIds:
 @pytest.fixture
 async def extended() -> AsyncIterator[tuple[MemoryStore, str]]:
     store = MemoryStore()
-    server = build(store)
-    async with EmbeddedServer(lambda url: server.streamable_http_app(), lifespan="on") as running:
-        yield store, f"{running.url}/mcp"
+    async with serve(lambda url: build(url, store).streamable_http_app()) as url:
+        yield store, f"{url}/mcp"
 
 
-def client(url: str, ui: ScriptedUI, ids: TaskIds) -> tuple[httpx2.AsyncClient, Any]:
+def client(url: str, ui: ScriptedUI, ids: TaskIds, **config: Any) -> tuple[httpx2.AsyncClient, Any]:
     http = httpx2.AsyncClient(
         headers={"Authorization": "Bearer alice"}, event_hooks={"request": [ids]}, timeout=30
     )
-    return http, ElicitationConfig(ui).connect(url, http_client=http)
+    return http, ElicitationConfig(ui, **config).connect(url, http_client=http)
 
 
 async def test_the_answer_and_the_result_are_sealed_in_the_store(extended: tuple[MemoryStore, str]) -> None:
@@ -106,3 +108,31 @@ async def test_a_cancelled_call_cancels_the_task_on_the_server(extended: tuple[M
             again = error
     assert status.status == "cancelled"
     assert isinstance(again, Result)  # an ended task's cancel is acknowledged, not refused
+
+
+async def test_a_url_question_in_a_task_completes_when_the_page_is_done(
+    extended: tuple[MemoryStore, str],
+) -> None:
+    _, url = extended
+    ids = TaskIds()
+    pages: list[str] = []
+    done: list[str] = []
+
+    def open_url(link: str) -> bool:
+        pages.append(link)
+        return True
+
+    async def person() -> None:
+        while not pages:
+            await anyio.sleep(0.05)
+        done.append(await finish_page(pages[0], "alice", PAY_KEY))
+
+    ui = ScriptedUI(AcceptedElicitation())
+    http, connecting = client(url, ui, ids, modes=("url",), open_url=open_url, allow_http=True)
+    async with http, connecting as eliciting, anyio.create_task_group() as tg:
+        tg.start_soon(person)
+        result = await eliciting.call_tool("pay", {"amount": 5})
+    assert result.content[0].text == f"Paid 5 with key {fingerprint(PAY_KEY)}"
+    [consent] = ui.shown
+    assert isinstance(consent, UrlQuestion) and consent.server == "ext-tasks, in its task pay"
+    assert len(pages) == 1 and done
