@@ -140,3 +140,22 @@ def test_the_reference_everything_servers_research_task_and_its_question() -> No
     # it sends its form to a client that declared URL mode only, as its other tools do
     assert found["S-02"][0] == "pass", found["S-02"]
     assert found["S-01"][0] == "fail" and "url)" in found["S-01"][1], found["S-01"]
+
+
+async def test_elicitkits_own_task_server_passes_every_task_rule() -> None:
+    """elicitkit's task wire (tests/support/task_server.py): a form question asked through a task,
+    a failing task, and a URL-mode `Secret` in a task-required tool nobody finishes."""
+    from support.task_server import serving as task_server
+
+    tools: dict[str, dict[str, object] | None] = {
+        "book": {"city": "Paris"},
+        "fail": None,
+        "pay": {"amount": 3},
+    }
+    async with task_server() as (_, url):
+        report = await run(Target(url=url, token="alice"), Options(timeout=3, other_token="bob", tools=tools))
+    seen = {f.id: f.verdict for f in report.findings.all()}
+    evidence = {f.id: f.evidence for f in report.findings.all()}
+    assert {r: seen[r] for r in TASK_RULES} == dict.fromkeys(TASK_RULES, "pass"), evidence
+    assert "fail" not in seen.values() and "warn" not in seen.values(), evidence
+    assert "working -> input_required" in evidence["T-02"], evidence["T-02"]
