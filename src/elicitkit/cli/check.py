@@ -59,9 +59,7 @@ def check(
     ] = None,
     other_token: Annotated[
         str | None,
-        typer.Option(
-            "--other-token", metavar="TOKEN", help="Bearer token of a second user, for the S-34 check."
-        ),
+        typer.Option("--other-token", metavar="TOKEN", help="A second user's bearer token (S-34, T-06)."),
     ] = None,
     browser: Annotated[
         bool,
