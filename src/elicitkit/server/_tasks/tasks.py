@@ -563,6 +563,8 @@ class Tasks:
         return record
 
     async def read(self, task_id: str) -> TaskRecord | None:
+        """The task as stored, whoever made it (None when unknown, unreadable or past its TTL): for a
+        run, which belongs to its task already; a requestor's read goes through `get`."""
         raw = await self._store.get_blob(_TASK + task_id)
         if raw is None:
             return None
