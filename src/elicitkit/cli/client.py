@@ -523,8 +523,14 @@ class _Session:
         if not isinstance(arguments, dict):
             self.out.print(Text(_("Give the arguments as a JSON object."), style="red"))
             return
+
+        async def answered() -> CallToolResult:
+            result = await connected.call_tool(name, arguments)
+            await connected.tasks_answered()  # a question the call asked as a task keeps its screen
+            return result
+
         try:
-            result = await keys.interruptible(connected.call_tool(name, arguments))
+            result = await keys.interruptible(answered())
         except (MCPError, ElicitationError) as error:
             if _closed(error):
                 raise  # the session ends: no later call can reach the server

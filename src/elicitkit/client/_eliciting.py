@@ -207,6 +207,13 @@ class ElicitingClient(ExtendedClient):
             await self._get_stream.wait()  # see `_GetStream`
         return self
 
+    async def tasks_answered(self) -> None:
+        """Until every question the server asked as a task (T-12) has its answer or was cancelled.
+
+        Such a question outlives the call that asked it; a UI that shares its screen with
+        something else (`elicitkit client`'s prompt) waits here before taking the screen back."""
+        await self._elicitation_tasks.answered()
+
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:

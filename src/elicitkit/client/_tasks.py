@@ -191,6 +191,11 @@ class ElicitationTasks:
         group.cancel_scope.cancel()
         return await group.__aexit__(kind, error, trace)
 
+    async def answered(self) -> None:
+        """Until no task's question is open: each has its answer, or was cancelled."""
+        while open_ := [task for task in self._tasks.values() if not task.terminal]:
+            await open_[0].ended.wait()
+
     async def __call__(
         self, session: ClientSession, request_id: RequestId, method: str, params: Mapping[str, Any] | None
     ) -> dict[str, Any] | None:
