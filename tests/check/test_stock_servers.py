@@ -72,6 +72,13 @@ def assert_the_everything_verdicts(code: int, found: dict[str, tuple[str, str]])
     assert verdict == "warn" and "went on as if it were valid" in evidence, evidence
     for rule in ("S-02", "S-03", "S-10", "S-12", "S-20", "S-21"):
         assert found[rule][0] == "pass", (rule, found[rule])
+    # tasks: `simulate-research-query` (task required) is called as one; called without `task` it
+    # is refused as a tool result whose text names -32601, not as the JSON-RPC error: a warn
+    verdict, evidence = found["T-01"]
+    assert verdict == "warn" and "refused as a tool result with isError" in evidence, evidence
+    for rule in ("T-02", "T-03", "T-04", "T-05", "T-07"):
+        assert found[rule][0] == "pass", (rule, found[rule])
+    assert found["T-06"][0] == "not-observed", found["T-06"]
 
 
 def test_the_reference_everything_server_over_stdio() -> None:
