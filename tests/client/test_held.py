@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from client_http import record, serve
 from client_servers import State, finish, held_server
+from mcp.shared.exceptions import MCPError
+from mcp_types import URL_ELICITATION_REQUIRED
 
 from elicitkit.client import (
     AcceptedElicitation,
@@ -16,6 +18,7 @@ from elicitkit.client import (
     ScriptedUI,
     UrlQuestion,
 )
+from elicitkit.errors import ConfigurationError
 
 
 def text(result: object) -> str:
@@ -123,3 +126,25 @@ async def test_declined_consent_stops_the_call_and_opens_nothing() -> None:
             with pytest.raises(ElicitationDeclinedError, match="was not opened"):
                 await client.call_tool("connect_service")
     assert opened == [] and state.calls == 1
+
+
+async def test_url_required_pass_hands_the_32042_to_the_caller_as_the_server_sent_it() -> None:
+    """A gateway whose own host answers -32042 (the bridge's `--answer host`): nothing is asked,
+    opened or retried here; the caller gets the server's error, its data intact."""
+    state = State()
+    ui = ScriptedUI()
+    opened: list[str] = []
+    config = ElicitationConfig(ui, modes=("url",), open_url=opened.append, url_required="pass")  # type: ignore[arg-type]
+    with serve(held_server(state).streamable_http_app()) as url:
+        async with config.connect(url, mode="legacy") as client:
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("connect_service")
+    assert raised.value.error.code == URL_ELICITATION_REQUIRED
+    [listed] = (raised.value.error.data or {})["elicitations"]
+    assert listed["url"] == "https://example.com/connect/conn-1"
+    assert (state.calls, opened, ui.shown) == (1, [], [])
+
+
+def test_url_required_names_its_two_choices() -> None:
+    with pytest.raises(ConfigurationError, match="url_required must be 'wait' or 'pass'"):
+        ElicitationConfig(ScriptedUI(), url_required="ask")  # type: ignore[arg-type]

@@ -22,9 +22,6 @@ from mcp_types import (
     HEADER_MISMATCH,
     METHOD_NOT_FOUND,
     UNSUPPORTED_PROTOCOL_VERSION,
-    CallToolResult,
-    GetPromptResult,
-    ReadResourceResult,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -126,25 +123,6 @@ class _WatchedCalls(Client):
 class BridgeClient(ElicitingClient, _WatchedCalls):
     """elicitkit's client, also noting which host call each upstream request is made for."""
 
-    passes_url_required: bool = field(default=False, kw_only=True)
-    """A -32042 (URL elicitation required) reaches the caller as the server sent it, instead of
-    being waited out here: with `--answer host` the host holds the call, and it alone answers."""
-
-    async def call_tool(self, *args: Any, **kwargs: Any) -> CallToolResult:
-        if self.passes_url_required:
-            return await super(ElicitingClient, self).call_tool(*args, **kwargs)
-        return await super().call_tool(*args, **kwargs)
-
-    async def get_prompt(self, *args: Any, **kwargs: Any) -> GetPromptResult:
-        if self.passes_url_required:
-            return await super(ElicitingClient, self).get_prompt(*args, **kwargs)
-        return await super().get_prompt(*args, **kwargs)
-
-    async def read_resource(self, *args: Any, **kwargs: Any) -> ReadResourceResult:
-        if self.passes_url_required:
-            return await super(ElicitingClient, self).read_resource(*args, **kwargs)
-        return await super().read_resource(*args, **kwargs)
-
 
 @dataclass
 class Limits:
@@ -209,6 +187,7 @@ def upstream_client(
         sizes=limits.sizes,
         wait_timeout=limits.wait_timeout,
         open_url=bridge_opener(limits.open_url),
+        url_required="pass" if passes_url_required else "wait",
     )
     if http is not None and calls is not None:
         http.event_hooks["response"].append(PostStreamTap(calls))
@@ -217,7 +196,6 @@ def upstream_client(
         config=config,
         http_client=http,
         calls=calls,
-        passes_url_required=passes_url_required,
         **options,
     )
     client.elicitation_callback = capture_params(client.elicitations, ui)

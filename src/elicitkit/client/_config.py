@@ -93,6 +93,11 @@ class ElicitationConfig:
     and waits for the person in the background, asked the same way under the same rules
     (T-10..T-19). With `tasks=False` nothing is declared, and a task-augmented request is
     answered as a plain one.
+
+    `url_required` decides a call the server refuses with -32042 (URL elicitation required):
+    "wait" (the default) asks the person's consent, opens each URL, waits for its completion
+    and retries the call (C-21); "pass" raises it to the caller as the server sent it, for a
+    gateway whose own host answers it.
     """
 
     ui: ElicitationUI
@@ -106,6 +111,7 @@ class ElicitationConfig:
     open_url: UrlOpener = open_in_system_browser
     standalone_stream: StandalonePolicy = "one-call"
     tasks: bool = True
+    url_required: Literal["wait", "pass"] = "wait"
     _turn: anyio.Lock | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -116,6 +122,8 @@ class ElicitationConfig:
             raise ConfigurationError(
                 f"modes must be a non-empty choice of 'form' and 'url', not {sorted(self.modes)!r}."
             )
+        if self.url_required not in ("wait", "pass"):
+            raise ConfigurationError(f"url_required must be 'wait' or 'pass', not {self.url_required!r}.")
         if self.standalone_stream not in ("one-call", "refuse"):
             raise ConfigurationError(
                 f"standalone_stream must be 'one-call' or 'refuse', not {self.standalone_stream!r}."

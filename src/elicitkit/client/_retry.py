@@ -49,7 +49,12 @@ async def until_urls_complete(answers: ServerElicitations, call: Callable[[], Aw
             # The SDK checks each result against its model and lets pydantic's error escape.
             raise malformed_result(answers.server_name(), error) from None
         except MCPError as error:
-            if error.code != URL_ELICITATION_REQUIRED or "url" not in answers.config.modes:
+            config = answers.config
+            if (
+                error.code != URL_ELICITATION_REQUIRED
+                or "url" not in config.modes
+                or config.url_required == "pass"
+            ):
                 raise
             data = error.error.data
         server = answers.server_name()
