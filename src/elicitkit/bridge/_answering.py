@@ -43,6 +43,8 @@ from elicitkit.client import (
 
 logger = logging.getLogger("elicitkit.bridge")
 
+_RELATED_TASK = "io.modelcontextprotocol/related-task"
+
 __all__ = ["Answer", "RoutedUI", "capture_params", "host_opened"]
 
 Answer = Literal["host", "browser", "terminal", "auto"]
@@ -118,7 +120,7 @@ class RoutedUI:
         message = question.message
         if question.problems:
             message += "\n\n" + " ".join(problem.message for problem in question.problems)
-        params = ElicitRequestFormParams(message=message, requested_schema=schema)
+        params = ElicitRequestFormParams(message=message, requested_schema=schema, meta=_related(asked))
         result = await self._ask_host(params)
         if result is None or result.action == "cancel":
             return _CANCEL
@@ -138,7 +140,7 @@ class RoutedUI:
         if question.report.warnings:  # the host shows the URL; the person reads why to be careful
             message += "\n\nCaution: " + " ".join(w.message for w in question.report.warnings)
         params = ElicitRequestURLParams(
-            message=message, url=question.report.url, elicitation_id=elicitation_id
+            message=message, url=question.report.url, elicitation_id=elicitation_id, meta=_related(asked)
         )
         result = await self._ask_host(params)
         if result is None or result.action == "cancel":
@@ -187,3 +189,11 @@ class RoutedUI:
         except Exception as error:  # an error, a timeout, a host with no back-channel: no answer
             logger.warning("the host did not answer the question: %s", error)
             return None
+
+
+def _related(asked: ElicitRequestParams | None) -> dict[str, Any] | None:
+    """The task a question belongs to, as its `_meta` names it: a question a task asks reaches the
+    host with the same related-task metadata, so the host ties it to its `tasks/result` (T-24)."""
+    meta: Any = asked.meta if asked is not None else None
+    task = meta.get(_RELATED_TASK) if isinstance(meta, dict) else None
+    return {_RELATED_TASK: task} if task is not None else None

@@ -21,20 +21,26 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INTERNAL_ERROR,
+    CallToolRequest,
     CallToolRequestParams,
+    CancelTaskRequest,
     CompleteRequest,
     CompleteRequestParams,
     CompleteResult,
     ElicitCompleteNotification,
     EmptyResult,
     GetPromptRequestParams,
+    GetTaskPayloadRequest,
+    GetTaskRequest,
     Implementation,
+    ListTasksRequest,
     LoggingMessageNotification,
     LoggingMessageNotificationParams,
     NotificationParams,
     PaginatedRequestParams,
     PromptListChangedNotification,
     ReadResourceRequestParams,
+    Request,
     ResourceListChangedNotification,
     ResourceUpdatedNotification,
     RootsListChangedNotification,
@@ -48,6 +54,7 @@ from mcp_types import (
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from elicitkit._sdk import send_raw_request
 from elicitkit.bridge._calls import on_behalf_of
 from elicitkit.bridge._host import HostCall, HostSession
 from elicitkit.bridge._rounds import Rounds, upstream_seeds
@@ -66,6 +73,13 @@ _PASSED = (
     ResourceUpdatedNotification,
     ElicitCompleteNotification,
 )
+_TASK_REQUESTS: dict[str, type[Request[Any, Any]]] = {
+    "tasks/get": GetTaskRequest,
+    "tasks/result": GetTaskPayloadRequest,
+    "tasks/list": ListTasksRequest,
+    "tasks/cancel": CancelTaskRequest,
+}
+"""The 2025-11-25 task requests a host may send; the bridge passes each to the server."""
 _STDIO = "stdio"
 _SESSIONLESS = "declared:"
 
@@ -252,6 +266,8 @@ class Forwarder:
     # -- middleware: the host sees the upstream's name, instructions and capabilities
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.method in _TASK_REQUESTS or (ctx.method == "tools/call" and _asks_a_task(ctx.params)):
+            return await self.pass_task(ctx)
         if ctx.method not in ("initialize", "server/discover"):
             return await call_next(ctx)
         if _session_key(ctx) == _STDIO and self.capabilities is None:
@@ -278,6 +294,21 @@ class Forwarder:
             result = {**result, "serverInfo": _dump(self.server_info), "instructions": self.instructions}
         return {key: value for key, value in result.items() if value is not None}
 
+    async def pass_task(self, ctx: ServerRequestContext[Any, Any]) -> dict[str, Any]:
+        """A host's task request (2025-11-25), passed upstream and answered as the server answered.
+
+        A `tools/call` with `task` gets the server's `CreateTaskResult`, and `tasks/get`,
+        `tasks/list`, `tasks/cancel` its answers, unchanged. A task's questions come on the
+        host's `tasks/result`, so that one is a call: its questions reach the host (with their
+        related-task `_meta`) or the bridge's own page, like any call's. The SDK neither routes
+        `tasks/*` nor lets a `CreateTaskResult` through `call_tool`, hence the raw request."""
+        request = _TASK_REQUESTS.get(ctx.method, CallToolRequest).model_validate(
+            {"method": ctx.method, "params": ctx.params or {}}
+        )
+        return await self.forward(
+            ctx, lambda c: send_raw_request(c.session, request), call=ctx.method == "tasks/result"
+        )
+
     def learn(self, client: Client) -> None:
         """Take the upstream's description from a connected client."""
         self.capabilities = client.server_capabilities
@@ -288,6 +319,10 @@ class Forwarder:
             if info is not None:
                 self.server.name, self.server.version = info.name, info.version
                 self.server.title, self.server.description = info.title, info.description
+
+
+def _asks_a_task(params: Any) -> bool:
+    return isinstance(params, dict) and params.get("task") is not None
 
 
 def _wants_progress(params: CallToolRequestParams) -> bool:
