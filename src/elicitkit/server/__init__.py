@@ -46,7 +46,7 @@ from elicitkit.server._oauth.errors import OAuthConfigError, OAuthConnectionErro
 from elicitkit.server._rotation import Rotation, rotate
 from elicitkit.server._rounds import RoundsMiddleware
 from elicitkit.server._secret import Secret, SecretValidator
-from elicitkit.server._tasks import Tasks
+from elicitkit.server._tasks import Tasks, TasksExtension
 from elicitkit.server._url_mode import ContextAdapter, FlowContext, UrlMode, Wait
 from elicitkit.server._user import Caller, McpUsers, User
 from elicitkit.server._vault import KEYS_ENV, KeyRing, Vault
@@ -117,6 +117,7 @@ __all__ = [
     "StoreOutcomeUnknownError",
     "StoreUnavailableError",
     "Tasks",
+    "TasksExtension",
     "TokenVerifierError",
     "UrlElicitationNotCompletedError",
     "UrlMode",

@@ -8,7 +8,8 @@ The core knows nothing of a wire. A wire (the 2025-11-25 `tasks/*` methods in `w
   from the top, returning its wire result or raising `MCPError`) starts in the background;
 - `get`, `list`, `cancel` for the requestor's reads, each bound to the user who created the
   task (`UnknownTaskError` for another user's id, as for an unknown one); pass `resume=` to
-  `get` so that a task whose process died runs again from a request of its user;
+  `get` (or set it around the request with `resuming`) so that a task whose process died runs
+  again from a request of its user;
 - `open_questions(record)` and `answer(caller, task_id, key, result)`: what the task asks the
   requestor while `input_required`, and the requestor's reply (the 2025-11-25 wire sends each
   question as an `elicitation/create` on the `tasks/result` stream; the extension returns them
@@ -41,7 +42,7 @@ import hashlib
 import logging
 import re
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
@@ -106,6 +107,7 @@ class TerminalTaskError(ElicitationError):
 
 
 _current: ContextVar[TaskRun | None] = ContextVar("elicitkit_task_run", default=None)
+_resuming: ContextVar[Resume | None] = ContextVar("elicitkit_task_resume", default=None)
 
 
 def current_run() -> TaskRun | None:
@@ -228,6 +230,17 @@ class Tasks:
                 self._group = None
                 group.cancel_scope.cancel()
 
+    @contextlib.contextmanager
+    def resuming(self, resume: Resume) -> Iterator[None]:
+        """While the block runs, `get` runs a task whose runner died again with `resume` (unless its
+        caller passes one): a wire sets it around each request it handles (the 2025-11-25 middleware
+        does, on every revision), so any method that reads a task can bring it back to life."""
+        token = _resuming.set(resume)
+        try:
+            yield
+        finally:
+            _resuming.reset(token)
+
     # -- the requestor's operations ---------------------------------------------------------------
 
     async def create(
@@ -280,6 +293,7 @@ class Tasks:
             UnknownTaskError: no such task of this user (another user's id reads the same).
         """
         record = await self._mine(caller, task_id)
+        resume = resume if resume is not None else _resuming.get()
         if resume is not None and not record.terminal and self._orphaned(record):
             record = await self._adopt(record, resume)
         return record

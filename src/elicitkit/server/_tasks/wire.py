@@ -95,6 +95,11 @@ class TasksMiddleware:
         method = ctx.method
         if method == "initialize":
             return _declared(_dumped(await call_next(ctx)))
+        with self.tasks.resuming(_resume(ctx, call_next)):  # any wire's reads may run a task again
+            return await self._handle(ctx, call_next)
+
+    async def _handle(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        method = ctx.method
         if ctx.protocol_version != TASKS_VERSION:
             return await call_next(ctx)
         try:
@@ -193,7 +198,11 @@ def _resume(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Resume:
     """Run a stored task's tool call again through the rest of the chain, from this request of its user."""
 
     def resume(record: TaskRecord) -> Any:
-        again = replace(ctx, method="tools/call", params=dict(record.request))
+        params = dict(record.request)
+        meta = (ctx.params or {}).get("_meta")
+        if meta is not None:  # this request's own (on 2026-07-28: the client's capabilities)
+            params["_meta"] = meta
+        again = replace(ctx, method="tools/call", params=params)
 
         async def run() -> Mapping[str, Any]:
             return _dumped(await call_next(again))
