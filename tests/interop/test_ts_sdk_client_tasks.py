@@ -17,9 +17,12 @@ from typing import Any
 
 import pytest
 from fastmcp import Context, FastMCP
+from support.interop_harness import auth, briefing_running, provider, token
 from support.task_server import PAY_KEY, Trip, fingerprint, finish_page, serving
 from support.url_harness import serve
 
+from elicitkit.demo.auth_server import DemoAuthServer
+from elicitkit.demo.provider import DemoProvider
 from elicitkit.fastmcp import Elicitation
 from elicitkit.results import AcceptedElicitation
 from elicitkit.server import KeyRing, McpUsers, MemoryStore, Tasks, UrlMode
@@ -28,6 +31,8 @@ PEER = Path(__file__).parents[1] / "peers" / "ts-sdk"
 NODE = shutil.which("node")
 RELATED = "io.modelcontextprotocol/related-task"
 
+__all__ = ["auth", "provider"]
+
 pytestmark = pytest.mark.skipif(
     NODE is None or not (PEER / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir(),
     reason="needs node and the TypeScript SDK peer (scripts/setup runs npm ci in tests/peers/ts-sdk)",
@@ -35,7 +40,12 @@ pytestmark = pytest.mark.skipif(
 
 
 async def run_ts_task_client(
-    url: str, tool: str, arguments: dict[str, Any], answer: dict[str, Any], on_elicit: Any = None
+    url: str,
+    tool: str,
+    arguments: dict[str, Any],
+    answer: dict[str, Any],
+    on_elicit: Any = None,
+    token: str = "alice",
 ) -> list[dict[str, Any]]:
     """Run the TS client to its end; every line it printed."""
     assert NODE is not None
@@ -43,7 +53,7 @@ async def run_ts_task_client(
         NODE,
         "task_client_v1.mjs",
         url,
-        "alice",
+        token,
         tool,
         json.dumps(arguments),
         json.dumps(answer),
@@ -167,3 +177,28 @@ async def test_a_url_mode_secret_in_a_required_task_completes_when_the_page_is_f
 async def the_person_finishes(link: str) -> None:
     await asyncio.sleep(0.3)  # reading the page
     assert "Saved." in await finish_page(link, "alice", PAY_KEY)
+
+
+async def test_an_oauth_connection_in_a_task_completes_when_the_person_connects(
+    auth: DemoAuthServer, provider: DemoProvider
+) -> None:
+    """The `agenda` tool needs the user's calendar (an `OAuthConnection`): run as a task, its
+    consent question reaches the TS client's handler, the person signs in at the provider, and
+    the task completes with the calendar."""
+    async with briefing_running(auth, provider, tasks=Tasks({"agenda": "optional"})) as briefing:
+
+        def person_connects(params: dict[str, Any]) -> None:
+            briefing.complete_soon(params["url"])
+
+        bearer = await token(auth, "alice")
+        call = run_ts_task_client(
+            briefing.mcp_url, "agenda", {}, {"action": "accept"}, person_connects, token=bearer
+        )
+        lines = await briefing.run(call)
+    [elicit] = said(lines, "elicit")
+    task_id = said(lines, "created")[0]["taskId"]
+    assert elicit["mode"] == "url" and elicit["_meta"][RELATED] == {"taskId": task_id}
+    assert "input_required" in said(lines, "status")
+    [result] = said(lines, "result")
+    assert json.loads(result["content"][0]["text"])["owner"] == "alice"
+    assert briefing.browser_steps == [elicit["url"]]

@@ -20,6 +20,7 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from elicitkit.demo.auth_server import DemoAuthServer
 from elicitkit.demo.provider import CALENDAR_SCOPE, DemoProvider
+from elicitkit.server import Tasks
 from elicitkit.server._elicitation import Elicitation
 from elicitkit.server._url_mode import UrlMode
 from elicitkit.server._vault import KeyRing
@@ -117,9 +118,10 @@ class Briefing:
 
 @asynccontextmanager
 async def briefing_running(
-    auth: DemoAuthServer, provider: DemoProvider, **url_options: Any
+    auth: DemoAuthServer, provider: DemoProvider, *, tasks: Tasks | None = None, **url_options: Any
 ) -> AsyncIterator[Briefing]:
-    """The server on 127.0.0.1: `forecast` needs a weather API key, `agenda` the user's calendar."""
+    """The server on 127.0.0.1: `forecast` needs a weather API key, `agenda` the user's calendar
+    (with `tasks`, those of them it names run as tasks too)."""
     built: list[Briefing] = []
 
     def build(base: str) -> Any:
@@ -135,7 +137,7 @@ async def briefing_running(
             store=MemoryStore(),
             **url_options,
         )
-        elicit = Elicitation(server, url_mode=url_mode)
+        elicit = Elicitation(server, url_mode=url_mode, tasks=tasks)
         api_key = elicit.secret(
             "weather-api-key",
             title="Weather API key",
