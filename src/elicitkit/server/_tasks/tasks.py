@@ -261,6 +261,7 @@ class Tasks:
             PendingLimitError: the user has `max_per_user` tasks and URL elicitations open.
         """
         store = self._store
+        self._require_running()
         now = store.clock()
         lifetime = self.ttl if ttl is None else max(1.0, min(float(ttl), self.max_ttl))
         slot = Record.new(caller.user, caller.client_id, _SLOT_FLOW, tool, ttl=lifetime, now=now)
@@ -443,6 +444,8 @@ class Tasks:
         clock = self._store.clock
 
         def asking(record: TaskRecord) -> TaskRecord | None:
+            if record.terminal:
+                return None  # cancelled meanwhile: the wait below says so
             given = record.answers.get(key)
             if given is not None and given.get("q") == q:
                 return None
@@ -479,15 +482,19 @@ class Tasks:
 
     # -- the run ---------------------------------------------------------------------------
 
-    def _start(self, record: TaskRecord, run: Runner) -> None:
+    def _require_running(self) -> anyio.abc.TaskGroup:
         if self._group is None:
             raise ElicitationError(
                 "Tasks run in the background of a running server: enter `tasks.running()` around it "
                 "(Elicitation(server, tasks=...) does this in the server's lifespan)."
             )
+        return self._group
+
+    def _start(self, record: TaskRecord, run: Runner) -> None:
+        group = self._require_running()
         scope = anyio.CancelScope()
         self._local[record.id] = scope
-        self._group.start_soon(self._run, record.id, run, scope)
+        group.start_soon(self._run, record.id, run, scope)
 
     async def _run(self, task_id: str, run: Runner, scope: anyio.CancelScope) -> None:
         token = _current.set(TaskRun(self, task_id))
