@@ -7,6 +7,8 @@ memory, so the checker meets the wire shapes any server could send: `research` (
 rule it does not break, it keeps: tasks begin `working`, are `input_required` while asked and
 `working` again once answered, stay as they ended, their questions and result carry the
 related-task `_meta`, and unknown or another bearer's task ids are -32602.
+"side-channel" breaks nothing: it sends a task's question on the standalone GET stream, as the
+tasks page lets a server do ("clients SHOULD expect messages to be delivered on any SSE stream").
 """
 
 from __future__ import annotations
@@ -187,9 +189,13 @@ class TaskWire:
                 request = ElicitRequest.model_validate(
                     {"method": "elicitation/create", "params": {**question, **meta}}, by_name=False
                 )
-                answer = await ctx.session.send_request(
-                    request, ElicitResult, metadata=ServerMessageMetadata(related_request_id=ctx.request_id)
+                # "side-channel": on the standalone GET stream, which the tasks page allows
+                tie = (
+                    None
+                    if RULE == "side-channel"
+                    else ServerMessageMetadata(related_request_id=ctx.request_id)
                 )
+                answer = await ctx.session.send_request(request, ElicitResult, metadata=tie)
                 task.answer = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
                 task.poke()
                 continue

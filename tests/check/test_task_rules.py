@@ -102,6 +102,15 @@ async def test_the_well_behaved_task_server_passes_every_task_rule() -> None:
     assert "refused with -32602 (tasks/get, tasks/result)" in evidence["T-06"], evidence["T-06"]
 
 
+async def test_a_tasks_question_on_the_standalone_stream_is_the_tasks_and_is_answered() -> None:
+    """The tasks page lets a server side-channel a task's messages on any SSE stream: tied to the
+    task by its `_meta`, such a question is not a loose one (S-02) and gets the task's answer."""
+    seen, evidence = await check("side-channel")
+    assert "fail" not in seen.values() and "warn" not in seen.values(), evidence
+    assert seen["S-02"] == "pass" and seen["T-04"] == "pass", evidence
+    assert "working -> input_required -> working -> completed" in evidence["T-02"], evidence["T-02"]
+
+
 async def test_without_a_second_token_another_users_tasks_are_not_observed() -> None:
     with faulty("T-06") as url:
         report = await run(Target(url=url, token="alice-token"), Options(timeout=5))

@@ -185,7 +185,7 @@ class CheckSession:
             if run.task_id is None:  # refused, or a plain result where a CreateTaskResult belongs
                 _ended(call, run.created)
                 return call
-            self.task = run
+            self.task, self.wire.task_id = run, run.task_id
             with anyio.fail_after(self.timeout * TASK_TIME):
                 await self._follow(run)
             _ended(call, run.result)
@@ -198,7 +198,7 @@ class CheckSession:
             call.outcome = "crash"
             call.text = f"{type(error).__name__}: {error}"
         finally:
-            self.wire.call, self.task = None, None
+            self.wire.call, self.wire.task_id, self.task = None, None, None
         return call
 
     async def _follow(self, run: TaskRun) -> None:
@@ -229,8 +229,9 @@ class CheckSession:
     ) -> ElicitResult | ErrorData:
         # A question from the standalone stream belongs to no call (S-02): declined, and the
         # answer the open call planned (an invalid one, say) stays for the call's own question.
-        call = None if self.wire.came_loose(context.request_id) else self.wire.call
         raw = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        loose = self.wire.came_loose(context.request_id) and not self.wire.of_task(raw)
+        call = None if loose else self.wire.call
         mode = raw.get("mode") or "form"
         if mode not in self.connection.declared:
             return ErrorData(code=INVALID_PARAMS, message=f"This client did not declare {mode} mode.")

@@ -33,6 +33,8 @@ from mcp_types import (
 from elicitkit.check._observed import Asked, Call, Connection, Notice, Observations
 from elicitkit.client import WatchedTransport
 
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+
 #: The client requests a server may ask inside (REQUIREMENTS S-02); a task's questions come
 #: inside its `tasks/result`.
 ASSOCIABLE = frozenset({"tools/call", "prompts/get", "resources/read", "tasks/result"})
@@ -62,6 +64,9 @@ class Wire:
         #: `{"error": ...}`): the SDK parses a `CreateTaskResult` as a `CallToolResult` and refuses it
         self._calls: set[RequestId] = set()
         self.call_reply: dict[str, Any] | None = None
+        #: the task whose `tasks/result` the checker waits on: the tasks page lets a server send its
+        #: questions on any stream, so one tied to it by `_meta` is its own, wherever it came
+        self.task_id: str | None = None
 
     def transport(self, inner: Transport) -> WatchedTransport:
         return WatchedTransport(inner, self)
@@ -71,6 +76,14 @@ class Wire:
         self._standalone[request_id] = None
         while len(self._standalone) > _MAX_STANDALONE:
             self._standalone.popitem(last=False)
+
+    def of_task(self, params: dict[str, Any]) -> bool:
+        """Whether a request names the task being waited on in its related-task `_meta`."""
+        meta = params.get("_meta")
+        related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+        return (
+            self.task_id is not None and isinstance(related, dict) and related.get("taskId") == self.task_id
+        )
 
     def came_loose(self, request_id: RequestId) -> bool:
         """Whether the `elicitation/create` with this id came on the standalone GET stream: a
@@ -111,10 +124,11 @@ class Wire:
             return
         message = item.message
         if isinstance(message, JSONRPCRequest) and message.method == "elicitation/create":
-            standalone = message.id in self._standalone  # forgotten when answered (`came_loose`)
-            self._ask(
-                "request", dict(message.params or {}), in_flight=bool(self._open), standalone=standalone
-            )
+            params = dict(message.params or {})
+            tasks = self.of_task(params)
+            # forgotten when answered (`came_loose`)
+            standalone = message.id in self._standalone and not tasks
+            self._ask("request", params, in_flight=bool(self._open) or tasks, standalone=standalone)
         elif (
             isinstance(message, JSONRPCNotification)
             and message.method == "notifications/elicitation/complete"
