@@ -17,9 +17,10 @@ goes on the wire. Its tools:
 - `broken` (taskSupport "required"): answers the task-augmented call with a task whose id is
   a number, which breaks the protocol.
 
-    python tests/client/task_stdio_server.py [POLL_MS [LOG]]
+    python tests/client/task_stdio_server.py [POLL_MS [LOG [endless]]]
 
-With LOG, the method of each request it receives is appended to that file, a line each.
+With LOG (not "-"), the method of each request it receives is appended to that file, a line
+each. With "endless", every `tools/list` page names a next one.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 POLL_MS = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-LOG = sys.argv[2] if len(sys.argv) > 2 else None
+LOG = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] != "-" else None
+ENDLESS = sys.argv[3:] == ["endless"]
 RELATED = "io.modelcontextprotocol/related-task"
 QUESTION = {
     "type": "object",
@@ -124,7 +126,7 @@ def handle(message: dict[str, Any]) -> None:
             }
         )
     elif method == "tools/list":
-        send({"id": rid, "result": {"tools": TOOLS}})
+        send({"id": rid, "result": {"tools": TOOLS, **({"nextCursor": "more"} if ENDLESS else {})}})
     elif method == "tools/call":
         name, as_task = params["name"], "task" in params
         if not as_task:

@@ -183,3 +183,12 @@ async def test_a_task_that_breaks_the_protocol_ends_with_a_typed_error_not_pydan
     async with ElicitationConfig(ScriptedUI()).connect(TASK_PEER, mode="legacy") as client:
         with pytest.raises(ElicitationProtocolError, match="Task Peer sent a result that breaks the"):
             await client.call_tool("broken", {})
+
+
+async def test_a_listing_that_never_ends_does_not_hold_the_call() -> None:
+    """A tool the listing never names, on a server whose every `tools/list` page names a next
+    one: the client stops reading pages (100 at most) and calls it plainly."""
+    endless = StdioServerParameters(command=sys.executable, args=[*TASK_PEER.args, "300", "-", "endless"])
+    async with ElicitationConfig(ScriptedUI()).connect(endless, mode="legacy") as client:
+        with anyio.fail_after(30):
+            assert text_of(await client.call_tool("nowhere", {})) == "nowhere: plain"

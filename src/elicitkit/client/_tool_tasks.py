@@ -65,6 +65,8 @@ DEFAULT_POLL = 1.0
 MIN_POLL = 0.1
 """Never faster than this, whatever the server suggests: a `pollInterval` of 0 is not a spin."""
 CANCEL_WAIT = 5.0
+LISTING_PAGES = 100
+"""The most `tools/list` pages read to find a tool's `taskSupport`: a cursor that never ends, ends."""
 """Seconds a call that ends here waits, at most, for the server to take its `tasks/cancel`."""
 
 _STATUS = {
@@ -128,7 +130,7 @@ class ToolTasks:
         if self._support is None or name not in self._support:
             support: dict[str, str | None] = {}
             cursor: str | None = None
-            while True:
+            for _ in range(LISTING_PAGES):
                 page = await self._client.list_tools(cursor=cursor)
                 support.update(
                     {t.name: t.execution.task_support if t.execution else None for t in page.tools}
