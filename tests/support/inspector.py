@@ -20,14 +20,18 @@ import subprocess
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import anyio
 import httpx
 from playwright.async_api import Locator, Page, Route, async_playwright
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from elicitkit.check._host import BATTERY, HostEndpoint, policy_answer
+from elicitkit.check._host import Question as AuditQuestion
+from elicitkit.schema import Option, fields
 from support.chromium import CHROMIUM, CHROMIUM_ARGS
 from support.server_process import free_port, stop
 
@@ -35,6 +39,8 @@ __all__ = [
     "INSPECTOR_VERSION",
     "NODE",
     "Inspector",
+    "InspectorHost",
+    "Note",
     "Question",
     "node_version",
     "running_inspector",
@@ -184,10 +190,13 @@ class Inspector:
 
     async def next(self) -> Question | str:
         """What the call shows next: a question (the elicitation dialog) or the tool's result text."""
-        dialog = self.page.get_by_role("dialog")
-        close = self.page.get_by_role("button", name="Close results")
-        await dialog.or_(close).first.wait_for(timeout=_left(self.ends))
-        if await dialog.is_visible():
+        dialog = self.page.get_by_role("dialog").filter(visible=True)
+        unanswered = dialog.filter(has_not=self.page.locator("p[data-answered]")).filter(
+            has=self.page.get_by_role("button", name="Cancel", exact=True, disabled=False)
+        )  # a question still open: not one closing, nor one already answered
+        close = self.page.get_by_role("button", name="Close results").filter(visible=True)
+        await unanswered.or_(close).first.wait_for(timeout=_left(self.ends))
+        if await unanswered.count():
             return await Question.read(dialog, self)
         panel = close.locator("xpath=ancestor::div[contains(@class,'mantine-Card-root')][1]")
         shown = panel.locator("pre")
@@ -250,8 +259,10 @@ class Question:
     async def pick(self, label: str, *options: str) -> None:
         """Open the select (or multi-select) labelled `label` and click each option by its label."""
         for option in options:
-            await self.field(label).click(timeout=self._ms())
-            await self.page.get_by_role("option", name=option, exact=True).click(timeout=self._ms())
+            choice = self.page.get_by_role("option", name=option, exact=True)
+            if not await choice.is_visible():  # force: a multi-select's box covers its input
+                await self.field(label).click(force=True, timeout=self._ms())
+            await choice.click(timeout=self._ms())
         await self.dialog.locator("p").nth(1).click(timeout=self._ms())  # closes a dropdown left open
 
     async def edit_as_json(self, text: str | None = None) -> str:
@@ -290,5 +301,118 @@ class Question:
         await self._press("I've completed it")
 
     async def _press(self, button: str) -> None:
+        """Press `button`, then wait until this question is gone: the dialog closes, or shows the
+        next question in place (its content mounted anew; the mark on this one's message goes)."""
+        message = self.dialog.locator("p").nth(1)
+        await message.evaluate("p => { p.dataset.answered = 'yes' }", timeout=self._ms())
         await self.dialog.get_by_role("button", name=button, exact=True).click(timeout=self._ms())
-        await self.dialog.wait_for(state="hidden", timeout=self._ms())
+        await self.dialog.locator("p[data-answered]").wait_for(state="hidden", timeout=self._ms())
+
+
+@dataclass
+class Note:
+    """What the person saw and did on one question: the evidence the server cannot see."""
+
+    tool: str
+    kind: str
+    did: str
+
+
+@dataclass
+class InspectorHost:
+    """The Inspector as a host-audit driver (`elicitkit check --host`): it connects the Inspector
+    to the audit, runs each tool and answers each question in the dialog as the question's
+    `To do:` line says, through the fields a person would use. Where the line says to try a
+    value first ("Type 150 in Guests first"), it types it and keeps what the host then shows.
+    `notes` keeps what was seen and done on each question; `protocol` the version the card showed.
+    """
+
+    folder: Path
+    era: Era = "legacy"
+    per_tool: float = 60.0
+    name: str = f"MCP Inspector {INSPECTOR_VERSION} (Chromium)"
+    notes: list[Note] = field(default_factory=list)
+    results: dict[str, str] = field(default_factory=dict)
+    protocol: str = ""
+
+    async def __call__(self, endpoint: HostEndpoint) -> None:
+        server = endpoint.url or endpoint.command
+        assert server is not None, "the endpoint names neither a URL nor a command"
+        async with running_inspector(server, folder=self.folder, ends=endpoint.deadline, era=self.era) as ui:
+            self.protocol = await ui.connect()
+            for tool in endpoint.tools:
+                ui.ends = min(endpoint.deadline, time.monotonic() + self.per_tool)
+                try:
+                    await ui.call_tool(tool)
+                    while isinstance(step := await ui.next(), Question):
+                        self.notes.append(Note(tool, step.kind, await _answer(step)))
+                    self.results[tool] = step
+                except (TimeoutError, PlaywrightTimeout):  # never ended: the audit grades it; go on
+                    self.results[tool] = f"no result within {self.per_tool:g} s"
+                    await _screenshot(ui.page, self.folder / f"{tool}.png")
+                    ui.ends = min(endpoint.deadline, time.monotonic() + self.per_tool)
+                    await ui.page.reload(timeout=_left(ui.ends))
+                    await ui.connect()
+
+
+def _battery_question(message: str) -> AuditQuestion | None:
+    """The audit's question whose message the dialog shows (whitespace aside)."""
+    shown = " ".join(message.split())
+    exact = [q for q in BATTERY if " ".join(q.message.split()) == shown]
+    near = sorted((q for q in BATTERY if " ".join(q.to_do.split()) in shown), key=lambda q: -len(q.to_do))
+    return (exact or near or [None])[0]
+
+
+async def _answer(question: Question) -> str:
+    """Do what the question's `To do:` line asks, in the dialog; say what was seen and done."""
+    asked = _battery_question(question.message)
+    schema = asked.schema if asked is not None and question.kind == "form" else None
+    action, content = policy_answer(question.message, schema)
+    if question.kind == "url":
+        if action == "accept":
+            await question.consent()
+            return f"URL {question.url} shown; opened it and pressed I've completed it"
+        await question.cancel()  # the URL dialog has Cancel only, no Decline
+        return f"URL {question.url} shown; told to {action}; the dialog offers Cancel only: pressed it"
+    if action == "decline":
+        await question.decline()
+        return "pressed Decline"
+    if action == "cancel":
+        await question.cancel()
+        return "pressed Cancel"
+    did: list[str] = []
+    kept: set[str] = set()
+    tried = re.search(r"Type (\S+) in (.+?) first", question.message)
+    if tried is not None:
+        value, label = tried.groups()
+        shown = await question.type(label, value)
+        complaints = await question.complaints()
+        did.append(
+            f"typed {value} in {label}: the box showed {shown}; " + ("; ".join(complaints) or "no message")
+        )
+        if not complaints:  # nothing said the value was refused: the person leaves it as shown
+            kept.add(label)
+    for one in fields(schema or {}):
+        label = one.title or one.name
+        if content is None or one.name not in content or label in kept:
+            continue
+        if one.default is None or not await question.can_submit():
+            await _set(question, label, one.kind, one.options, content[one.name])
+            did.append(f"set {label} to {json.dumps(content[one.name])}")
+    if not await question.can_submit():
+        await question.cancel()
+        return "; ".join([*did, "Submit stayed disabled: pressed Cancel"])
+    await question.submit()
+    return "; ".join([*did, "pressed Submit"])
+
+
+async def _set(question: Question, label: str, kind: str, options: Sequence[Option], value: object) -> None:
+    titles = {o.const: o.title for o in options}
+    if kind == "boolean":
+        await question.tick(label, bool(value))
+    elif kind == "single-select":
+        await question.pick(label, titles[value])
+    elif kind == "multi-select":
+        await question.pick(label, *(titles[v] for v in value))  # type: ignore[attr-defined]
+    else:
+        await question.type(label, str(value))
