@@ -364,7 +364,7 @@ async def test_a_request_sent_raw_takes_the_sessions_own_way_and_comes_back_unch
     sends it through its dispatcher, then checks the result; the raw way skips only the check."""
     source = inspect.getsource(ClientSession.send_request)
     assert "self._stamp(data, opts)" in source
-    assert "self._dispatcher.send_raw_request(method, data.get(\"params\"), opts)" in source
+    assert 'self._dispatcher.send_raw_request(method, data.get("params"), opts)' in source
     async with Client(probe_server()) as client:
         request = CallToolRequest(params=CallToolRequestParams(name="capabilities", arguments={}))
         raw = await send_raw_request(client.session, request)
