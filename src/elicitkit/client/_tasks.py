@@ -1,7 +1,7 @@
 """`ElicitationTasks`: the client as a task receiver, for a server's task-augmented questions.
 
 A server may ask with `task: {ttl}` in an `elicitation/create` (2025-11-25, when the client
-declared `tasks.requests.elicitation.create`). The request is checked as any other (T-11: the
+declared `tasks.requests.elicitation.create`). The request is checked as any other (T-12: the
 modes, the schema subset and sizes, the tie to a call; a refused one gets -32602 and no task),
 answered at once with a `CreateTaskResult`, and the question goes to the person in the
 background by the very path of a plain request (`ServerElicitations.answer`: the rate limit,
@@ -11,11 +11,11 @@ declined) or `cancelled` (the person cancelled it, the server's `tasks/cancel`, 
 The server reads it with `tasks/get`, `tasks/result` (which waits for the end and returns the
 `ElicitResult` with the related-task `_meta`), `tasks/list` and `tasks/cancel`.
 
-Tasks belong to the session that created them: another session's id is as unknown as a made-up
-one (-32602, T-15). Memory stays bounded under a flood: the rate limit dismisses the questions
-(C-31), a TTL is at most `MAX_TTL_MS`, a task is freed when its TTL ends, and a connection keeps
-at most `MAX_TASKS` (the oldest finished one is freed first; when all are open, a new request is
-dismissed at once with a plain "cancel", as the rate limit would).
+Tasks belong to the session that created them: another session's id is as unknown as a
+made-up one (-32602, T-18). Memory stays bounded under a flood (T-19): the rate limit dismisses
+the questions (C-31), a TTL is at most `MAX_TTL_MS`, a task is freed when its TTL ends, and a
+connection keeps at most `MAX_TASKS` (the oldest finished one is freed first; when all are
+open, a new request is dismissed at once with a plain "cancel", as the rate limit would).
 """
 
 from __future__ import annotations
@@ -203,6 +203,8 @@ class ElicitationTasks:
         if version in MODERN_PROTOCOL_VERSIONS or self._group is None:
             return None
         if method == "elicitation/create":
+            if params is None or params.get("task") is None:
+                return None  # not a task: asked as any question is
             return await self._create(session, request_id, version, params)
         if method == "tasks/get":
             return _dump(self._find(session, GetTaskRequestParams, params).wire())
