@@ -16,12 +16,20 @@ from typing import Any
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from support.inspector import INSPECTOR_VERSION, Inspector, Question, node_version, running_inspector
+from support.inspector import (
+    INSPECTOR_VERSION,
+    Inspector,
+    InspectorHost,
+    Question,
+    node_version,
+    running_inspector,
+)
 
 from elicitkit.asgi import EmbeddedServer
+from elicitkit.check import audit_host
 from elicitkit.server import AcceptedElicitation, Elicitation, InvalidAnswerError
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(300)
 
 COUNT = {
     "type": "object",
@@ -151,3 +159,31 @@ async def test_decline_and_cancel_arrive_as_such_with_no_content(probe: tuple[Pr
     assert await inspector.next() == "cancel"
 
     assert server.answers() == [{"action": "decline"}, {"action": "cancel"}]
+
+
+async def test_the_host_audit_grades_the_inspector_clamp_and_unchecked_json(tmp_path: Path) -> None:
+    """`elicitkit check --host` against the Inspector in Chromium, every question answered in its
+    UI as the question says; the required-field question answered in "Edit as JSON" instead."""
+    unchecked = '{"name": "Ada", "age": -5}'
+    inspector = InspectorHost(tmp_path, as_json={"audit_required": unchecked})
+
+    report = await audit_host(inspector, deadline=inspector.deadline)
+
+    verdicts = {f.id: (f.verdict, f.evidence) for f in report.findings.all()}
+    assert {rule: verdict for rule, (verdict, _) in verdicts.items()} == {
+        "C-01": "pass",  # form and URL declared, every question answered
+        "C-02": "not-observed",  # it declares URL mode, so is never asked in an undeclared one
+        "C-11": "pass",  # every default offered and sent back
+        "C-12": "warn",  # the clamp (first), the unchecked JSON
+        "C-23": "warn",  # consent to a look-alike domain, no warning
+        "C-30": "pass",  # Decline and Cancel at hand
+        "R-01": "fail",  # the JSON answer breaks the schema and was sent anyway
+        "M-01": "not-observed",  # it speaks 2025-11-25 unless told otherwise
+    }, (verdicts, inspector.notes)
+    assert "Guests came back as its maximum, 100" in verdicts["C-12"][1]
+    assert '"content": {"name": "Ada", "age": -5}' in verdicts["R-01"][1]
+    did = {note.tool: note.did for note in inspector.notes}
+    assert did["audit_bounds"] == "typed 150 in Guests: the box showed 100; no message; pressed Submit"
+    assert did["audit_required"] == f"edited as JSON: {unchecked}; no message; pressed Submit"
+    assert did["audit_url_lookalike"].startswith("URL https://xn--80ak6aa92e.example/sign-in shown")
+    assert (report.seen.name, report.seen.protocol) == (f"mcp-inspector {INSPECTOR_VERSION}", "2025-11-25")

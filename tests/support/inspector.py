@@ -17,8 +17,9 @@ import os
 import re
 import secrets
 import subprocess
+import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -324,12 +325,16 @@ class InspectorHost:
     to the audit, runs each tool and answers each question in the dialog as the question's
     `To do:` line says, through the fields a person would use. Where the line says to try a
     value first ("Type 150 in Guests first"), it types it and keeps what the host then shows.
-    `notes` keeps what was seen and done on each question; `protocol` the version the card showed.
+    `as_json` names tools whose form is answered in "Edit as JSON" instead, with that text.
+    `notes` keeps what was seen and done on each question; `protocol` the version the card showed;
+    `deadline`, the seconds a whole audit takes at most (a browser is slower than a callback).
     """
 
-    folder: Path
+    folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="elicitkit-inspector-")))
     era: Era = "legacy"
+    as_json: Mapping[str, str] = field(default_factory=dict)
     per_tool: float = 60.0
+    deadline: float = 240.0
     name: str = f"MCP Inspector {INSPECTOR_VERSION} (Chromium)"
     notes: list[Note] = field(default_factory=list)
     results: dict[str, str] = field(default_factory=dict)
@@ -345,7 +350,7 @@ class InspectorHost:
                 try:
                     await ui.call_tool(tool)
                     while isinstance(step := await ui.next(), Question):
-                        self.notes.append(Note(tool, step.kind, await _answer(step)))
+                        self.notes.append(Note(tool, step.kind, await _answer(step, self.as_json.get(tool))))
                     self.results[tool] = step
                 except (TimeoutError, PlaywrightTimeout):  # never ended: the audit grades it; go on
                     self.results[tool] = f"no result within {self.per_tool:g} s"
@@ -363,8 +368,9 @@ def _battery_question(message: str) -> AuditQuestion | None:
     return (exact or near or [None])[0]
 
 
-async def _answer(question: Question) -> str:
-    """Do what the question's `To do:` line asks, in the dialog; say what was seen and done."""
+async def _answer(question: Question, as_json: str | None) -> str:
+    """Do what the question's `To do:` line asks, in the dialog (or, given `as_json`, accept
+    with that text in "Edit as JSON"); say what was seen and done."""
     asked = _battery_question(question.message)
     schema = asked.schema if asked is not None and question.kind == "form" else None
     action, content = policy_answer(question.message, schema)
@@ -380,6 +386,14 @@ async def _answer(question: Question) -> str:
     if action == "cancel":
         await question.cancel()
         return "pressed Cancel"
+    if as_json is not None:
+        await question.edit_as_json(as_json)
+        said = "; ".join(await question.complaints()) or "no message"
+        if not await question.can_submit():
+            await question.cancel()
+            return f"edited as JSON: {as_json}; {said}; Submit stayed disabled: pressed Cancel"
+        await question.submit()
+        return f"edited as JSON: {as_json}; {said}; pressed Submit"
     did: list[str] = []
     kept: set[str] = set()
     tried = re.search(r"Type (\S+) in (.+?) first", question.message)
