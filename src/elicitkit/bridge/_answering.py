@@ -30,6 +30,7 @@ from mcp_types import (
 )
 
 from elicitkit.bridge._host import HostSession
+from elicitkit.bridge._profiles import adapt
 from elicitkit.client import (
     AcceptedElicitation,
     CancelledElicitation,
@@ -117,6 +118,13 @@ class RoutedUI:
         schema: Any = (
             asked.requested_schema if isinstance(asked, ElicitRequestFormParams) else question.schema
         )
+        adapted = None
+        profile = self.host.profile
+        if self.answer == "auto" and profile is not None and not profile.renders(schema):
+            adapted = adapt(schema, profile)  # offered in kinds the host renders, if exactly
+            if adapted is None:
+                return await self._local().ask_form(question)
+            schema = adapted.schema
         message = question.message
         if question.problems:
             message += "\n\n" + " ".join(problem.message for problem in question.problems)
@@ -126,7 +134,14 @@ class RoutedUI:
             return _CANCEL
         if result.action == "decline":
             return DeclinedElicitation()
-        return AcceptedElicitation(dict(result.content or {}))
+        content = dict(result.content or {})
+        if adapted is not None:
+            restored = adapted.restore(content)
+            if restored is None:  # not a valid answer once read back: the person answers in the page
+                logger.info("the host's answer to an adapted form did not read back; asking in the page")
+                return await self._local().ask_form(question)
+            content = restored
+        return AcceptedElicitation(content)
 
     async def ask_url_consent(self, question: UrlQuestion) -> Reply:
         if not self.to_host("url"):

@@ -14,6 +14,7 @@ import webbrowser
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import PurePath
 from typing import Any, Literal
 
@@ -35,6 +36,7 @@ from elicitkit.bridge._answering import Answer, RoutedUI
 from elicitkit.bridge._credential import Credential, CredentialFile, credential_path
 from elicitkit.bridge._guard import Guard, bind_names, host_entry, is_loopback, origin_entry
 from elicitkit.bridge._host import HostSession
+from elicitkit.bridge._profiles import host_profile
 from elicitkit.bridge._relayed import Relay
 from elicitkit.bridge._rounds import Rounds
 from elicitkit.bridge._server import Forwarder, forwarding_server, host_logger, host_message_handler
@@ -114,6 +116,11 @@ class Bridge:
     """How long a call a 2026-07-28 host drives round by round waits for its answer."""
     max_held: int = 8
     """How many such calls one host session may leave waiting for answers at once."""
+    host_profile: str | PathLike[str] | None = None
+    """With answer "auto": what the host really answers, beyond what it declares: a profile's
+    name (docs/hosts.md, Host profiles) or the JSON report of `elicitkit check --host`. A form
+    with fields it cannot render goes to the bridge's page, or is offered in kinds it renders
+    where that is exact."""
 
     def __post_init__(self) -> None:
         if self.answer not in ANSWERS:
@@ -122,6 +129,12 @@ class Bridge:
             raise ConfigurationError(
                 f"upstream_protocol must be one of {', '.join(PROTOCOLS)}, not {self.upstream_protocol!r}."
             )
+        if self.host_profile is not None and self.answer != "auto":
+            raise ConfigurationError(
+                f'host_profile goes with answer="auto" (with {self.answer!r}, who answers does not depend '
+                "on the host's profile)."
+            )
+        self._profile = host_profile(self.host_profile) if self.host_profile is not None else None
         self._upstream = upstream_of(self.upstream)
         self._revisions = Revisions(self.upstream_protocol)
         self._auth = self._upstream.default_auth()
@@ -326,6 +339,7 @@ class Bridge:
     async def _open_upstream(self, host: HostSession, stack: AsyncExitStack) -> Client:
         # A 2026-07-28 host answers its declared modes too, as input-required rounds.
         modes = host.modes if self.answer == "host" else frozenset({"form", "url"})
+        host.profile = self._profile
         ui = RoutedUI(
             host, self.answer, None if self.answer == "host" else self._local_ui, self.question_timeout
         )

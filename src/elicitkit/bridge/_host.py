@@ -30,6 +30,7 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from elicitkit.bridge._calls import HostCall, UpstreamCalls
+from elicitkit.bridge._profiles import HostProfile
 
 if TYPE_CHECKING:
     from elicitkit.bridge._rounds import HeldCall
@@ -74,6 +75,8 @@ class HostSession:
     held: dict[str, HeldCall] = field(default_factory=dict)
     expired: OrderedDict[str, None] = field(default_factory=OrderedDict)
     """Held calls whose host never came back (a late retry is told why)."""
+    profile: HostProfile | None = None
+    """What the host really answers (`--host-profile`), beyond what it declared."""
 
     @classmethod
     def from_initialize(cls, params: Mapping[str, Any] | None) -> HostSession:
@@ -108,7 +111,7 @@ class HostSession:
 
     def asks_host(self, mode: str) -> bool:
         """Can this host be asked in `mode` (live, or for a 2026-07-28 host as a round)?"""
-        return mode in self.modes
+        return mode in self.modes and (self.profile is None or self.profile.asks(mode))
 
     def hold(self, call: HeldCall) -> None:
         self.held[call.key] = call

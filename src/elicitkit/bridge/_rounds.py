@@ -63,6 +63,7 @@ from elicitkit import schema, urls
 from elicitkit._sdk import ExtendedClient, InputRequiredDriver
 from elicitkit.bridge._calls import HostCall, behalf, on_behalf_of
 from elicitkit.bridge._host import HostSession, declared_modes
+from elicitkit.bridge._profiles import HostProfile
 from elicitkit.client import ElicitationRateLimitedError, ElicitingClient
 from elicitkit.errors import ElicitationError
 
@@ -408,7 +409,7 @@ def passing_driver(client: ExtendedClient, relayed: frozenset[str] = frozenset()
     async def drive(first: Any, retry: Callable[[InputResponses | None, str | None], Awaitable[Any]]) -> Any:
         call = behalf()
         if isinstance(first, InputRequiredResult) and call is not None and call.held is not None:
-            passed = _passable(first, call.answers, client)
+            passed = _passable(first, call.answers, client, call.held.host.profile)
             if passed is not None:
                 raise _PassedDown(passed)
         if inner is not None:
@@ -434,9 +435,10 @@ def _kind(request: InputRequest) -> str:
 
 
 def _passable(
-    first: InputRequiredResult, answers: frozenset[str], client: Client
+    first: InputRequiredResult, answers: frozenset[str], client: Client, profile: HostProfile | None = None
 ) -> InputRequiredResult | None:
-    """`first` as the host gets it, when the host can answer every request in it; else None."""
+    """`first` as the host gets it, when the host can answer every request in it (by what it
+    declared and, with a host profile, what it renders); else None."""
     elicitations = client.elicitations if isinstance(client, ElicitingClient) else None
     requests = first.input_requests or {}
     passed: dict[str, InputRequest] = {}
@@ -450,6 +452,8 @@ def _passable(
             continue
         if elicitations is None or request.params.mode not in answers:
             return None  # the bridge answers it, or its client refuses it: driven as before
+        if profile is not None and not _renders(profile, request.params):
+            return None  # the bridge's client asks it: adapted for the host, or in the page
         context = ClientRequestContext(session=client.session, request_id=key, meta=request.params.meta)
         if elicitations.refusal(context, request.params) is not None:
             return None
@@ -474,3 +478,10 @@ def _passable(
     if passed == requests:
         return first
     return first.model_copy(update={"input_requests": passed})
+
+
+def _renders(profile: HostProfile, params: ElicitRequestParams) -> bool:
+    """Does the profiled host answer `params` itself, as the server sent it?"""
+    if isinstance(params, ElicitRequestFormParams):
+        return profile.asks("form") and profile.renders(params.requested_schema)
+    return profile.asks(params.mode or "form")

@@ -49,6 +49,16 @@ def bridge(
             "the modes it declared, the bridge's browser page for the rest).",
         ),
     ] = "auto",
+    host_profile: Annotated[
+        str | None,
+        typer.Option(
+            "--host-profile",
+            metavar="NAME|REPORT.json",
+            help="With --answer auto: what your host really answers, a profile's name (form-only, "
+            "no-numbers-or-multiselect, ...) or the JSON report of `elicitkit check --host`; a form it "
+            "cannot render opens in the bridge's page instead.",
+        ),
+    ] = None,
     listen: Annotated[
         str | None,
         typer.Option("--listen", help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio."),
@@ -155,18 +165,28 @@ def bridge(
             f"choose one of {', '.join(PROTOCOLS)}, not {upstream_protocol!r}.",
             param_hint="--upstream-protocol",
         )
+    if host_profile is not None and answer != "auto":
+        raise typer.BadParameter(
+            "it goes with --answer auto (with host, the host answers everything; with browser or "
+            "terminal, the bridge does).",
+            param_hint="--host-profile",
+        )
     given = _headers(headers or [], header_envs or [], header_files or [])
     upstream = _upstream(name_target(target, ctx), given)
     address = _address(
         listen, expose, no_credential, allow_hosts or [], allow_origins or [], rotate_credential
     )
-    made = Bridge(
-        upstream,
-        answer=answer,
-        rate_limit=RateLimit(per_second=per_second, burst=burst),
-        wait_timeout=wait,
-        upstream_protocol=upstream_protocol,
-    )
+    try:
+        made = Bridge(
+            upstream,
+            answer=answer,
+            rate_limit=RateLimit(per_second=per_second, burst=burst),
+            wait_timeout=wait,
+            upstream_protocol=upstream_protocol,
+            host_profile=host_profile,
+        )
+    except ElicitationError as error:  # a profile it does not know, a report it cannot read
+        raise typer.BadParameter(str(error), param_hint="--host-profile") from None
     if answer == "terminal" and (listen is None or not (sys.stdin.isatty() and sys.stdout.isatty())):
         raise typer.BadParameter(
             "the terminal UI needs a terminal of the bridge's own: over stdio the host owns this one, "
