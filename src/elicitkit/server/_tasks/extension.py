@@ -70,6 +70,7 @@ class TasksExtension(Extension):
         self.tasks = tasks
 
     def methods(self) -> Sequence[MethodBinding]:
+        """`tasks/get`, `tasks/update` and `tasks/cancel`, served on 2026-07-28 only."""
         return (
             MethodBinding("tasks/get", _TaskParams, self._get, protocol_versions=_VERSIONS),
             MethodBinding("tasks/update", _UpdateParams, self._update, protocol_versions=_VERSIONS),
@@ -79,6 +80,9 @@ class TasksExtension(Extension):
     async def intercept_tool_call(
         self, params: CallToolRequestParams, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
+        """A task tool's call, from a client that declared the extension, as a task: the
+        `CreateTaskResult` at once, the tool run in the background (-32021 for a `required` tool
+        called by a client that did not declare it; any other call passes through)."""
         support = self.tasks.support(params.name)
         if ctx.protocol_version not in _VERSIONS or support == "forbidden":
             return await call_next(ctx)
