@@ -5,18 +5,19 @@
 
 Serves /mcp and the approval page on http://127.0.0.1:8000 (another port: give it after the file
 name), for one local person (`McpUsers.single_user_local()`, so no sign-in). In another
-terminal, call its tool:
+terminal, start elicitkit's client and, at its `elicitkit>` prompt, call the tool:
 
-    elicitkit client http://127.0.0.1:8000/mcp --call pay_invoice --args '{"invoice": "INV-7"}'
+    elicitkit client http://127.0.0.1:8000/mcp
+    call pay_invoice {"invoice": "INV-7"}
 
 `pay_invoice` requires a task, so elicitkit's client calls it as one (on 2025-11-25 and, through
-the tasks extension, on 2026-07-28) and follows it. The client asks whether to open the approval
-page; there the person types their payment PIN (2468, or $PAYMENT_PIN) to approve, or declines.
-A payment is approved in URL mode, on the server's own page, never through a form: the client
-and its model see only the link. The task is `input_required` until the person answers. Its
-state is in `payments.sqlite3` (in the working directory), so it outlives a restart: a page
-opened before the server stopped still approves the payment once it runs again, and a client
-that then asks for the task (`tasks/get`) finds it completed.
+the tasks extension, on 2026-07-28) and follows it. The client asks whether to open the
+approval page in the browser; there the person types their payment PIN (2468, or $PAYMENT_PIN)
+to approve, or declines. A payment is approved in URL mode, on the server's own page, never
+through a form: the client and its model see only the link. The task is `input_required` until
+the person answers. Its state is in `payments.sqlite3` (in the working directory), so it
+outlives a restart: a page opened before the server stopped still approves the payment once it
+runs again, and a client that then asks for the task (`tasks/get`) finds it completed.
 """
 
 import hmac

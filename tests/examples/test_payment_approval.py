@@ -1,9 +1,15 @@
-"""examples/tasks/payment_approval.py run as its docstring says: its own process over HTTP on
-127.0.0.1, `pay_invoice` called by elicitkit's client (which runs it as a task, since the tool
-requires one), and the person answering on the approval page in Chromium."""
+"""examples/tasks/payment_approval.py run as its docstring says: its commands, as written there
+(the port aside), start it as its own process over HTTP on 127.0.0.1; `pay_invoice` is called by
+elicitkit's client (which runs it as a task, since the tool requires one) in a real terminal and
+in process, and the person answers on the approval page in Chromium. Then the docstring's
+restart: the server stopped with the page open, started again on its SQLite file, the page
+finished, and the task completes."""
 
 from __future__ import annotations
 
+import ast
+import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -17,25 +23,53 @@ import pytest
 from mcp_types import CallToolResult
 from playwright.async_api import Page, async_playwright, expect
 from support.chromium import CHROMIUM, CHROMIUM_ARGS
+from support.raw_mcp import raw_session
 from support.server_process import free_port, stop, wait_until_serving
+from support.tmux_terminal import Terminal
 
 from elicitkit.client import AcceptedElicitation, ElicitationConfig, ElicitingClient, ScriptedUI, UrlQuestion
-from elicitkit.server import KeyRing
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tasks" / "payment_approval.py"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "tasks" / "payment_approval.py"
+STAND_IN = ROOT / "tests" / "support" / "browser_stand_in.py"
+BIN = Path(sys.executable).parent
+DOC = ast.get_docstring(ast.parse(EXAMPLE.read_text(encoding="utf-8"))) or ""
+KEY_LINE = next(line.strip() for line in DOC.splitlines() if "export ELICITKIT_VAULT_KEYS" in line)
+SERVE = "python examples/tasks/payment_approval.py"
+CLIENT = "elicitkit client http://127.0.0.1:8000/mcp"
+CALL = 'call pay_invoice {"invoice": "INV-7"}'
+RELATED = "io.modelcontextprotocol/related-task"
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_the_docstring_says_these_commands() -> None:
+    for command in (KEY_LINE, SERVE, CLIENT, CALL):
+        assert f"\n    {command}\n" in f"\n{DOC}\n"
+
+
+def a_vault_key() -> str:
+    """What the docstring's `export` line puts in ELICITKIT_VAULT_KEYS, run by bash as written."""
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    made = subprocess.run(
+        ["bash", "-c", f'{KEY_LINE}\necho "$ELICITKIT_VAULT_KEYS"'], env=env, capture_output=True, text=True
+    )
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip()
 
 
 @contextmanager
-def payments_server(workdir: Path) -> Iterator[str]:
-    """The example as its own process, started in `workdir` (where its SQLite file goes)."""
-    port = free_port()
+def payments_server(workdir: Path, key: str, port: int | None = None) -> Iterator[str]:
+    """`python examples/tasks/payment_approval.py PORT` in `workdir` (where its SQLite file goes,
+    beside a link to this checkout's examples/); yields its MCP URL."""
+    port = port or free_port()
+    if not (workdir / "examples").exists():
+        (workdir / "examples").symlink_to(ROOT / "examples")
+    env = {**os.environ, "ELICITKIT_VAULT_KEYS": key, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
     log = workdir / "server.log"
-    env = {**os.environ, "ELICITKIT_VAULT_KEYS": KeyRing.generate()}
     with log.open("ab") as output:
         process = subprocess.Popen(
-            [sys.executable, str(EXAMPLE), str(port)], cwd=workdir, env=env, stdout=output, stderr=output
+            ["bash", "-c", f"exec {SERVE} {port}"], cwd=workdir, env=env, stdout=output, stderr=output
         )
     try:
         wait_until_serving(process, f"http://127.0.0.1:{port}/mcp", log)
@@ -52,6 +86,50 @@ async def chromium_page() -> AsyncIterator[Page]:
             yield await browser.new_page()
         finally:
             await browser.close()
+
+
+async def approve(page: Page, url: str) -> None:
+    """The person opens the approval page, mistypes their PIN, then types it and approves."""
+    await page.goto(url)
+    await expect(page.locator("main")).to_contain_text("120.00 EUR to ACME Corp (invoice INV-7)")
+    await page.fill("#secret", "1357")
+    await page.click("button[value=save]")
+    await expect(page.locator("#secret-error")).to_have_text("That is not your payment PIN.")
+    await page.fill("#secret", "2468")
+    await page.click("button[value=save]")
+    await expect(page.locator("h1")).to_have_text("Done")
+
+
+def test_the_docstring_commands_in_a_terminal(tmp_path: Path) -> None:
+    """The client as the docstring runs it, in tmux: the person agrees to open the page, their
+    browser is sent there, they approve in Chromium, and the terminal shows the payment made."""
+    record = tmp_path / "browser.txt"
+    with payments_server(tmp_path, a_vault_key()) as url:
+        client = CLIENT.replace("http://127.0.0.1:8000/mcp", url).split()
+        browser = f"{sys.executable} {STAND_IN} {record} %s"
+        terminal = Terminal(["env", f"BROWSER={browser}", str(BIN / client[0]), *client[1:]])
+        try:
+            terminal.wait_for("elicitkit>")
+            terminal.type(CALL)
+            terminal.keys("Enter")
+            screen = terminal.wait_for("Open this page?")
+            assert "“payments, in its task pay_invoice” asks you to open a web page" in screen
+            terminal.keys("Enter")  # 1. Open it in my browser
+            terminal.wait_for("The server's task goes on while the page is open")
+            pid, opened = record.read_text().split()
+            try:
+                asyncio.run(in_chromium(opened))
+            finally:
+                os.kill(int(pid), 15)
+            screen = terminal.wait_for("elicitkit>", after="result:")
+            assert "result: Paid 120.00 EUR to ACME Corp for invoice INV-7." in screen
+        finally:
+            terminal.close()
+
+
+async def in_chromium(url: str) -> None:
+    async with chromium_page() as page:
+        await approve(page, url)
 
 
 @asynccontextmanager
@@ -78,34 +156,25 @@ async def paying(
 @pytest.mark.parametrize("revision", ["legacy", "2026-07-28"])
 async def test_the_person_approves_the_payment_with_their_pin(tmp_path: Path, revision: str) -> None:
     ui = ScriptedUI(AcceptedElicitation())  # consent to open the page
-    with payments_server(tmp_path) as url:
+    with payments_server(tmp_path, a_vault_key()) as url:
         async with (
             ElicitationConfig(ui, modes=("url",)).connect(url, mode=revision) as client,  # type: ignore[arg-type]
             chromium_page() as page,
             paying(client, ui, "INV-7") as (question, result),
         ):
             assert "task" in question.server  # the client says the question comes from a task
-            assert (
-                question.message
-                == "Approve paying 120.00 EUR to ACME Corp (invoice INV-7): enter your payment PIN."
+            assert question.message == (
+                "Approve paying 120.00 EUR to ACME Corp (invoice INV-7): enter your payment PIN."
             )
-            await page.goto(question.report.url)
-            await expect(page.locator("main")).to_contain_text("120.00 EUR to ACME Corp")
-            await page.fill("#secret", "1357")
-            await page.click("button[value=save]")
-            await expect(page.locator("#secret-error")).to_have_text("That is not your payment PIN.")
-            await page.fill("#secret", "2468")
-            await page.click("button[value=save]")
-            await expect(page.locator("h1")).to_have_text("Done")
+            await approve(page, question.report.url)
     (done,) = result
     assert isinstance(done, CallToolResult) and not done.is_error
     assert done.content[0].text == "Paid 120.00 EUR to ACME Corp for invoice INV-7."  # type: ignore[union-attr]
-    assert (tmp_path / "payments.sqlite3").exists()
 
 
 async def test_the_person_declines_on_the_page(tmp_path: Path) -> None:
     ui = ScriptedUI(AcceptedElicitation())
-    with payments_server(tmp_path) as url:
+    with payments_server(tmp_path, a_vault_key()) as url:
         async with (
             ElicitationConfig(ui, modes=("url",)).connect(url, mode="legacy") as client,
             chromium_page() as page,
@@ -117,3 +186,46 @@ async def test_the_person_declines_on_the_page(tmp_path: Path) -> None:
             await expect(page.locator("h1")).to_have_text("Declined")
     (done,) = result
     assert done.content[0].text == "Not paid: the approval was declined."  # type: ignore[union-attr]
+
+
+async def test_a_page_opened_before_a_restart_still_approves_the_payment(tmp_path: Path) -> None:
+    """The task's requestor here speaks the 2025-11-25 `tasks/*` methods by hand: it needs the
+    task id, to ask for the task again once the server is back."""
+    key, port = a_vault_key(), free_port()
+    async with chromium_page() as page:
+        with payments_server(tmp_path, key, port) as url:
+            async with raw_session(url) as session:
+                created = await session.request(
+                    "tools/call", {"name": "pay_invoice", "arguments": {"invoice": "INV-7"}, "task": {}}
+                )
+                task_id = created["result"]["task"]["taskId"]
+                link: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+                async def consent(request: dict[str, Any]) -> dict[str, Any]:
+                    assert request["params"]["_meta"][RELATED] == {"taskId": task_id}
+                    link.set_result(request["params"]["url"])
+                    return {"action": "accept"}
+
+                waiting = asyncio.ensure_future(
+                    session.request("tasks/result", {"taskId": task_id}, on_request=consent)
+                )
+                await page.goto(await asyncio.wait_for(link, 30))
+                await expect(page.locator("main")).to_contain_text("120.00 EUR to ACME Corp")
+                waiting.cancel()
+                with contextlib.suppress(BaseException):
+                    await waiting
+        assert (tmp_path / "payments.sqlite3").exists()
+        with payments_server(tmp_path, key, port) as url:  # started again, on the same file
+            await page.fill("#secret", "2468")
+            await page.click("button[value=save]")
+            await expect(page.locator("h1")).to_have_text("Done")
+            async with raw_session(url) as session:
+                with anyio.fail_after(60):  # the task runs again once its old runner is silent (15 s)
+                    while True:
+                        task = (await session.request("tasks/get", {"taskId": task_id}))["result"]
+                        if task["status"] not in ("working", "input_required"):
+                            break
+                        await anyio.sleep(0.5)
+                assert task["status"] == "completed", task
+                result = (await session.request("tasks/result", {"taskId": task_id}))["result"]
+    assert result["content"][0]["text"] == "Paid 120.00 EUR to ACME Corp for invoice INV-7."
