@@ -1,6 +1,7 @@
 """An elicitkit server whose tools run as 2026-07-28 tasks (the tasks extension): `build(url, store)`
 for a test's own event loop, or its own process for a client in another venv:
-`python ext_task_server.py PORT` (tasks in a `MemoryStore`).
+`python -m support.ext_task_server PORT` from tests/ (tasks in a `MemoryStore`; `--store` and
+`--lease` make it one of several replicas on one store).
 
 Its users and pages are support.task_server's (bearer tokens "alice" and "bob", the app's sign-in
 in `X-Person`); its tools, both task required:
@@ -11,6 +12,7 @@ in `X-Person`); its tools, both task required:
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any
 
@@ -20,7 +22,16 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
 from elicitkit.results import AcceptedElicitation
-from elicitkit.server import Elicitation, HookIdentity, KeyRing, McpUsers, MemoryStore, Store, UrlMode
+from elicitkit.server import (
+    Elicitation,
+    HookIdentity,
+    KeyRing,
+    McpUsers,
+    MemoryStore,
+    Store,
+    UrlMode,
+    open_store,
+)
 from elicitkit.server._tasks import Tasks, TasksExtension
 from support.task_server import ISSUER, StaticTokens, fingerprint, signed_in
 
@@ -30,9 +41,11 @@ class Approval(BaseModel):
     amount: int = Field(ge=1, le=1000)
 
 
-def build(public_url: str, store: Store | None = None) -> MCPServer[Any]:
-    keys = KeyRing.from_string(KeyRing.generate())
-    tasks = Tasks({"approve": "required", "pay": "required"}, poll_interval=0.2)
+def build(
+    public_url: str, store: Store | None = None, *, keys: KeyRing | None = None, lease: float = 15.0
+) -> MCPServer[Any]:
+    keys = keys if keys is not None else KeyRing.from_string(KeyRing.generate())
+    tasks = Tasks({"approve": "required", "pay": "required"}, poll_interval=0.2, lease=lease)
     server: MCPServer[Any] = MCPServer(
         "ext-tasks",
         token_verifier=StaticTokens(),
@@ -65,7 +78,21 @@ def build(public_url: str, store: Store | None = None) -> MCPServer[Any]:
     return server
 
 
+def main(argv: list[str]) -> None:
+    """`PORT` on a `MemoryStore`, or `PORT --store URL --lease SECONDS` (a replica: the vault keys
+    from the environment, shared by every replica)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("port", type=int)
+    parser.add_argument("--store", help="sqlite:///path, redis://..., postgresql://...")
+    parser.add_argument("--lease", type=float, default=15.0)
+    args = parser.parse_args(argv)
+    public_url = f"http://127.0.0.1:{args.port}"
+    if args.store is None:
+        server = build(public_url)
+    else:
+        server = build(public_url, open_store(args.store), keys=KeyRing.from_env(), lease=args.lease)
+    uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=args.port, log_level="warning")
+
+
 if __name__ == "__main__":
-    port = int(sys.argv[1])
-    app = build(f"http://127.0.0.1:{port}").streamable_http_app()
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    main(sys.argv[1:])

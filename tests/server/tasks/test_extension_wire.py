@@ -10,8 +10,14 @@ still acknowledged.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import AsyncIterator
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -20,13 +26,16 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import Request, RequestParams, Result
 from support.ext_task_server import build
+from support.server_process import free_port, stop, wait_until_serving
 from support.task_server import PAY_KEY, fingerprint, finish_page
 from support.url_harness import serve
 
 from elicitkit.client import AcceptedElicitation, ElicitationConfig, FormQuestion, ScriptedUI, UrlQuestion
-from elicitkit.server import MemoryStore
+from elicitkit.server import KEYS_ENV, KeyRing, MemoryStore
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(90)
+
+TESTS = Path(__file__).parents[2]
 
 
 class _TaskParams(RequestParams):
@@ -136,3 +145,80 @@ async def test_a_url_question_in_a_task_completes_when_the_page_is_done(
     [consent] = ui.shown
     assert isinstance(consent, UrlQuestion) and consent.server == "ext-tasks, in its task pay"
     assert len(pages) == 1 and done
+
+
+class Away(ScriptedUI):
+    """A person who sees the question and does not answer it (until the process asking is gone)."""
+
+    async def ask_form(self, question: FormQuestion) -> Any:
+        self.shown.append(question)
+        await anyio.sleep_forever()
+
+
+class TaskState(Result):
+    status: str
+    input_requests: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+
+
+class _UpdateParams(_TaskParams):
+    input_responses: dict[str, Any]
+
+
+class _UpdateTask(Request[_UpdateParams, Literal["tasks/update"]]):
+    method: Literal["tasks/update"] = "tasks/update"
+
+
+@contextlib.contextmanager
+def replica(port: int, store: str, ring: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    env = {**os.environ, KEYS_ENV: ring}
+    command = [sys.executable, "-m", "support.ext_task_server", str(port), "--store", store, "--lease", "1"]
+    process = subprocess.Popen(command, cwd=TESTS, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT)
+    try:
+        wait_until_serving(process, f"http://127.0.0.1:{port}/", log)
+        yield process
+    finally:
+        stop(process)
+
+
+async def test_a_task_whose_replica_died_is_answered_on_another(tmp_path: Path) -> None:
+    """Alice's task asks on replica A, which is SIGKILLed with the question open; her next
+    `tasks/get` on replica B (one SQLite file) runs the task again there, the same question is open
+    under the same key, and her `tasks/update` on B completes it."""
+    store, ring = f"sqlite:///{tmp_path / 'tasks.db'}", KeyRing.generate("k1")
+    ids, ui = TaskIds(), Away()
+    with (
+        replica(free_port(), store, ring, tmp_path / "a.log") as a,
+        replica(free_port(), store, ring, tmp_path / "b.log") as b,
+    ):
+        url_a, url_b = (f"http://127.0.0.1:{p.args[3]}/mcp" for p in (a, b))  # type: ignore[index]
+        http, connecting = client(url_a, ui, ids)
+        with contextlib.suppress(Exception):  # hanging up on a dead replica fails, as it should
+            async with http, connecting as eliciting, anyio.create_task_group() as tg:
+                tg.start_soon(eliciting.call_tool, "approve", {"payee": "Ann"})
+                with anyio.fail_after(30):
+                    while not ui.shown:
+                        await anyio.sleep(0.05)
+                a.send_signal(signal.SIGKILL)
+                a.wait(10)
+                tg.cancel_scope.cancel()
+        assert ui.shown and ids.seen, "the question was asked on replica A"
+        task = ids.seen[0]
+        http, connecting = client(url_b, ScriptedUI(), TaskIds())
+        async with http, connecting as eliciting:
+            get = _GetTask(params=_TaskParams(task_id=task))
+            with anyio.fail_after(30):
+                state = await eliciting.session.send_request(get, TaskState)
+                while state.status != "input_required":
+                    await anyio.sleep(0.2)
+                    state = await eliciting.session.send_request(get, TaskState)
+                [key] = state.input_requests or {}
+                answer = {key: {"action": "accept", "content": {"approve": True, "amount": 7}}}
+                await eliciting.session.send_request(
+                    _UpdateTask(params=_UpdateParams(task_id=task, input_responses=answer)), Result
+                )
+                while state.status != "completed":
+                    await anyio.sleep(0.2)
+                    state = await eliciting.session.send_request(get, TaskState)
+    assert (state.result or {})["content"][0]["text"] == "payment to Ann: approved, 7"
+    assert [q.message for q in ui.shown] == ["Pay Ann?"]

@@ -18,6 +18,9 @@ and asks as any tool does:
 
 The task's state (questions, answers, result) is the core's, sealed in its store; answers are
 replayed by the question's identity, as the 2026-07-28 rounds replay theirs from `requestState`.
+A task whose process died runs again from the next `tasks/get` of its user (the core's
+`Tasks.resuming`, which the task middleware sets around every request); that run's own
+`tools/call` passes through here as a plain call.
 Pass the extension to the server at construction, `MCPServer(..., extensions=[TasksExtension(tasks)])`,
 and the same `tasks` to `Elicitation(server, tasks=tasks)`, which runs them.
 """
@@ -45,7 +48,7 @@ from elicitkit import schema
 from elicitkit.server._errors import IdentityRequiredError, PendingLimitError
 from elicitkit.server._rounds import ROUNDS_VERSION
 from elicitkit.server._tasks.record import TaskRecord, iso
-from elicitkit.server._tasks.tasks import Tasks, TerminalTaskError, UnknownTaskError
+from elicitkit.server._tasks.tasks import Tasks, TerminalTaskError, UnknownTaskError, current_run
 
 __all__ = ["TASKS_EXTENSION", "TasksExtension"]
 
@@ -84,8 +87,8 @@ class TasksExtension(Extension):
         `CreateTaskResult` at once, the tool run in the background (-32021 for a `required` tool
         called by a client that did not declare it; any other call passes through)."""
         support = self.tasks.support(params.name)
-        if ctx.protocol_version not in _VERSIONS or support == "forbidden":
-            return await call_next(ctx)
+        if ctx.protocol_version not in _VERSIONS or support == "forbidden" or current_run() is not None:
+            return await call_next(ctx)  # a task's own run (run again after its process died) runs plainly
         try:
             require_client_extension(ctx, TASKS_EXTENSION)
         except MCPError:
