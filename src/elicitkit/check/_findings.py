@@ -30,13 +30,15 @@ RULES: dict[str, tuple[str, str]] = {
     "S-24": ("URL mode", "-32042 shape and use"),
     "S-34": ("Identity and pages", "another user cannot use the URL"),
     "S-35": ("Identity and pages", "cookie flags and framing headers"),
-    "T-01": ("Tasks", 'a "required" task tool called without a task: -32601'),
-    "T-02": ("Tasks", "created working; input_required while asked, out of it once answered"),
-    "T-03": ("Tasks", "a terminal status never changes; cancelling it is -32602"),
-    "T-04": ("Tasks", "a task's questions and result carry related-task metadata"),
+    "T-01": ("Tasks", "tasks.requests.tools.call declared for tools that run as tasks"),
+    "T-03": ("Tasks", "a CreateTaskResult at once, the task working"),
+    "T-04": ("Tasks", 'a "required" task tool called without a task: -32601'),
     "T-05": ("Tasks", "an unknown task id is -32602"),
     "T-06": ("Tasks", "another user's task id is -32602"),
-    "T-07": ("Tasks", "task-augmented elicitation only to a client that declared it"),
+    "T-07": ("Tasks", "valid status paths, input_required while asked; an ended task stays so"),
+    "T-08": ("Tasks", "a task's question and its result carry related-task metadata"),
+    "T-09": ("Tasks", "tasks/get gives the actual ttl and the task's times"),
+    "T-40": ("Tasks", "task-augmented elicitation only to a client that declared it"),
 }
 
 #: The client-side IDs a server can observe (`elicitkit check --host`), their area, and the rule.
@@ -49,6 +51,18 @@ HOST_RULES: dict[str, tuple[str, str]] = {
     "C-30": ("Client duties across modes", "decline and cancel are at hand"),
     "R-01": ("Responses", "content only with a form accept, and matching the schema"),
     "M-01": ("Revision 2026-07-28", "every input-required round answered and retried"),
+    "T-10": ("Tasks", "task-augmented elicitation taken only when declared"),
+    "T-11": ("Tasks", "without the capability, a task-augmented question answered normally"),
+    "T-12": ("Tasks", "a CreateTaskResult at once, the task working"),
+    "T-13": ("Tasks", "input_required while asked, then a terminal status"),
+    "T-14": ("Tasks", "tasks/result returns the ElicitResult"),
+    "T-15": ("Tasks", "tasks/result carries related-task metadata"),
+    "T-17": ("Tasks", "cancelling an ended task is -32602"),
+    "T-18": ("Tasks", "an unknown task id is -32602"),
+    "T-20": ("Tasks", 'a "required" task tool called as a task'),
+    "T-22": ("Tasks", "tasks/get no faster than pollInterval"),
+    "T-23": ("Tasks", "tasks/result read; the task's question answered there"),
+    "T-24": ("Tasks", "a question tied to its task by related-task metadata answered"),
 }
 
 _ALL_RULES = {**RULES, **HOST_RULES}
