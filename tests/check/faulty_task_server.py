@@ -99,14 +99,14 @@ async def run(task: Task, name: str, asks: bool) -> None:
             "message": "Which topic do you mean?",
             "requestedSchema": SCHEMA,
         }
-        if RULE == "T-07":  # asks its question as a task of the client's, undeclared
+        if RULE == "T-40":  # asks its question as a task of the client's, undeclared
             params["task"] = {"ttl": 60000}
         task.question = params
-        task.set("working" if RULE == "T-02-asking" else "input_required")
+        task.set("working" if RULE == "T-07-asking" else "input_required")
         while task.answer is None:
             await task.changed.wait()
         answer = task.answer
-        if RULE == "T-02-stuck":  # answered, yet it says it still waits for input
+        if RULE == "T-07-stuck":  # answered, yet it says it still waits for input
             await anyio.sleep(2.5)
         else:
             task.set("working")
@@ -127,7 +127,7 @@ class TaskWire:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method == "initialize":
             result = dumped(await call_next(ctx))
-            if result.get("protocolVersion") == "2025-11-25":
+            if result.get("protocolVersion") == "2025-11-25" and RULE != "T-01":  # T-01: none declared
                 caps = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
                 result["capabilities"]["tasks"] = caps
             return result
@@ -148,14 +148,14 @@ class TaskWire:
         params = dict(ctx.params or {})
         name = str(params.get("name"))
         if "task" not in params:
-            if SUPPORT[name] == "required" and RULE != "T-01":  # T-01: it runs as a plain call
+            if SUPPORT[name] == "required" and RULE != "T-04":  # T-04: it runs as a plain call
                 raise MCPError(-32601, f"The tool {name!r} runs only as a task.")
             return await call_next(ctx)
         task = Task(uuid.uuid4().hex, owner(ctx))
         tasks[task.id] = task
         background.start_soon(run, task, name, forms(ctx))
         created = task.wire()
-        if RULE == "T-02":  # a task that does not begin `working`
+        if RULE == "T-03":  # a task that does not begin `working`
             created["status"] = "input_required"
         return {"task": created}
 
@@ -169,13 +169,15 @@ class TaskWire:
         if task.owner != owner(ctx) and RULE != "T-06":  # T-06: anyone's task is anyone's
             raise MCPError(-32602, "Failed to retrieve task: Task not found")
         if ctx.method == "tasks/get":
-            if RULE == "T-03-flip" and task.fetched:  # its result fetched, it says it works again
+            if RULE == "T-07-flip" and task.fetched:  # its result fetched, it says it works again
                 return {**task.wire(), "status": "working"}
+            if RULE == "T-09":  # no ttl, though a tasks/get must give the actual one
+                return {k: v for k, v in task.wire().items() if k != "ttl"}
             return task.wire()
         if ctx.method == "tasks/cancel":
-            if task.status in ("completed", "failed", "cancelled") and RULE != "T-03":
+            if task.status in ("completed", "failed", "cancelled") and RULE != "T-07":
                 raise MCPError(-32602, f"Cannot cancel task: already in terminal status {task.status!r}")
-            task.set("cancelled")  # T-03: a completed task becomes cancelled
+            task.set("cancelled")  # T-07: a completed task becomes cancelled
             return task.wire()
         return await self.result(ctx, task)
 
@@ -185,7 +187,7 @@ class TaskWire:
             question = task.question
             if question is not None and task.answer is None:
                 task.question = None
-                meta = {} if RULE == "T-04" else {"_meta": {RELATED: {"taskId": task.id}}}
+                meta = {} if RULE == "T-08" else {"_meta": {RELATED: {"taskId": task.id}}}
                 request = ElicitRequest.model_validate(
                     {"method": "elicitation/create", "params": {**question, **meta}}, by_name=False
                 )

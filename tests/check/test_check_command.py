@@ -13,7 +13,7 @@ from support.server_process import free_port, stop, wait_until_serving
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 SERVER = Path(__file__).with_name("faulty_server.py")
 IDS = ["S-01", "S-02", "S-03", "S-10", "S-11", "S-12", "S-13", "S-20", "S-21", "S-23", "S-24", "S-34", "S-35"]
-IDS += ["T-01", "T-02", "T-03", "T-04", "T-05", "T-06", "T-07"]
+IDS += ["T-01", "T-03", "T-04", "T-05", "T-06", "T-07", "T-08", "T-09", "T-40"]
 
 
 def check(*args: str) -> subprocess.CompletedProcess[str]:

@@ -74,9 +74,9 @@ def assert_the_everything_verdicts(code: int, found: dict[str, tuple[str, str]])
         assert found[rule][0] == "pass", (rule, found[rule])
     # tasks: `simulate-research-query` (task required) is called as one; called without `task` it
     # is refused as a tool result whose text names -32601, not as the JSON-RPC error: a warn
-    verdict, evidence = found["T-01"]
+    verdict, evidence = found["T-04"]
     assert verdict == "warn" and "refused as a tool result with isError" in evidence, evidence
-    for rule in ("T-02", "T-03", "T-04", "T-05", "T-07"):
+    for rule in ("T-01", "T-03", "T-05", "T-07", "T-08", "T-09", "T-40"):
         assert found[rule][0] == "pass", (rule, found[rule])
     assert found["T-06"][0] == "not-observed", found["T-06"]
 

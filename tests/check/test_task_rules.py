@@ -1,4 +1,4 @@
-"""`elicitkit check` on a server's tasks (2025-11-25): T-01 ... T-07.
+"""`elicitkit check` on a server's tasks (2025-11-25): T-01, T-03 ... T-09 and T-40.
 
 Each faulty task server (tests/check/faulty_task_server.py, a real process on the raw SDK over
 streamable HTTP on 127.0.0.1) breaks one task rule: the checker fails that rule and nothing
@@ -28,23 +28,25 @@ SERVER = HERE / "faulty_task_server.py"
 EVERYTHING = HERE.parent / "peers" / "everything"
 ELICITKIT = Path(sys.executable).with_name("elicitkit")
 COMMAND = [str(ELICITKIT), "check", "--timeout", "5", "--json", "-"]
-TASK_RULES = ["T-01", "T-02", "T-03", "T-04", "T-05", "T-06", "T-07"]
+TASK_RULES = ["T-01", "T-03", "T-04", "T-05", "T-06", "T-07", "T-08", "T-09", "T-40"]
 
 #: the broken MUST, and words its evidence must show
 FAILS = {
-    "T-01": 'a tool with taskSupport "required" ran without a task',
-    "T-02": "the task began 'input_required', not 'working'",
-    "T-03": "tasks/cancel on a task already 'completed' was accepted",
-    "T-03-flip": "tasks/result answered, which it may only once the task ended, yet tasks/get then said",
-    "T-04": "with no _meta['io.modelcontextprotocol/related-task']",
+    "T-01": "tool 'research' says execution.taskSupport 'required', but the server declared no",
+    "T-03": "the task began 'input_required', not 'working'",
+    "T-04": 'a tool with taskSupport "required" ran without a task',
     "T-05": "a task id nobody was given gave -32603, not -32602",
     "T-06": "the first user's task, asked for by the other user, was answered",
+    "T-07": "tasks/cancel on a task already 'completed' was accepted",
+    "T-07-flip": "tasks/result answered, which it may only once the task ended, yet tasks/get then said",
+    "T-08": "with no _meta['io.modelcontextprotocol/related-task']",
+    "T-09": "tasks/get without ttl",
 }
 #: a broken SHOULD: a warning with its evidence, never a failure
 WARNINGS = {
-    "T-02-asking": "the task said 'working' while its question was open, not 'input_required' (SHOULD)",
-    "T-02-stuck": "still said 'input_required'",
-    "T-07": "a task-augmented elicitation/create to a client that did not declare tasks.requests.elicitation",
+    "T-07-asking": "the task said 'working' while its question was open, not 'input_required' (SHOULD)",
+    "T-07-stuck": "still said 'input_required'",
+    "T-40": "a task-augmented elicitation/create to a client that did not declare tasks.requests.elicitation",
 }
 
 
@@ -98,7 +100,7 @@ async def test_the_well_behaved_task_server_passes_every_task_rule() -> None:
     assert {r: seen[r] for r in TASK_RULES} == dict.fromkeys(TASK_RULES, "pass"), evidence
     assert "fail" not in seen.values() and "warn" not in seen.values(), evidence
     # the question came through tasks/result, in input_required, and the task went on once answered
-    assert "working -> input_required -> working -> completed" in evidence["T-02"], evidence["T-02"]
+    assert "working -> input_required -> working -> completed" in evidence["T-07"], evidence["T-07"]
     assert "refused with -32602 (tasks/get, tasks/result)" in evidence["T-06"], evidence["T-06"]
 
 
@@ -107,8 +109,8 @@ async def test_a_tasks_question_on_the_standalone_stream_is_the_tasks_and_is_ans
     task by its `_meta`, such a question is not a loose one (S-02) and gets the task's answer."""
     seen, evidence = await check("side-channel")
     assert "fail" not in seen.values() and "warn" not in seen.values(), evidence
-    assert seen["S-02"] == "pass" and seen["T-04"] == "pass", evidence
-    assert "working -> input_required -> working -> completed" in evidence["T-02"], evidence["T-02"]
+    assert seen["S-02"] == "pass" and seen["T-08"] == "pass", evidence
+    assert "working -> input_required -> working -> completed" in evidence["T-07"], evidence["T-07"]
 
 
 async def test_without_a_second_token_another_users_tasks_are_not_observed() -> None:
@@ -137,13 +139,13 @@ def test_the_reference_everything_servers_research_task_and_its_question() -> No
         )
     assert "Traceback" not in done.stdout + done.stderr, done.stderr
     found = {f["id"]: (f["verdict"], f["evidence"]) for f in json.loads(done.stdout)["findings"]}
-    for rule in ("T-02", "T-03", "T-04", "T-05", "T-07"):
+    for rule in ("T-01", "T-03", "T-05", "T-07", "T-08", "T-09", "T-40"):
         assert found[rule][0] == "pass", (rule, found[rule])
     # asked through tasks/result, while input_required, and working again once answered
-    assert "working -> input_required -> working -> completed" in found["T-02"][1], found["T-02"]
-    assert "questions of a task" in found["T-04"][1] and not found["T-04"][1].startswith("0 "), found["T-04"]
+    assert "working -> input_required -> working -> completed" in found["T-07"][1], found["T-07"]
+    assert "questions of a task" in found["T-08"][1] and not found["T-08"][1].startswith("0 "), found["T-08"]
     # it refuses the call without `task` as a tool result whose text names -32601, not the error
-    verdict, evidence = found["T-01"]
+    verdict, evidence = found["T-04"]
     assert verdict == "warn" and "refused as a tool result with isError" in evidence, evidence
     # its question is asked inside the call (tasks/result) in a declared mode... except S-01:
     # it sends its form to a client that declared URL mode only, as its other tools do
@@ -167,4 +169,4 @@ async def test_elicitkits_own_task_server_passes_every_task_rule() -> None:
     evidence = {f.id: f.evidence for f in report.findings.all()}
     assert {r: seen[r] for r in TASK_RULES} == dict.fromkeys(TASK_RULES, "pass"), evidence
     assert "fail" not in seen.values() and "warn" not in seen.values(), evidence
-    assert "working -> input_required" in evidence["T-02"], evidence["T-02"]
+    assert "working -> input_required" in evidence["T-07"], evidence["T-07"]

@@ -4,7 +4,7 @@ It connects as a raw client several times (declaring no elicitation, form only, 
 both; at each protocol revision the server speaks), calls the tools, answers every question
 validly, by declining, by cancelling and with deliberately invalid content, and judges what
 came back against the server-side requirement IDs (S-01 ... S-35) a client can observe; a
-server with tasks (2025-11-25) has its task tools called as tasks and is judged on T-01 ... T-07.
+server with tasks (2025-11-25) has its task tools called as tasks and is judged on T-01 ... T-09 and T-40.
 It never opens a URL unless asked to (`browser=True`).
 
 `elicitkit check --host` turns it around: `HostAudit` is an MCP server a person adds to a host

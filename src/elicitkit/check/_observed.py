@@ -159,6 +159,8 @@ class Observations:
     task_probes: list[tuple[str, Reply]] = field(default_factory=list)
     #: the server's `tasks` capability at 2025-11-25 (None: it declared none)
     server_tasks: dict[str, Any] | None = None
+    #: each tool's `execution.taskSupport` as listed at 2025-11-25 (tools that say none are left out)
+    task_support: dict[str, str] = field(default_factory=dict)
     #: do all connections reach one server? (HTTP: yes; stdio: each connection starts its own)
     one_server: bool = True
 

@@ -5,7 +5,7 @@ connects declaring form+url, then form only, url only and no elicitation, and ca
 with arguments built from its input schema. On the form+url connection every tool that asked
 something is called again to decline, to cancel and with each invalid answer. At 2025-11-25
 a server with tasks has its task-required tools called as tasks throughout, then `tasks` probes
-the task rules (T-01 ... T-07). Two concurrent sessions then watch where completion notices go
+the task rules (T-01 ... T-09, T-40). Two concurrent sessions then watch where completion notices go
 (S-23). Nothing opens a URL here.
 """
 
@@ -122,6 +122,11 @@ class _Run:
                     tools = tools or await probe.tools()
                     if revision == LEGACY:
                         self.seen.server_tasks = probe.server_tasks
+                        self.seen.task_support = {
+                            t.name: t.execution.task_support
+                            for t in tools
+                            if t.execution is not None and t.execution.task_support is not None
+                        }
             except Exception as error:  # any failure here is "cannot connect", said in a sentence
                 why = why or _reason(error)
         if not found and self.target.last_http_error is not None:
