@@ -50,7 +50,8 @@ async def test_a_host_that_declares_url_and_declines_unseen_fails_c01() -> None:
     assert report.seen.modes == ("form", "url")
     assert verdicts(report)["C-01"] == "fail"
     said = evidence(report, "C-01")
-    assert "declared form mode but refused every question it was told to accept (10 of 10)" in said
+    # the ten form questions and the task-augmented one, which this host answers as a plain question
+    assert "declared form mode but refused every question it was told to accept (11 of 11)" in said
     url = "declared url mode but refused every question it was told to accept (1 of 1), e.g. url-consent"
     assert f'{url}: came back {{"action": "decline"}}' in said
 

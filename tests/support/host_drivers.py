@@ -14,12 +14,16 @@ import asyncio
 import shutil
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp import Client, StdioServerParameters
-from mcp_types import ElicitRequestFormParams, ElicitResult
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, ClientTasksCapability, ElicitRequestFormParams, ElicitResult
 
+from elicitkit._sdk import ExtendedClient
 from elicitkit.check import HostEndpoint
 from elicitkit.check._host import policy_answer
 from elicitkit.client import ElicitationConfig, RateLimit, ScriptedUI
@@ -30,6 +34,10 @@ TS_SDK = Path(__file__).parents[1] / "peers" / "ts-sdk"
 NODE = shutil.which("node")
 
 Callback = Callable[[Any, Any], Awaitable[Any]]
+RELATED = "io.modelcontextprotocol/related-task"
+
+PAUSE = 2.5
+"""Seconds a scripted person takes over a question whose `To do:` line says to take a moment."""
 
 
 async def policy(context: Any, params: Any) -> ElicitResult:
@@ -53,6 +61,16 @@ async def _each(endpoint: HostEndpoint, call: Callable[[str], Awaitable[Any]]) -
             await call(tool)
         except Exception:  # a host that fails a call is graded, not raised
             continue
+
+
+class _Unhurried(ScriptedUI):
+    """A scripted person who takes a moment when the `To do:` line says to (the task question:
+    the audit then sees the host's task `input_required` while they are asked)."""
+
+    async def ask_form(self, question: FormQuestion) -> Reply:
+        if question.message.rpartition("To do:")[2].strip().startswith("Take a moment"):
+            await asyncio.sleep(PAUSE)
+        return await super().ask_form(question)
 
 
 @dataclass
@@ -79,7 +97,7 @@ class ElicitkitHost:
 
         # a person answers the battery one question at a time; the default rate limit is for floods
         config = ElicitationConfig(
-            ScriptedUI(otherwise=reply), modes=("form", "url"), rate_limit=RateLimit(burst=30), open_url=print
+            _Unhurried(otherwise=reply), modes=("form", "url"), rate_limit=RateLimit(burst=30), open_url=print
         )
         async with config.connect(_server(endpoint), mode=self.mode) as client:
             await _each(endpoint, lambda tool: client.call_tool(tool, {}))
@@ -167,3 +185,58 @@ HOSTS: tuple[Callable[[], Any], ...] = (
     lambda: TsSdkHost(2, pin_2026=True),
 )
 """Every host this machine can run, in the order docs/hosts.md's matrix lists them."""
+
+
+@dataclass
+class PlantedTaskHost:
+    """A planted host that declares `tasks.requests.elicitation.create` and runs the task-augmented
+    question as a task of its own, by hand, with one `fault` (or none): "never" (the task stays
+    input_required and tasks/result never returns), "plain" (a plain answer instead of a task),
+    "no-meta" (tasks/result without the related-task `_meta`), "cancel-ok" (an ended task's
+    cancel accepted), "unknown-ok" (an unknown task id answered). It calls only `tools`."""
+
+    fault: str = ""
+    tools: tuple[str, ...] = ("audit_task_question", "audit_report")
+    name: str = "a planted task host"
+
+    async def __call__(self, endpoint: HostEndpoint) -> None:
+        tasks: dict[str, dict[str, Any]] = {}
+        answers: dict[str, dict[str, Any]] = {}
+
+        async def server_requests(session: Any, request_id: Any, method: str, params: Any) -> Any:
+            params = dict(params or {})
+            if method == "elicitation/create" and "task" in params and self.fault != "plain":
+                now = datetime.now(UTC).isoformat()
+                task = {"taskId": f"t{len(tasks) + 1}", "status": "working", "createdAt": now}
+                task.update(lastUpdatedAt=now, ttl=params["task"].get("ttl"), pollInterval=100)
+                tasks[task["taskId"]] = task
+                action, content = policy_answer(params["message"], params.get("requestedSchema"))
+                answers[task["taskId"]] = {"action": action, "content": content}
+                return {"task": task}
+            task = tasks.get(str(params.get("taskId")))
+            if method not in ("tasks/get", "tasks/result", "tasks/cancel"):
+                return None
+            if task is None and self.fault != "unknown-ok":
+                raise MCPError(INVALID_PARAMS, "No such task.")
+            task = task or {"taskId": params.get("taskId"), "status": "completed"}
+            task["status"] = "input_required" if self.fault == "never" else "completed"
+            if method == "tasks/get":
+                return task
+            if method == "tasks/cancel":
+                if self.fault == "cancel-ok":
+                    return {**task, "status": "cancelled"}
+                raise MCPError(INVALID_PARAMS, "The task has ended.")
+            if self.fault == "never":
+                await anyio.sleep_forever()
+            meta = {} if self.fault == "no-meta" else {"_meta": {RELATED: {"taskId": task["taskId"]}}}
+            return {**answers.get(task["taskId"], {}), **meta}
+
+        client = ExtendedClient(_server(endpoint), mode="legacy", elicitation_callback=policy)
+        client.tasks_capability = ClientTasksCapability.model_validate(
+            {"list": {}, "cancel": {}, "requests": {"elicitation": {"create": {}}}}
+        )
+        client.server_requests = server_requests
+        async with client:
+            await _each(
+                HostEndpoint(None, None, self.tools, endpoint.deadline), lambda t: client.call_tool(t, {})
+            )

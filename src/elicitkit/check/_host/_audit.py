@@ -7,6 +7,13 @@ SDK's `elicit_url` on 2025-11-25 and in the tool's own input-required result on 
 (their URLs are not elicitkit pages); the one that tests C-02 is sent, on 2025-11-25 only, to a
 host that did *not* declare URL mode, on purpose. `Tap` keeps what came back as it came. Each
 question's wait is bounded by one deadline for the whole audit.
+
+Two questions are about 2025-11-25 tasks. The task-augmented question is sent raw on the
+connection (the SDK checks an `elicitation/create` result as an `ElicitResult`, so it has no way
+to send one that may come back a `CreateTaskResult`), to every host that declared form mode:
+the audit then plays the requestor, polling the host's `tasks/get` beside a waiting
+`tasks/result`. The task tool is served by `elicitkit.server.Tasks` as `required`, and
+`TaskWatch` sees whether the host called it as a task, polled and read its result.
 """
 
 from __future__ import annotations
@@ -14,27 +21,40 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import anyio
 import pydantic
+from mcp.server.connection import Connection
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 
-from elicitkit.check._host._battery import BATTERY, Question
+from elicitkit._sdk import connection_of
+from elicitkit.check._host._battery import BATTERY, TASK_TTL_MS, Question
 from elicitkit.check._host._records import MODERN, Asked, HostSeen
 from elicitkit.check._host._report import HostReport
-from elicitkit.check._host._tap import Tap, heard
+from elicitkit.check._host._tap import Tap, TaskWatch, heard
 from elicitkit.results import AcceptedElicitation, DeclinedElicitation
 from elicitkit.server import (
     Elicitation,
     ElicitationTimeoutError,
     InvalidAnswerError,
+    KeyRing,
+    McpUsers,
+    MemoryStore,
     ModeNotDeclaredError,
+    Tasks,
 )
 
 REPORT_TOOL = "audit_report"
+TASK_TOOL = next(q.tool for q in BATTERY if q.kind == "task-tool")
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+UNKNOWN_TASK = "elicitkit-host-audit-no-such-task"
+"""A task id no host gave out: asking for it must be -32602."""
+POLL_INTERVAL = 0.5
+"""The pause the task tool's task suggests between two `tasks/get` (seconds)."""
 
 
 class HostAudit:
@@ -53,9 +73,18 @@ class HostAudit:
             instructions="Call the audit_ tools one by one, in order, and answer each question as its "
             "'To do:' line says; then call audit_report.",
         )
-        self.elicit = Elicitation(self.server)
+        tasks = Tasks(
+            {TASK_TOOL: "required"},
+            users=McpUsers.single_user_local(),  # the audit serves one person, on 127.0.0.1 or stdio
+            keys=KeyRing.from_string(KeyRing.generate()),
+            store=MemoryStore(),
+            poll_interval=POLL_INTERVAL,
+        )
+        self.elicit = Elicitation(self.server, tasks=tasks)
         self.tap = Tap()
         self.server.middleware.append(self.tap)
+        self.watch = TaskWatch(TASK_TOOL, clock)
+        self.server.middleware.insert(0, self.watch)
         self.records: dict[str, Asked] = {}
         self.host = HostSeen()
         self.clock = clock
@@ -87,13 +116,41 @@ class HostAudit:
         capabilities = session.client_capabilities
         modes = tuple(m for m in ("form", "url") if self.elicit.supports(ctx, m))
         info = session.client_params.client_info if session.client_params is not None else None
+        tasks = capabilities.tasks if capabilities is not None else None
+        requests = tasks.requests if tasks is not None else None
+        elicitation = requests.elicitation if requests is not None else None
         self.host = HostSeen(
             name=f"{info.name} {info.version}" if info is not None else self.host.name,
             protocol=ctx.request_context.protocol_version,
             declared=capabilities is not None and capabilities.elicitation is not None,
             modes=modes,
+            tasks=elicitation is not None and elicitation.create is not None,
         )
         return self.host.protocol, modes
+
+    def asked(self) -> list[Asked]:
+        """Every question asked so far; the task tool's record holds what `TaskWatch` saw."""
+        if self.watch.calls:
+            question = next(q for q in BATTERY if q.kind == "task-tool")
+            sent = {"mode": "form", "message": question.message, "requestedSchema": dict(question.schema)}
+            record = self.records.setdefault(
+                question.key, Asked(question.key, self.host.protocol, self.host.modes, sent)
+            )
+            gaps = [b - a for a, b in pairwise(self.watch.polls)]
+            record.task = {
+                "as_task": any(self.watch.calls),
+                "plain_calls": self.watch.calls.count(False),
+                "poll_interval_ms": round(POLL_INTERVAL * 1000),
+                "shortest_gap_ms": round(min(gaps) * 1000) if gaps else None,
+                "results": self.watch.results,
+            }
+            if not any(self.watch.calls):
+                record.outcome = "not-asked"
+                record.detail = "called without task, so the task wire refused it (-32601)"
+            elif record.outcome == "unanswered" and not self.watch.results:
+                record.outcome = "not-asked"
+                record.detail = "the host never called tasks/result, which carries the task's question"
+        return list(self.records.values())
 
     def _left(self) -> float:
         return self.ends - self.clock()
@@ -101,8 +158,17 @@ class HostAudit:
     async def ask(self, ctx: Context, question: Question) -> str | InputRequiredResult:
         """Ask `question` of the host behind `ctx` and keep what came of it."""
         protocol, modes = self._see(ctx)
-        if question.kind in ("form", "rounds"):
-            keys = [question.key] if question.kind == "form" else [f"{question.key}-1", f"{question.key}-2"]
+        if question.kind == "task":
+            return await self._task_question(ctx, question, protocol, modes)
+        if question.kind == "task-tool" and protocol >= MODERN:
+            record = self.records[question.key] = Asked(question.key, protocol, modes, {"mode": "form"})
+            record.outcome, record.detail = (
+                "not-asked",
+                "asked on 2025-11-25 only (on 2026-07-28 tasks are an extension)",
+            )
+            return record.detail
+        if question.kind in ("form", "rounds", "task-tool"):
+            keys = [question.key] if question.kind != "rounds" else [f"{question.key}-1", f"{question.key}-2"]
             said = [await self._form(ctx, question, key, protocol, modes) for key in keys]
             return " ".join(said)
         return await self._url(ctx, question, protocol, modes)
@@ -192,6 +258,100 @@ class HostAudit:
             raw if isinstance(raw, dict) else answer.model_dump(mode="json", by_alias=True, exclude_none=True)
         )
         return f"{question.key}: answered"
+
+    async def _task_question(
+        self, ctx: Context, question: Question, protocol: str, modes: tuple[str, ...]
+    ) -> str:
+        sent = {
+            "mode": "form",
+            "message": question.message,
+            "requestedSchema": dict(question.schema),
+            "task": {"ttl": TASK_TTL_MS},
+        }
+        record = self.records[question.key] = Asked(question.key, protocol, modes, sent)
+        connection = connection_of(ctx.request_context.session)
+        if protocol >= MODERN:
+            record.outcome, record.detail = (
+                "not-asked",
+                "asked on 2025-11-25 only (on 2026-07-28 tasks are an extension)",
+            )
+        elif "form" not in modes:
+            record.outcome, record.detail = "not-asked", "the host did not declare form mode"
+        elif self._left() <= 0 or connection is None:
+            record.outcome, record.detail = "not-asked", "the audit's deadline had passed"
+        else:
+            record.task = {"declared": self.host.tasks, "created": None, "statuses": []}
+            with anyio.move_on_after(self._left()):
+                await self._as_requestor(connection, record)
+            if record.outcome == "unanswered":
+                statuses = record.task["statuses"]
+                record.detail = "no answer before the audit's deadline" + (
+                    f" (the task stayed {statuses[-1]})" if statuses else ""
+                )
+        return f"{question.key}: {record.outcome} {record.detail}".strip()
+
+    async def _as_requestor(self, connection: Connection, record: Asked) -> None:
+        """Send the task-augmented question and, if a task comes back, follow it as a requestor:
+        `tasks/get` at its `pollInterval` while `tasks/result` waits; then cancel the ended task
+        and ask for an unknown one, both of which must be -32602."""
+        task = record.task or {}
+        try:
+            first = await connection.send_raw_request("elicitation/create", record.sent)
+        except MCPError as error:
+            record.outcome, record.detail = "error", f"error {error.code}: {error.message}"
+            return
+        created = first.get("task")
+        if not isinstance(created, dict):
+            record.outcome, record.answer = "answered", first
+            return
+        task["created"] = {k: created.get(k) for k in ("status", "createdAt", "ttl") if k in created}
+        task_id = {"taskId": created.get("taskId")}
+        statuses: list[str] = task["statuses"]
+        statuses.append(str(created.get("status")))
+        pause = created.get("pollInterval")
+        pause = max(0.1, pause / 1000) if isinstance(pause, int | float) else POLL_INTERVAL
+        ended = anyio.Event()
+
+        async def read_result() -> None:
+            try:
+                result = await connection.send_raw_request("tasks/result", task_id)
+            except MCPError as error:
+                record.outcome, record.detail = "error", f"tasks/result: error {error.code}: {error.message}"
+            else:
+                meta = result.pop("_meta", None)
+                related = (meta or {}).get(RELATED_TASK) if isinstance(meta, dict) else None
+                task["related"] = isinstance(related, dict) and related.get("taskId") == task_id["taskId"]
+                record.outcome, record.answer = "answered", result
+            ended.set()
+
+        async def poll() -> None:
+            try:
+                got = await connection.send_raw_request("tasks/get", task_id)
+            except MCPError as error:
+                task["broke"] = f"tasks/get of its own task: error {error.code}"
+                return
+            if RELATED_TASK in (got.get("_meta") or {}):
+                task["get_meta"] = True
+            if got.get("status") != statuses[-1]:
+                statuses.append(str(got.get("status")))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_result)
+            while not ended.is_set() and "broke" not in task:
+                with anyio.move_on_after(pause):
+                    await ended.wait()
+                await poll()  # once more after the result: the status it ended in
+        task["cancel"] = await _code(connection, "tasks/cancel", task_id)
+        task["unknown"] = await _code(connection, "tasks/get", {"taskId": UNKNOWN_TASK})
+
+
+async def _code(connection: Connection, method: str, params: dict[str, Any]) -> str:
+    """`method`'s reply in short: "error CODE", or "answered" when it did not refuse."""
+    try:
+        await connection.send_raw_request(method, params)
+    except MCPError as error:
+        return f"error {error.code}"
+    return "answered"
 
 
 def _typed(result: Any) -> dict[str, Any]:

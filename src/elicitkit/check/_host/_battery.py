@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from elicitkit.schema import FORMATS, fields
 
-Kind = Literal["form", "url", "url-undeclared", "rounds"]
+Kind = Literal["form", "url", "url-undeclared", "rounds", "task", "task-tool"]
 Action = Literal["accept", "decline", "cancel"]
 
 LOOKALIKE_URL = "https://xn--80ak6aa92e.example/sign-in"
@@ -22,6 +22,9 @@ LOOKALIKE_URL = "https://xn--80ak6aa92e.example/sign-in"
 
 PLAIN_URL = "https://example.com/elicitkit-host-audit"
 """A plain https URL on a domain reserved for documentation: opening it is harmless."""
+
+TASK_TTL_MS = 300_000
+"""The lifetime the task-augmented question asks for (five minutes: longer than any audit run here)."""
 
 CLAMP_TRY = 150
 """The out-of-range number the person types first in the bounds question (its maximum is 100)."""
@@ -252,6 +255,26 @@ BATTERY: tuple[Question, ...] = (
         to_do="Submit the form as it opened.",
         schema=_form({"ready": {"type": "boolean", "title": "Ready", "default": True}}),
         rules=("M-01", "R-01"),
+    ),
+    Question(
+        key="task-question",
+        label="a task-augmented question (2025-11-25 tasks): answered as a task by a host that "
+        "declared tasks for elicitation, as a plain question by any other",
+        kind="task",
+        to_do="Take a moment (a host that runs this as a task shows it waiting for you), then "
+        "submit the form as it opened.",
+        schema=_form(
+            {"note": {"type": "string", "title": "Note", "default": "answered in a task"}}, ["note"]
+        ),
+        rules=("T-10", "T-11", "T-12", "T-13", "T-14", "T-15", "T-17", "T-18", "R-01"),
+    ),
+    Question(
+        key="task-tool",
+        label="a question inside a tool that runs only as a task (execution.taskSupport required)",
+        kind="task-tool",
+        to_do="Submit the form as it opened (it comes from the tool's task).",
+        schema=_form({"go": {"type": "boolean", "title": "Go on", "default": True}}, ["go"]),
+        rules=("T-20", "T-22", "T-23", "T-24", "R-01"),
     ),
 )
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 from typing import Any
 
 from elicitkit.check._findings import HOST_RULES, Findings
 from elicitkit.check._host._battery import BATTERY, CLAMP_TRY, Question
-from elicitkit.check._host._records import MODERN, Asked, HostSeen
+from elicitkit.check._host._records import MODERN, TERMINAL, Asked, HostSeen
 from elicitkit.schema import defaults, validate
 
 _QUESTIONS = {q.key: q for q in BATTERY}
@@ -40,6 +41,7 @@ def shown(record: Asked) -> str:
 def grade(records: Iterable[Asked], host: HostSeen) -> Findings:
     """Every verdict the records support, one per rule of `HOST_RULES`."""
     findings = Findings(HOST_RULES)
+    records = list(records)
     asked = [r for r in records if r.outcome != "not-asked"]
     answered = [r for r in asked if r.outcome == "answered"]
     _responses(answered, findings)
@@ -50,6 +52,8 @@ def grade(records: Iterable[Asked], host: HostSeen) -> Findings:
     _undeclared(asked, findings)
     _modes(asked, host, findings)
     _rounds(asked, host, findings)
+    _task_question(next((r for r in records if r.key == "task-question"), None), findings)
+    _task_tool(next((r for r in records if r.key == "task-tool"), None), findings)
     return findings
 
 
@@ -170,7 +174,7 @@ def _modes(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
     for mode in host.modes:
         mine = [r for r in asked if r.sent["mode"] == mode and r.key != "url-undeclared"]
         hanging = [r for r in mine if r.outcome == "unanswered"]
-        errors = [r for r in mine if r.outcome == "error"]
+        errors = [r for r in mine if r.outcome == "error" and r.key != "task-question"]  # T-11's
         told = [r for r in mine if r.outcome == "answered" and question_of(r.key).told == "accept"]
         if mode == "url":
             told = [r for r in told if r.key == "url-consent"]
@@ -204,3 +208,148 @@ def _rounds(asked: list[Asked], host: HostSeen, findings: Findings) -> None:
         findings.add("M-01", "fail", f"a {MODERN} round never retried: {shown(hanging[0])}")
     else:
         findings.add("M-01", "pass", f"{len(modern)} input-required rounds, each answered and retried")
+
+
+_RECEIVER = ("T-10", "T-11", "T-12", "T-13", "T-14", "T-15", "T-17", "T-18")
+_REQUESTOR = ("T-20", "T-22", "T-23", "T-24")
+_PATHS = {"working": {"input_required", *TERMINAL}, "input_required": {"working", *TERMINAL}}
+
+
+def _task_question(record: Asked | None, findings: Findings) -> None:
+    """T-10..T-18: the task-augmented question, as the host's task (or, undeclared, its plain answer)."""
+    task = (record.task if record is not None else None) or {}
+    if record is None or record.outcome == "not-asked" or not task:
+        why = record.detail if record is not None and record.detail else "the question was not asked"
+        for rule in _RECEIVER:
+            findings.note(rule, f"task-question: {why}")
+        return
+    created = task.get("created")
+    if not task.get("declared"):
+        if created is not None:
+            findings.add(
+                "T-10", "fail", f"{shown(record)}: a CreateTaskResult from a host that did not declare tasks"
+            )
+            findings.add(
+                "T-11", "fail", f"{shown(record)}: not declared, so it must answer as a plain question"
+            )
+        elif record.outcome == "answered" and "action" in (record.answer or {}):
+            findings.add("T-11", "pass", f"{shown(record)}: not declared; answered as a plain question")
+        else:
+            findings.add(
+                "T-11", "fail", f"{shown(record)}: not declared, so it must answer as a plain question"
+            )
+        for rule in _RECEIVER[2:]:
+            findings.note(rule, "the host did not declare tasks.requests.elicitation.create")
+        findings.note("T-10", "the host did not declare tasks.requests.elicitation.create")
+        return
+    findings.note("T-11", "the host declared tasks.requests.elicitation.create")
+    if created is None:
+        findings.add("T-10", "pass", "declared tasks.requests.elicitation.create")
+        findings.add(
+            "T-12", "fail", f"{shown(record)}: declared tasks for elicitation, yet no CreateTaskResult"
+        )
+        for rule in _RECEIVER[3:]:
+            findings.note(rule, "no task was created")
+        return
+    findings.add("T-10", "pass", "declared tasks.requests.elicitation.create and answered with a task")
+    _created(created, findings)
+    _statuses(record, task, findings)
+    _result(record, task, findings)
+    for rule, key, what in (
+        ("T-17", "cancel", "tasks/cancel of the ended task"),
+        ("T-18", "unknown", "tasks/get of an unknown id"),
+    ):
+        reply = task.get(key)
+        if reply is None:
+            findings.note(rule, "the task never ended, so this was not tried")
+        elif reply == "error -32602":
+            findings.add(rule, "pass", f"{what}: {reply}")
+        else:
+            findings.add(rule, "fail", f"{what}: {reply}, not error -32602 (invalid params)")
+
+
+def _created(created: dict[str, Any], findings: Findings) -> None:
+    missing = [k for k in ("createdAt", "ttl") if k not in created]
+    if created.get("status") != "working":
+        findings.add(
+            "T-12", "fail", f"the CreateTaskResult's task was {created.get('status')}; a task begins working"
+        )
+    elif missing:
+        findings.add("T-12", "fail", f"the CreateTaskResult's task lacks {', '.join(missing)}")
+    else:
+        findings.add("T-12", "pass", "a CreateTaskResult at once: the task working, with createdAt and ttl")
+
+
+def _statuses(record: Asked, task: dict[str, Any], findings: Findings) -> None:
+    statuses: list[str] = task.get("statuses") or []
+    path = " -> ".join(statuses)
+    wrong = [f"{a} -> {b}" for a, b in pairwise(statuses) if b not in _PATHS.get(a, ())]
+    if wrong:
+        findings.add("T-13", "fail", f"statuses seen {path}: {wrong[0]} is not a path the spec allows")
+    elif task.get("broke"):
+        findings.add("T-13", "fail", f"statuses seen {path}; then {task['broke']}")
+    elif not statuses or statuses[-1] not in TERMINAL:
+        findings.note("T-13", f"statuses seen {path}; the task never ended")
+    elif "input_required" in statuses:
+        findings.add("T-13", "pass", f"statuses seen {path}")
+    else:
+        findings.add("T-13", "pass", f"statuses seen {path} (answered before a poll saw input_required)")
+
+
+def _result(record: Asked, task: dict[str, Any], findings: Findings) -> None:
+    if record.outcome == "unanswered":
+        findings.note("T-14", "tasks/result did not return before the audit's deadline")
+        findings.note("T-15", "tasks/result did not return before the audit's deadline")
+        return
+    if record.outcome == "error" or "action" not in (record.answer or {}):
+        findings.add("T-14", "fail", f"{shown(record)}: tasks/result must return the ElicitResult")
+    else:
+        findings.add("T-14", "pass", f"{shown(record)}")
+    if task.get("related"):
+        findings.add("T-15", "pass", "tasks/result carried related-task _meta naming the task")
+    elif record.outcome == "answered":
+        findings.add("T-15", "fail", "tasks/result carried no related-task _meta naming the task")
+    if task.get("get_meta"):
+        findings.add("T-15", "warn", "tasks/get carried related-task _meta, which it should not")
+
+
+def _task_tool(record: Asked | None, findings: Findings) -> None:
+    """T-20..T-24: how the host ran the tool whose `execution.taskSupport` is required."""
+    task = (record.task if record is not None else None) or {}
+    if record is None or not task:
+        why = (
+            record.detail if record is not None and record.detail else "the host did not call audit_task_tool"
+        )
+        for rule in _REQUESTOR:
+            findings.note(rule, f"task-tool: {why}")
+        return
+    if not task.get("as_task"):
+        findings.add(
+            "T-20", "fail", f"task-tool: {record.detail}; a required task tool must be called as a task"
+        )
+        for rule in _REQUESTOR[1:]:
+            findings.note(rule, "the tool was never called as a task")
+        return
+    plain = task.get("plain_calls") or 0
+    if plain:
+        findings.add(
+            "T-20", "fail", f"task-tool: called as a task, and {plain} time(s) without task (-32601)"
+        )
+    else:
+        findings.add("T-20", "pass", "task-tool: called as a task")
+    gap, interval = task.get("shortest_gap_ms"), task.get("poll_interval_ms")
+    if gap is not None and interval is not None and gap < 0.8 * interval:
+        findings.add("T-22", "warn", f"tasks/get polled faster than the task's pollInterval of {interval} ms")
+    else:
+        findings.add("T-22", "pass", f"no tasks/get faster than the task's pollInterval of {interval} ms")
+    if not task.get("results"):
+        findings.add("T-23", "warn", f"task-tool: {record.detail}")
+        findings.note("T-24", "the task's question never reached the host")
+    elif record.outcome == "answered":
+        findings.add("T-23", "pass", f"{shown(record)}: on tasks/result, and the tool's result read there")
+        findings.add("T-24", "pass", f"{shown(record)}: the question tied to its task was answered")
+    elif record.outcome == "error":
+        findings.add("T-24", "fail", f"{shown(record)}: the question tied to its task was refused")
+    else:
+        findings.note("T-23", f"{shown(record)}")
+        findings.note("T-24", f"{shown(record)}")

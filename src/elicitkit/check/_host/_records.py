@@ -10,6 +10,9 @@ Outcome = Literal["answered", "error", "unanswered", "not-asked"]
 MODERN = "2026-07-28"
 """The revision whose questions ride in input-required rounds."""
 
+TERMINAL = ("completed", "failed", "cancelled")
+"""A task's statuses that never change again (2025-11-25 tasks)."""
+
 
 @dataclass
 class Asked:
@@ -22,6 +25,8 @@ class Asked:
     outcome: Outcome = "unanswered"
     answer: dict[str, Any] | None = None
     detail: str = ""
+    task: dict[str, Any] | None = None
+    """A task question's evidence beyond the answer: what was created, the statuses seen, the replies."""
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data."""
@@ -33,6 +38,7 @@ class Asked:
             "outcome": self.outcome,
             "answer": self.answer,
             "detail": self.detail,
+            "task": self.task,
         }
 
     @classmethod
@@ -49,3 +55,5 @@ class HostSeen:
     protocol: str = ""
     declared: bool = False
     modes: tuple[str, ...] = ()
+    tasks: bool = False
+    """Whether it declared `tasks.requests.elicitation.create` (2025-11-25 tasks)."""

@@ -33,7 +33,7 @@ class HostReport:
     @classmethod
     def of(cls, audit: HostAudit, host: str = "") -> HostReport:
         """The report on what `audit` has seen so far; `host` names the host (else what it said)."""
-        asked = list(audit.records.values())
+        asked = audit.asked()
         return cls(host or audit.host.name or "an unnamed host", audit.host, asked, grade(asked, audit.host))
 
     @property
@@ -48,6 +48,7 @@ class HostReport:
             "client": self.seen.name,
             "protocol": self.seen.protocol,
             "elicitation": list(self.seen.modes) if self.seen.declared else None,
+            "tasks": self.seen.tasks,
             "findings": [f.to_dict() for f in self.findings.all()],
             "asked": [a.to_dict() for a in self.asked],
         }
@@ -56,7 +57,13 @@ class HostReport:
     def from_dict(cls, data: dict[str, Any]) -> HostReport:
         """A report read back from `to_dict`'s data (a stdio audit writes it to a file)."""
         declared = data["elicitation"] is not None
-        seen = HostSeen(data["client"], data["protocol"], declared, tuple(data["elicitation"] or ()))
+        seen = HostSeen(
+            data["client"],
+            data["protocol"],
+            declared,
+            tuple(data["elicitation"] or ()),
+            bool(data.get("tasks")),
+        )
         findings = Findings(HOST_RULES)
         for one in data["findings"]:
             if one["verdict"] == "not-observed":
@@ -71,7 +78,7 @@ class HostReport:
 
     def summary(self) -> str:
         """One line: the host, its revision, what it declared, how many questions."""
-        declared = ", ".join(self.seen.modes) if self.seen.declared else "no elicitation"
+        declared = _declares(self.seen) if self.seen.declared else "no elicitation"
         return (
             f"{self.host} ({self.seen.name or 'no client info'}; {self.seen.protocol or 'no revision'}; "
             f"declares {declared}; {self.questions} of {len(BATTERY)} questions asked)"
@@ -132,11 +139,16 @@ def matrix(reports: list[HostReport]) -> str:
     ]
     for report in reports:
         verdicts = {f.id: f.verdict for f in report.findings.all()}
-        declared = ", ".join(report.seen.modes) if report.seen.declared else "nothing"
+        declared = _declares(report.seen) if report.seen.declared else "nothing"
         cells = " | ".join(_CELL[verdicts[i]] for i in ids)
         lines.append(f"| {report.host} | {report.seen.protocol} | {declared} | {cells} |")
     sections = "\n\n".join(r.to_markdown() for r in reports)
     return "\n".join(lines) + "\n\n" + sections
+
+
+def _declares(seen: HostSeen) -> str:
+    """What the host declared, in short: its modes, and "tasks" for task-augmented elicitation."""
+    return ", ".join((*seen.modes, *(("tasks",) if seen.tasks else ())))
 
 
 _CELL = {"pass": "pass", "fail": "**fail**", "warn": "*warn*", "not-observed": "-"}

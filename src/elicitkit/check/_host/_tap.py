@@ -1,4 +1,5 @@
-"""What the host sent back, as it sent it: the evidence the grading needs beyond the typed answer.
+"""What the host sent back, as it sent it: the evidence the grading needs beyond the typed answer
+(and, in `TaskWatch`, how it ran the task tool).
 
 `Elicitation.form` hands a tool the answer after strict validation, and nothing of a decline's
 content; a host's mistakes are in what it sent. `Tap` is a server middleware (the SDK's public
@@ -19,6 +20,8 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp_types import ElicitResult
+
+from elicitkit.check._host._records import MODERN
 
 CallNext = Callable[[ServerRequestContext[Any, Any]], Awaitable[Any]]
 
@@ -61,3 +64,28 @@ class _Recording(ServerSession):
         if isinstance(result, ElicitResult) and found is not None:
             found.append(result.model_dump(mode="json", by_alias=True, exclude_none=True))
         return result
+
+
+class TaskWatch:
+    """The middleware that sees how a 2025-11-25 host runs the task tool `tool`: whether
+    its `tools/call` carried `task`, when it polled `tasks/get`, how often it read `tasks/result`.
+    It sits outermost, so it sees the calls the task wire refuses too."""
+
+    def __init__(self, tool: str, clock: Callable[[], float]) -> None:
+        self.tool = tool
+        self.clock = clock
+        self.calls: list[bool] = []
+        self.polls: list[float] = []
+        self.results = 0
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+        params = ctx.params or {}
+        if ctx.protocol_version >= MODERN:  # tasks there are an extension, not this wire
+            return await call_next(ctx)
+        if ctx.method == "tools/call" and params.get("name") == self.tool:
+            self.calls.append(isinstance(params.get("task"), dict))
+        elif ctx.method == "tasks/get":
+            self.polls.append(self.clock())
+        elif ctx.method == "tasks/result":
+            self.results += 1
+        return await call_next(ctx)
