@@ -31,6 +31,9 @@ from elicitkit.server import AcceptedElicitation, Elicitation, InvalidAnswerErro
 
 pytestmark = pytest.mark.timeout(300)
 
+ELICITATION_RULES = ("C-01", "C-02", "C-11", "C-12", "C-23", "C-30", "R-01", "M-01")
+"""The host audit's verdicts on elicitation (it may grade more, e.g. tasks)."""
+
 COUNT = {
     "type": "object",
     "properties": {"count": {"type": "integer", "title": "Count", "minimum": 0, "maximum": 10}},
@@ -170,7 +173,7 @@ async def test_the_host_audit_grades_the_inspector_clamp_and_unchecked_json(tmp_
     report = await audit_host(inspector, deadline=inspector.deadline)
 
     verdicts = {f.id: (f.verdict, f.evidence) for f in report.findings.all()}
-    assert {rule: verdict for rule, (verdict, _) in verdicts.items()} == {
+    assert {rule: verdicts[rule][0] for rule in ELICITATION_RULES} == {
         "C-01": "pass",  # form and URL declared, every question answered
         "C-02": "not-observed",  # it declares URL mode, so is never asked in an undeclared one
         "C-11": "pass",  # every default offered and sent back
@@ -187,3 +190,25 @@ async def test_the_host_audit_grades_the_inspector_clamp_and_unchecked_json(tmp_
     assert did["audit_required"] == f"edited as JSON: {unchecked}; no message; pressed Submit"
     assert did["audit_url_lookalike"].startswith("URL https://xn--80ak6aa92e.example/sign-in shown")
     assert (report.seen.name, report.seen.protocol) == (f"mcp-inspector {INSPECTOR_VERSION}", "2025-11-25")
+
+
+async def test_the_host_audit_of_the_inspector_over_stdio_on_2026_07_28(tmp_path: Path) -> None:
+    """The Inspector starts the stdio audit itself and, in its "auto" protocol era, speaks
+    2026-07-28: every question arrives as an input-required round and is retried."""
+    inspector = InspectorHost(tmp_path, era="auto")
+
+    report = await audit_host(inspector, transport="stdio", deadline=inspector.deadline)
+
+    verdicts = {f.id: (f.verdict, f.evidence) for f in report.findings.all()}
+    assert {rule: verdicts[rule][0] for rule in ELICITATION_RULES} == {
+        "C-01": "pass",
+        "C-02": "not-observed",  # asked on 2025-11-25 only
+        "C-11": "pass",
+        "C-12": "warn",  # the same silent clamp
+        "C-23": "warn",
+        "C-30": "pass",
+        "R-01": "pass",  # every answer given through the form is valid
+        "M-01": "pass",  # each round answered and the tool called again
+    }, (verdicts, inspector.notes)
+    assert "Guests came back as its maximum, 100" in verdicts["C-12"][1]
+    assert (inspector.protocol, report.seen.protocol) == ("2026-07-28", "2026-07-28")

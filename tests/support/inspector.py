@@ -335,15 +335,20 @@ class InspectorHost:
     as_json: Mapping[str, str] = field(default_factory=dict)
     per_tool: float = 60.0
     deadline: float = 240.0
-    name: str = f"MCP Inspector {INSPECTOR_VERSION} (Chromium)"
+    name: str = field(init=False)
     notes: list[Note] = field(default_factory=list)
     results: dict[str, str] = field(default_factory=dict)
     protocol: str = ""
 
+    def __post_init__(self) -> None:
+        era = {"legacy": "", "auto": ", protocol era auto", "modern": ", protocol era modern"}[self.era]
+        self.name = f"MCP Inspector {INSPECTOR_VERSION} (Chromium{era})"
+
     async def __call__(self, endpoint: HostEndpoint) -> None:
         server = endpoint.url or endpoint.command
         assert server is not None, "the endpoint names neither a URL nor a command"
-        async with running_inspector(server, folder=self.folder, ends=endpoint.deadline, era=self.era) as ui:
+        ends = min(endpoint.deadline, time.monotonic() + self.per_tool)  # to start and connect
+        async with running_inspector(server, folder=self.folder, ends=ends, era=self.era) as ui:
             self.protocol = await ui.connect()
             for tool in endpoint.tools:
                 ui.ends = min(endpoint.deadline, time.monotonic() + self.per_tool)
