@@ -50,7 +50,7 @@ DEADLINE = 3.0  # each store call's `timeout`
 SLACK = 1.5  # what the event loop of a busy two-core machine may add
 LOCK_MARGIN = 1.0 + SLACK  # how long past the deadline a lost lock may stand, and the loop's share
 RING = KeyRing.from_string(KeyRing.generate("k1"))
-DOCUMENTED = {"StoreUnavailableError", "BusUnavailableError"}
+DOCUMENTED = {"StoreUnavailableError", "StoreOutcomeUnknownError", "BusUnavailableError"}
 _WHO: ContextVar[str] = ContextVar("who")
 
 

@@ -5,22 +5,29 @@ Real servers behind a proxy that lets the request through and drops the answer, 
 connection under it (tests/support/lost_reply.py): the server applied the change, the client
 never heard. The store retries on a new connection; that retry must recognise its own earlier
 try. When the server stays out of reach after the reply was lost, the caller hears
-`StoreOutcomeUnknownError`, and a read of the change shows it applied."""
+`StoreOutcomeUnknownError`, and a read of the change shows it applied. On Redis, a create its
+caller was told failed is voided where every replica sees it. SQLite has no reply to lose."""
 
 from __future__ import annotations
 
 import secrets
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 
 import asyncpg
 import pytest
 from support.lost_reply import LostReply
 from support.postgres_server import PostgresServer
+from support.redis_server import RedisServer
 
+from elicitkit.server._backends import open_store, redis_client
 from elicitkit.server._errors import StoreOutcomeUnknownError, StoreUnavailableError
 from elicitkit.server._user import User
 from elicitkit.server.store import ACTIVE, Record, Store
 from elicitkit.server.store._postgres import PostgresStore
+from elicitkit.server.store._redis import RedisStore
+from elicitkit.server.store._sqlite import SQLiteStore
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -142,3 +149,155 @@ async def test_postgres_a_change_that_never_left_is_plainly_unavailable(
     with pytest.raises(StoreUnavailableError) as raised:
         await pg.increment("rounds", ttl=60)
     assert not isinstance(raised.value, StoreOutcomeUnknownError)
+
+
+# -- Redis -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def redis_proxy(redis_server: RedisServer) -> Iterator[LostReply]:
+    proxy = LostReply(redis_server.port).start()
+    yield proxy
+    proxy.close()
+
+
+def behind(proxy: LostReply, server: RedisServer, *, retries: int = 2) -> RedisStore:
+    """A Redis store whose connections go through `proxy` (redis-py resends a command whose
+    connection died `retries` times, as `open_store` sets it up)."""
+    client = redis_client(proxy.url(server.url, server.port), retries=retries, health_check_interval=0)
+    return RedisStore(client, timeout=3.0)
+
+
+@pytest.mark.parametrize("name", list(CHANGES))
+async def test_redis_a_change_whose_reply_is_lost_is_applied_once_and_answered(
+    redis_server: RedisServer, redis_proxy: LostReply, name: str
+) -> None:
+    change, answer, then, after = CHANGES[name]
+    store = behind(redis_proxy, redis_server)
+    try:
+        await _prepare(store)
+        redis_proxy.lose_next_reply()
+        assert await change(store) == answer
+        assert redis_proxy.lost == 1  # the reply really was lost, and redis-py's resend answered
+        assert await then(store) == after
+    finally:
+        await store.close()
+
+
+async def test_redis_records_whose_reply_is_lost_are_created_and_moved_once(
+    redis_server: RedisServer, redis_proxy: LostReply
+) -> None:
+    store = behind(redis_proxy, redis_server)
+    try:
+        await store.create(new_record(), max_active=5)
+        await store.transition(new_record().id, from_states=ACTIVE, to="completed")  # scripts loaded
+        record = new_record()
+        redis_proxy.lose_next_reply()
+        assert await store.create(record, max_active=5)
+        redis_proxy.lose_next_reply()
+        moved = await store.transition(record.id, from_states=ACTIVE, to="completed", user=ALICE)
+        assert moved is not None and moved.state == "completed"
+        assert redis_proxy.lost == 2
+        assert await store.count_active(ALICE) == 1  # the warm-up's, not this one's
+    finally:
+        await store.close()
+
+
+async def test_redis_a_create_told_failed_frees_its_place_on_every_replica_at_once(
+    redis_server: RedisServer, redis_proxy: LostReply
+) -> None:
+    """Replica A's create lands and its reply is lost (no resend): A's caller is told it failed.
+    Replica B, another process's store, must see the user's one place free at once, not when
+    A's next create of that user voids it, nor when the record expires."""
+    a = behind(redis_proxy, redis_server, retries=0)
+    b = open_store(redis_server.url)
+    try:
+        await a.create(new_record(), max_active=5)
+        await a.transition(new_record().id, from_states=ACTIVE, to="cancelled")
+        await a.transition(new_record().id, from_states=ACTIVE, to="cancelled")  # scripts loaded
+        assert await b.count_active(ALICE) == 1
+        lost = new_record()
+        redis_proxy.lose_next_reply()
+        with pytest.raises(StoreUnavailableError):
+            await a.create(lost, max_active=2)
+        assert redis_proxy.lost == 1
+        assert await b.count_active(ALICE) == 1  # the lost create holds no place
+        assert await b.create(new_record(), max_active=2)
+        gone = await b.get(lost.id)
+        assert gone is None or gone.state == "cancelled"
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_redis_a_void_that_could_not_be_written_then_is_written_when_redis_is_back(
+    redis_server: RedisServer, redis_proxy: LostReply
+) -> None:
+    """A's create lands, its reply is lost and Redis stays out of A's reach, so A cannot void it
+    then. Once A reaches Redis again, its first call of any kind writes the void, and every
+    replica sees the place free."""
+    a = behind(redis_proxy, redis_server, retries=0)
+    b = open_store(redis_server.url)
+    try:
+        await a.create(new_record(), max_active=5)  # scripts loaded
+        lost = new_record()
+        redis_proxy.lose_next_reply()
+        redis_proxy.refuse()
+        with pytest.raises(StoreUnavailableError):
+            await a.create(lost, max_active=2)
+        assert await b.count_active(ALICE) == 2  # written, and A cannot say otherwise yet
+        redis_proxy.accept()
+        assert await a.get_blob("anything") is None  # any call, not a create of this user
+        assert await b.count_active(ALICE) == 1
+        assert await b.create(new_record(), max_active=2)
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_redis_a_change_whose_reply_never_comes_is_of_unknown_outcome(
+    redis_server: RedisServer, redis_proxy: LostReply
+) -> None:
+    store = behind(redis_proxy, redis_server)
+    direct = open_store(redis_server.url)
+    try:
+        await store.increment("warm", ttl=60)
+        redis_proxy.lose_next_reply()
+        redis_proxy.refuse()
+        with pytest.raises(StoreOutcomeUnknownError, match="whether it was applied is unknown"):
+            await store.increment("rounds", ttl=60)
+        with pytest.raises(StoreUnavailableError) as read:
+            await store.get("anything")
+        assert not isinstance(read.value, StoreOutcomeUnknownError)
+        assert await direct.increment("rounds", ttl=60) == 2  # it was applied, once
+    finally:
+        await store.close()
+        await direct.close()
+
+
+# -- SQLite --------------------------------------------------------------------------------------
+
+
+async def test_sqlite_a_write_that_raises_wrote_nothing(tmp_path: Path) -> None:
+    """SQLite has no reply to lose: a statement runs in this process and commits as it returns,
+    or raises having rolled back. Another process holds the write lock past the store's timeout:
+    the create and the increment raise, and neither is there once the lock is free."""
+    path = tmp_path / "elicitkit.sqlite3"
+    store = SQLiteStore(path, timeout=0.3)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        await store.increment("rounds", ttl=60)
+        record = new_record()
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreUnavailableError, match="locked") as raised:
+            await store.create(record, max_active=5)
+        assert not isinstance(raised.value, StoreOutcomeUnknownError)
+        with pytest.raises(StoreUnavailableError, match="locked"):
+            await store.increment("rounds", ttl=60)
+        other.execute("ROLLBACK")
+        assert await store.get(record.id) is None
+        assert await store.count_active(ALICE) == 0
+        assert await store.increment("rounds", ttl=60) == 2  # the refused one did not count
+    finally:
+        other.close()
+        await store.close()

@@ -1,7 +1,8 @@
 """A create its caller was told failed holds none of the user's places.
 
 With `replicas_ack`, a create whose replicas did not confirm it raises `StoreUnavailableError`,
-yet the primary has the record. Nobody knows its id (the URL was never sent), so if it still
+yet the primary has the record (tests/server/backends/test_lost_replies.py: the same for a create
+whose reply was lost, seen from another replica). Nobody knows its id (the URL was never sent), so if it still
 counted toward `max_pending_per_user`, a person retrying through a failover would be refused
 until those records expired (issue 33: after a Sentinel failover, flows of users with three
 such creates still waited two minutes later). Real primary and replica; the replica frozen
@@ -83,7 +84,7 @@ async def test_a_create_whose_confirmation_was_cut_off_is_voided_by_the_next_cre
 ) -> None:
     """The network to the primary goes silent between the write and its WAIT's answer: the call
     ends at its deadline, the record stands on the primary, and this store cannot void it then.
-    The user's next create, once the network is back, voids it in the same script."""
+    Its next call, once the network is back, writes the void before anything else."""
     primary, replica = replicated
     proxy = TcpProxy(primary.port).start()
     store = open_store(

@@ -33,7 +33,7 @@ from redis.asyncio import Redis, RedisCluster
 from redis.commands.core import AsyncScript
 
 from elicitkit.errors import ConfigurationError
-from elicitkit.server._errors import RecordExistsError, StoreUnavailableError
+from elicitkit.server._errors import RecordExistsError, StoreOutcomeUnknownError, StoreUnavailableError
 from elicitkit.server._user import User
 from elicitkit.server.store._base import ACTIVE, Record, State
 from elicitkit.server.store._pace import Pace
@@ -42,9 +42,11 @@ from elicitkit.server.store._redis_lua import (
     CREATE,
     INCREMENT,
     RELEASE,
+    REPLACE,
     RESERVE,
     SWEEP,
     SWEEP_BATCH,
+    TAKE,
     TRANSITION,
     VOID,
     named,
@@ -97,14 +99,8 @@ def _text(value: bytes | str) -> str:
 
 _HOUR_MS = 3_600_000
 _KEYS_BATCH = 500  # the COUNT of one SCAN in `blob_keys`
-_REPLACE_BLOB = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
-return 0
-"""
-"""`replace_blob`: compare and set in one step (rotation is rare: sent whole, not by its SHA)."""
-
-
-_VOIDS_PER_USER = 32  # the creates told failed a store remembers per user, to void (newest kept)
+_MARK_KEPT = 60.0  # seconds an operation's mark outlives the call's own deadline
+_VOIDS_PER_USER = 32  # the voids not yet written a store remembers per user (newest kept)
 
 
 class _Sockets:
@@ -155,8 +151,10 @@ class RedisStore:
     acknowledged only once n replicas have it, so a Sentinel failover to one of them cannot lose
     it (else `StoreUnavailableError`; a retry is safe). The WAIT lasts `ack_timeout` at most, and
     never past the call's `timeout`. A create its caller was told failed (unconfirmed, cut off
-    at its deadline, or lost with its connection) is voided, at once when its Redis still
-    answers and again in that user's next create, so it holds none of the user's places.
+    at its deadline, or lost with its connection) is voided in Redis, where every replica sees
+    it: at once when Redis still answers, else by this store's next call once it answers again,
+    so it holds none of the user's places. A change that lost its connection and may have been
+    applied raises `StoreOutcomeUnknownError`.
     With `announce` (the default) a transition to a final state publishes the record's id on
     `<prefix>completed` (`completions_channel`) in the same script; a `RedisBus` given this
     store then leaves publishing to it.
@@ -205,7 +203,8 @@ class RedisStore:
         # void of an unconfirmed create, and the error.
         self._after_wait = min(0.5, timeout / 4)
         self._told_failed: dict[User, dict[str, tuple[str, float]]] = {}
-        """Per user, the creates whose caller was told they failed: id -> (op mark, expiry)."""
+        """Per user, the creates whose caller was told they failed and whose void is not written
+        yet (Redis was out of reach): id -> (op mark, expiry)."""
         self._loading = asyncio.Lock()
         self.scripts_loaded = False
         self.spaces = [f"{{{prefix}{n}}}:" for n in range(CLUSTER_SLOTS)] if self.cluster else [prefix]
@@ -219,15 +218,13 @@ class RedisStore:
         self._reserve = client.register_script(RESERVE)
         self._increment = client.register_script(INCREMENT)
         self._void = client.register_script(VOID)
+        self._take = client.register_script(TAKE)
+        self._replace = client.register_script(REPLACE)
 
-    async def _acked(
-        self,
-        queue: Callable[[Any], Awaitable[Any]],
-        undo: Callable[[Any], Awaitable[Any]] | None = None,
-    ) -> Any:
+    async def _acked(self, queue: Callable[[Any], Awaitable[Any]]) -> Any:
         """One write; with `replicas_ack`, followed on the same connection by WAIT, so it is
-        acknowledged only once that many replicas hold it. `undo`, when the replicas did not
-        confirm it, runs on that connection before the error (best effort)."""
+        acknowledged only once that many replicas hold it (else `StoreOutcomeUnknownError`: the
+        primary has it, a failover may lose it)."""
         if not self.replicas_ack or not isinstance(self.client, Redis):
             return await queue(self.client)
         demoted = None
@@ -243,9 +240,6 @@ class RedisStore:
                 left = anyio.current_effective_deadline() - anyio.current_time()  # of the call's deadline
                 wait_ms = max(1, int(min(self._wait_ms, (left - self._after_wait) * 1000)))
                 acked = int(await one.wait(self.replicas_ack, wait_ms))
-                if (sockets.opened or acked < self.replicas_ack) and undo is not None:
-                    with contextlib.suppress(redis_errors.RedisError, OSError):
-                        await undo(one)
             except redis_errors.ResponseError as exc:
                 if "WAIT cannot be used with replica" not in str(exc):
                     raise
@@ -261,16 +255,17 @@ class RedisStore:
                 "applies twice."
             ) from demoted
         if sockets.opened:
-            raise StoreUnavailableError(
+            raise StoreOutcomeUnknownError(
                 f"Redis at {self.where()} lost the connection between a write and its replicas' "
-                "confirmation, so a failover now could lose it; retry (a retried change never "
-                "applies twice)."
+                "confirmation, so a failover could still lose it: whether it was applied is "
+                "unknown; read back what it changed before doing it again."
             )
         if acked < self.replicas_ack:
-            raise StoreUnavailableError(
+            raise StoreOutcomeUnknownError(
                 f"Redis at {self.where()} applied a write that only {acked} of {self.replicas_ack} "
-                f"replica(s) confirmed within {wait_ms / 1000:g}s, so a failover now could lose it; "
-                "retry (a retried change never applies twice) and check the replicas' health."
+                f"replica(s) confirmed within {wait_ms / 1000:g}s, so a failover could still lose it: "
+                "whether it stands is unknown; read back what it changed before doing it again, "
+                "and check the replicas' health."
             )
         return result
 
@@ -278,15 +273,14 @@ class RedisStore:
         self,
         script: AsyncScript,
         keys: Sequence[str],
-        args: Sequence[str | int],
+        args: Sequence[str | int | bytes],
         *,
         acked: bool = True,
-        undo: Callable[[Any], Awaitable[Any]] | None = None,
     ) -> Any:
         """Run `script`, a write acknowledged as `_acked` says (unless `acked` is false)."""
         if not acked or not self.replicas_ack:
             return await script(keys, args)
-        return await self._acked(lambda one: script(keys, args, client=one), undo)
+        return await self._acked(lambda one: script(keys, args, client=one))
 
     async def load_scripts(self) -> None:
         """Learn the slot map and load the scripts on every primary once, before many tasks do it
@@ -296,7 +290,8 @@ class RedisStore:
                 assert isinstance(self.client, RedisCluster)
                 await self.client.initialize()
                 for script in (
-                    self._create, self._transition, self._sweep, self._release, self._reserve, self._increment
+                    self._create, self._transition, self._sweep, self._release, self._reserve,
+                    self._increment, self._void, self._take, self._replace,
                 ):  # fmt: skip
                     await self.client.script_load(script.script)
                 self.scripts_loaded = True
@@ -312,19 +307,47 @@ class RedisStore:
     def _record_key(self, elicitation_id: str) -> str:
         return f"{self._space(elicitation_id)}record:{elicitation_id}"
 
+    def _void_keys(self, user: User, elicitation_id: str) -> list[str]:
+        """What VOID takes: the record, its finished index, its void mark and, when they share a
+        slot (not on a Cluster), the user's index."""
+        space = self._space(elicitation_id)
+        keys = [
+            f"{space}record:{elicitation_id}",
+            f"{space}records:finished",
+            f"{space}void:{elicitation_id}",
+        ]
+        return keys if self.cluster else [*keys, self._user_key(user)]
+
+    def _mark(self, key: str) -> tuple[str, int]:
+        """A fresh operation's mark for a write to `key`, and how long it is kept. Out of the
+        blobs', values' and counters' names (a listing of blob keys never meets one); on a
+        Cluster tagged with what Redis hashes of `key`, so it is in the key's slot."""
+        mark = f"{self.prefix}op:{os.urandom(8).hex()}"
+        if self.cluster:
+            opened = key.find("{")
+            closed = key.find("}", opened + 1) if opened >= 0 else -1
+            hashed = key[opened + 1 : closed] if closed > opened + 1 else key
+            mark = f"{mark}:{{{hashed}}}"  # (a key with a "}" but no tag: another slot, refused)
+        return mark, int((self.timeout + _MARK_KEPT) * 1000)
+
     def channel_for(self, elicitation_id: str) -> str:
         """The channel a final state of `elicitation_id` is announced on."""
         channel = f"{self.prefix}completed"
         return shard_channel(channel, elicitation_id) if self.cluster else channel
 
     @asynccontextmanager
-    async def _reachable(self) -> AsyncIterator[None]:
+    async def _reachable(self, *, changing: bool = False, within: float | None = None) -> AsyncIterator[None]:
         """The block of one call: its deadline (`timeout`), on a Cluster a free connection
         (redis-py's per-node pools fail at their limit instead of waiting), and every error of
-        the block as `StoreUnavailableError`. At the deadline the block is cancelled, again on
-        every turn of the loop until it is out (anyio's cancel scope), so a cancellation that a
-        driver loses still stops it."""
-        with anyio.move_on_after(self.timeout) as deadline:
+        the block as `StoreUnavailableError` (`StoreOutcomeUnknownError` for a block `changing`
+        the store that lost its connection or its deadline; `within` shortens the deadline). At
+        the deadline the block is cancelled, again on every turn of the loop until it is out
+        (anyio's cancel scope), so a cancellation that a driver loses still stops it. First, the
+        voids not yet written."""
+        seconds = self.timeout if within is None else within
+        with anyio.move_on_after(seconds) as deadline:
+            if self._told_failed:
+                await self._write_voids()
             try:
                 if self.cluster:
                     if not self.scripts_loaded:
@@ -334,11 +357,11 @@ class RedisStore:
                 else:
                     yield
             except Exception as exc:
-                if (error := unavailable(self.where(), exc)) is not None:
+                if (error := unavailable(self.where(), exc, changing=changing)) is not None:
                     raise error from exc
                 raise
         if deadline.cancelled_caught:
-            raise late(self.where(), self.timeout)
+            raise late(self.where(), seconds, changing=changing)
 
     def where(self) -> str:
         """Where this store's Redis is, as a sentence names it (no password)."""
@@ -360,9 +383,8 @@ class RedisStore:
         expire_at_ms = int((record.expires_at + self.keep_for) * 1000)  # the key's TTL while active
         op = os.urandom(8).hex()  # marks this call: a retry of it is recognised by it
         now, prefix = _num(self.clock()), f"{self._space(record.id)}record:"
-        if not self.cluster and (failed := self._told_failed.get(user)):
+        if failed := self._told_failed.get(user):
             failed.pop(record.id, None)  # its caller retries it: theirs again, not one to void
-        voids = [] if self.cluster else self._voids_of(user)
         values: dict[str, Any] = {
             "id": record.id,
             "op": op,
@@ -382,67 +404,73 @@ class RedisStore:
             "index_expire_at_ms": str(-(-expire_at_ms // _HOUR_MS) * _HOUR_MS),  # rounded up to the hour
             "now": now,
             "prefix": prefix,
-            "voids": voids,
         }
         if max_active is not None and active:
             values["cap"] = max_active
-        keys = self._keys(record.id)
+        keys = [*self._keys(record.id), f"{self._space(record.id)}void:{record.id}"]
         index = self._user_key(user)
         argument = named(values)
         try:
-            async with self._reachable():
+            # The void of a create told failed is written within the call's deadline too.
+            async with self._reachable(changing=True, within=self.timeout - self._after_wait):
                 if self.cluster and active:  # the user's index is in a slot of its own: reserve first
                     if not await self._eval(self._reserve, [index], [argument]):
                         return False
                 elif not self.cluster:
                     keys.append(index)
-                this_one = named({"now": now, "prefix": prefix, "voids": [{"id": record.id, "op": op}]})
                 try:
-                    created = bool(
-                        await self._eval(
-                            self._create,
-                            keys,
-                            [argument],
-                            undo=lambda one: self._void(keys[2:], [this_one], client=one),
-                        )
-                    )
-                except BaseException as exc:
+                    return bool(await self._eval(self._create, keys, [argument]))
+                except redis_errors.ResponseError as exc:
+                    if "DUPLICATE" not in str(exc):
+                        raise
                     if self.cluster and active:  # best effort: the reservation's expiry frees it anyway
-                        with contextlib.suppress(Exception):
+                        with contextlib.suppress(redis_errors.RedisError, redis_errors.RedisClusterException):
                             await self.client.zrem(index, record.id)
-                    if isinstance(exc, redis_errors.ResponseError) and "DUPLICATE" in str(exc):
-                        raise RecordExistsError(record.id) from exc
-                    raise
+                    raise RecordExistsError(record.id) from exc
         except RecordExistsError:
             raise  # another record's id: not this create's to void
-        except BaseException:
-            # The caller is told this create failed (even one Redis applied and confirmed just as
-            # its deadline passed): no one will know its id, so it must not hold a place.
-            if active and not self.cluster:
-                self._told_failed.setdefault(user, {})[record.id] = (op, record.expires_at)
-            raise
-        if voids:  # acknowledged with this create: those records are void for good
+        except BaseException as exc:
+            # Told failed, yet perhaps applied (its reply lost, its deadline passed, its replicas
+            # silent, its caller gone): no one will know its id, so it must hold no place.
+            unknown = isinstance(exc, StoreOutcomeUnknownError) or not isinstance(exc, StoreUnavailableError)
+            if not active or not unknown:  # refused (NOREPLICAS, OOM, ...): nothing was written
+                if self.cluster and active:  # but its place was reserved; else its expiry frees it
+                    with anyio.move_on_after(self._after_wait), contextlib.suppress(Exception):
+                        await self.client.zrem(index, record.id)
+                raise
+            self._told_failed.setdefault(user, {})[record.id] = (op, record.expires_at)
+            if not isinstance(exc, StoreOutcomeUnknownError):
+                raise  # the caller went away: this store's next call writes the void
+            with anyio.move_on_after(self._after_wait):
+                await self._write_voids(user)
+            if record.id in self._told_failed.get(user, {}):
+                raise  # Redis does not answer: this store's next call writes the void
+            raise StoreUnavailableError(
+                f"The Redis store at {self.where()} could not confirm a create ({exc.__cause__ or exc}), "
+                "so it voided it: nothing was created and the user's place is free; retry."
+            ) from exc
+
+    async def _write_voids(self, only: User | None = None) -> None:
+        """Write in Redis the voids of creates told failed (`only` that user's), each where every
+        replica sees it; one Redis does not answer stays for the next call. Never raises."""
+        now = _num(self.clock())
+        for user in [only] if only is not None else list(self._told_failed):
             failed = self._told_failed.get(user, {})
-            for void in voids:
-                failed.pop(void["id"], None)
+            for elicitation_id, (op, expires_at) in list(failed.items()):
+                if expires_at > self.clock():  # an expired one counts for no one: just forget it
+                    until_ms = int(expires_at * 1000) + 1
+                    void = named({"id": elicitation_id, "op": op, "now": now, "until_ms": until_ms})
+                    try:
+                        await self._void(self._void_keys(user, elicitation_id), [void])
+                        if self.cluster:  # its reservation, in the user's slot
+                            await self.client.zrem(self._user_key(user), elicitation_id)
+                    except (redis_errors.RedisError, redis_errors.RedisClusterException, OSError):
+                        return  # Redis does not answer: the next call tries again
+                failed.pop(elicitation_id, None)
+            while len(failed) > _VOIDS_PER_USER:
+                del failed[next(iter(failed))]  # the oldest: its record expires in time anyway
             if not failed:
                 self._told_failed.pop(user, None)
-        return created
-
-    def _voids_of(self, user: User) -> list[dict[str, str]]:
-        """The id and op mark of each of `user`'s creates told failed that may still be pending,
-        newest last, at most `_VOIDS_PER_USER`: the next create of the user voids them."""
-        failed = self._told_failed.get(user)
-        if not failed:
-            return []
-        now = self.clock()
-        for elicitation_id in [i for i, (_, expiry) in failed.items() if expiry <= now]:
-            del failed[elicitation_id]  # expired: counts for no one now
-        while len(failed) > _VOIDS_PER_USER:
-            del failed[next(iter(failed))]  # the oldest: its record expires in time anyway
-        if not failed:
-            del self._told_failed[user]
-        return [{"id": elicitation_id, "op": op} for elicitation_id, (op, _) in failed.items()]
 
     def _user_key(self, user: User) -> str:
         """The user's index of active record ids (scored by expiry): one key per user, in the
@@ -480,10 +508,10 @@ class RedisStore:
     async def increment(self, key: str, *, ttl: float) -> int:
         """Add one to the counter `key` and return its value; unchanged for `ttl` seconds, it starts again
         (`CounterStore.increment`)."""
-        async with self._reachable():
-            count = await self._eval(
-                self._increment, [f"{self.prefix}count:{key}"], [max(1, int(ttl * 1000))]
-            )
+        counter = f"{self.prefix}count:{key}"
+        mark, kept = self._mark(counter)
+        async with self._reachable(changing=True):
+            count = await self._eval(self._increment, [counter, mark], [kept, max(1, int(ttl * 1000))])
         return int(count)
 
     async def get(self, elicitation_id: str) -> Record | None:
@@ -517,7 +545,7 @@ class RedisStore:
             values["channel"] = self.channel_for(elicitation_id)
             values["publish"] = "SPUBLISH" if self.cluster else "PUBLISH"
         record, _, finished = self._keys(elicitation_id)
-        async with self._reachable():
+        async with self._reachable(changing=True):
             reply = await self._eval(self._transition, [record, finished], [named(values)])
             if reply and self.cluster and to not in ACTIVE:  # its user's index is in another slot
                 issuer, subject = _text(reply[-2]), _text(reply[-1])
@@ -532,8 +560,9 @@ class RedisStore:
         """Expire overdue records and drop those finished `keep_for` seconds ago; how many changed
         (`RecordStore.sweep`)."""
         now = self.clock() if now is None else now
-        for user in list(self._told_failed):  # forget the voids whose records expired meanwhile
-            self._voids_of(user)
+        if self._told_failed:
+            with anyio.move_on_after(self.timeout):
+                await self._write_voids()
         changed = 0
         pace = Pace()  # Redis runs one script at a time: rests let the live commands through
         for space in self.spaces:  # one script call per hash tag, each within one slot
@@ -555,7 +584,7 @@ class RedisStore:
 
     async def put_blob(self, key: str, data: bytes) -> None:
         """Keep the sealed `data` under `key`, replacing what was there (`BlobStore.put_blob`)."""
-        async with self._reachable():
+        async with self._reachable(changing=True):
             await self._acked(lambda c: c.set(f"{self.prefix}blob:{key}", bytes(data)))
 
     async def get_blob(self, key: str) -> bytes | None:
@@ -566,7 +595,7 @@ class RedisStore:
 
     async def delete_blob(self, key: str) -> None:
         """Delete the blob under `key`; nothing happens when there is none (`BlobStore.delete_blob`)."""
-        async with self._reachable():
+        async with self._reachable(changing=True):
             await self._acked(lambda c: c.delete(f"{self.prefix}blob:{key}"))
 
     async def blob_keys(self, prefix: str = "") -> AsyncIterator[str]:
@@ -599,15 +628,15 @@ class RedisStore:
     async def replace_blob(self, key: str, old: bytes, new: bytes) -> bool:
         """Put `new` under `key` only if it still holds `old`, atomically; False otherwise
         (`BlobStore.replace_blob`)."""
-        async with self._reachable():
-            done = await self._acked(
-                lambda c: c.eval(_REPLACE_BLOB, 1, f"{self.prefix}blob:{key}", bytes(old), bytes(new))
-            )
+        blob = f"{self.prefix}blob:{key}"
+        mark, kept = self._mark(blob)
+        async with self._reachable(changing=True):
+            done = await self._eval(self._replace, [blob, mark], [kept, bytes(old), bytes(new)])
         return bool(int(done))
 
     async def put_once(self, key: str, data: bytes, *, ttl: float) -> None:
         """Keep `data` under `key` for `ttl` seconds, for one `take_once` (`OnceStore.put_once`)."""
-        async with self._reachable():
+        async with self._reachable(changing=True):
             await self._acked(
                 lambda c: c.set(f"{self.prefix}once:{key}", bytes(data), px=max(1, int(ttl * 1000)))
             )
@@ -615,10 +644,11 @@ class RedisStore:
     async def take_once(self, key: str) -> bytes | None:
         """Return and delete the value under `key`; None when unknown, taken or past its ttl
         (`OnceStore.take_once`)."""
-        async with self._reachable():
-            # atomic: one taker only
-            value = await self._acked(lambda c: c.getdel(f"{self.prefix}once:{key}"))
-        return None if value is None else cast(bytes, value)
+        once = f"{self.prefix}once:{key}"
+        mark, kept = self._mark(once)
+        async with self._reachable(changing=True):  # atomic: one taker only
+            taken = cast(bytes, await self._eval(self._take, [once, mark], [kept]))
+        return taken[1:] if taken[:1] == b"v" else None
 
     async def claim(self, key: str, *, ttl: float) -> str | None:
         """Take the lock `key` for `ttl` seconds: a holder token, or None when another holds it
@@ -628,20 +658,27 @@ class RedisStore:
             try:
                 if await self._acked(lambda c: c.set(lock, token, nx=True, px=max(1, int(ttl * 1000)))):
                     return token
-            except StoreUnavailableError:
-                # Set on the primary but not acknowledged by its replicas: no one would hold it
-                # (the caller gets an error, not the token), so take it back rather than leave it
-                # turning everyone away for its ttl.
-                with contextlib.suppress(redis_errors.RedisError, OSError):
+            except (StoreUnavailableError, redis_errors.RedisError, OSError) as exc:
+                # Perhaps set (its reply lost, or not acknowledged by the replicas), yet no one
+                # would hold it (the caller gets an error, not the token): take it back rather
+                # than leave it turning everyone away for its ttl.
+                try:
                     await self._eval(self._release, [lock], [token], acked=False)
-                raise
+                except (redis_errors.RedisError, OSError):
+                    if isinstance(exc, StoreUnavailableError):
+                        raise exc from exc.__cause__
+                    raise (unavailable(self.where(), exc, changing=True) or exc) from exc
+                raise StoreUnavailableError(
+                    f"Redis at {self.where()} did not confirm taking the lock ({exc}); it was let go, "
+                    "so no one holds it: retry."
+                ) from exc
             # A retry after a lost reply finds its own SET done: the token tells it apart.
             held = await self.client.get(lock)
         return token if held is not None and _text(held) == token else None
 
     async def release(self, key: str, token: str) -> None:
         """Free the lock `key` if `token` still holds it (`LockStore.release`)."""
-        async with self._reachable():
+        async with self._reachable(changing=True):
             await self._eval(self._release, [f"{self.prefix}lock:{key}"], [token])
 
     async def close(self) -> None:

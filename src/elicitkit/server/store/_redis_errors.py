@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from redis import exceptions as redis_errors
 
-from elicitkit.server._errors import StoreUnavailableError
+from elicitkit.server._errors import StoreOutcomeUnknownError, StoreUnavailableError
 
 __all__ = ["late", "unavailable"]
 
@@ -32,8 +32,13 @@ _FOR_A_WHILE = {
 }
 
 
-def unavailable(where: str, exc: BaseException) -> StoreUnavailableError | None:
-    """The sentence for an error of Redis (or of reaching it) at `where`, else None."""
+_UNKNOWN = "so whether it was applied is unknown; read back what it changed before doing it again."
+
+
+def unavailable(where: str, exc: BaseException, *, changing: bool = False) -> StoreUnavailableError | None:
+    """The sentence for an error of Redis (or of reaching it) at `where`, else None. A call
+    `changing` the store that lost its connection may have been applied (Redis answers a
+    command it ran even if its reply is then lost): `StoreOutcomeUnknownError`."""
     if isinstance(exc, (redis_errors.AuthenticationError, redis_errors.AuthorizationError)):
         return StoreUnavailableError(
             f"Redis at {where} refused the credentials ({exc}); check the user and password in the "
@@ -65,12 +70,21 @@ def unavailable(where: str, exc: BaseException) -> StoreUnavailableError | None:
     if isinstance(exc, (redis_errors.RedisError, redis_errors.RedisClusterException, OSError, TimeoutError)):
         # ConnectionError, TimeoutError, a Cluster's "cannot be connected", MOVED/ASK past the
         # client's redirects, a pool with no free connection in time, a socket error...
+        if changing:
+            return StoreOutcomeUnknownError(
+                f"The Redis store at {where} lost the connection during a change ({exc}), {_UNKNOWN}"
+            )
         return StoreUnavailableError(f"The Redis store at {where} is unavailable ({exc}). {_RETRY}")
     return None
 
 
-def late(where: str, seconds: float) -> StoreUnavailableError:
+def late(where: str, seconds: float, *, changing: bool = False) -> StoreUnavailableError:
     """The sentence for a call that did not end within the store's `timeout`."""
+    if changing:
+        return StoreOutcomeUnknownError(
+            f"The Redis store at {where} did not answer a change within {seconds:g}s (the store's "
+            f"timeout), {_UNKNOWN}"
+        )
     return StoreUnavailableError(
         f"The Redis store at {where} did not answer within {seconds:g}s (the store's timeout). {_RETRY}"
     )

@@ -95,41 +95,19 @@ _INDEX_TTL = Template("""
   end
 """)
 
-# Void the creates of one user whose caller was told they failed (an error, or a write the
-# replicas did not confirm): each record that is still exactly as its create wrote it (its op
-# mark unchanged: no one opened it, no one retried it) is cancelled, marked `void`, and leaves
-# the user's index, so it holds none of the user's places; a retry of that very record (its
-# caller may retry with the same record: RecordExistsError tells it an earlier try landed)
-# finds it void and creates it anew, under the cap. Reads a.voids (each {id, op}), a.now and
-# a.prefix (the records' key prefix); $finished and $index: the finished index and the user's.
-_VOID = Template("""
-for _, void in ipairs(a.voids) do
-  local rec = a.prefix .. void.id
-  if redis.call('HGET', rec, 'op') == void.op then
-    local state = redis.call('HGET', rec, 'state')
-    if state == 'pending' or state == 'opened' then
-      redis.call('HSET', rec, 'state', 'cancelled', 'updated_at', a.now, 'op', 'void')
-      redis.call('ZADD', $finished, a.now, void.id)
-      redis.call('ZREM', $index, void.id)
-    end
-  end
-end
-""")
-
-# KEYS: record, active index, finished index, and (not on a Cluster) the user's active index.
+# KEYS: record, active index, finished index, the record's void mark (see VOID), and (not on a
+# Cluster) the user's active index.
 # a: id, op (this call's mark), active (a boolean), keep_ms and expire_at_ms (the key's TTL
 # once finished, its expiry while active), the record's FIELDS (the user's index is scored by
 # expires_at), index_expire_at_ms (the user's index's expiry), cap (absent: none), now, prefix
-# (the records' key prefix), and (not on a Cluster) the voids of this user's creates told
-# failed, done first. Returns 1, or 0 when the cap refused it: the user's open records are
-# counted (their states read, the index pruned) and the record written in one script, so no
-# two creates of one user can pass the cap together.
+# (the records' key prefix). Returns 1, or 0 when the cap refused it (or its caller voided this
+# very call before it arrived): the user's open records are counted (their states read, the
+# index pruned) and the record written in one script, so no two creates of one user can pass
+# the cap together.
 CREATE = (
     """
 local a = cjson.decode(ARGV[1])
-if KEYS[4] then"""
-    + _VOID.substitute(finished="KEYS[3]", index="KEYS[4]")
-    + """end
+if redis.call('GET', KEYS[4]) == a.op then return 0 end  -- voided before it arrived: nothing
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local op = redis.call('HGET', KEYS[1], 'op')
   if op == a.op then return 1 end
@@ -149,14 +127,14 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
     return redis.error_reply('DUPLICATE record id already exists')
   end
 end
-if a.cap and KEYS[4] then
-  local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', a.now)
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. a.now, '+inf')) do
+if a.cap and KEYS[5] then
+  local gone = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', a.now)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '(' .. a.now, '+inf')) do
     local state = redis.call('HGET', a.prefix .. id, 'state')
     if state ~= 'pending' and state ~= 'opened' then gone[#gone + 1] = id end
   end
-  if #gone > 0 then redis.call('ZREM', KEYS[4], unpack(gone)) end
-  if #redis.call('ZRANGEBYSCORE', KEYS[4], '(' .. a.now, '+inf') >= tonumber(a.cap) then return 0 end
+  if #gone > 0 then redis.call('ZREM', KEYS[5], unpack(gone)) end
+  if #redis.call('ZRANGEBYSCORE', KEYS[5], '(' .. a.now, '+inf') >= tonumber(a.cap) then return 0 end
 end
 redis.call('HSET', KEYS[1], 'op', a.op, """
     + _HSET_FIELDS
@@ -164,10 +142,10 @@ redis.call('HSET', KEYS[1], 'op', a.op, """
 if a.active then
   redis.call('ZADD', KEYS[2], a.expires_at, a.id)
   redis.call('PEXPIREAT', KEYS[1], a.expire_at_ms)
-  if KEYS[4] then
-    redis.call('ZADD', KEYS[4], a.expires_at, a.id)
+  if KEYS[5] then
+    redis.call('ZADD', KEYS[5], a.expires_at, a.id)
 """
-    + _INDEX_TTL.substitute(index="KEYS[4]", score="a.expires_at", at="a.index_expire_at_ms")
+    + _INDEX_TTL.substitute(index="KEYS[5]", score="a.expires_at", at="a.index_expire_at_ms")
     + """
   end
 else
@@ -178,9 +156,30 @@ return 1
 """
 )
 
-# KEYS: finished index, the user's active index.  a: now, prefix, voids: `_VOID` alone, for a
-# create whose write the replicas did not confirm, run at once on the connection that wrote it.
-VOID = "local a = cjson.decode(ARGV[1])\n" + _VOID.substitute(finished="KEYS[1]", index="KEYS[2]")
+# Void a create whose caller was told it failed (an error, a lost reply, a write the replicas did
+# not confirm): no one will ever know its id, so it must hold none of the user's places. Written
+# in Redis, so every replica sees it at once. A record still exactly as that create wrote it (its
+# op mark unchanged: no one opened it, no one retried it) is cancelled, marked `void`, and leaves
+# the user's index; a record not there yet gets a void mark instead, until its expiry, so the
+# create, should it still arrive, writes nothing. A retry of that very record by its caller (a
+# new call, a new op) finds it void and creates it anew, under the cap.
+# KEYS: record, finished index, void mark, and (not on a Cluster) the user's active index.
+# a: id, op (the create's mark), now, until_ms (the record's expiry).
+VOID = """
+local a = cjson.decode(ARGV[1])
+if redis.call('HGET', KEYS[1], 'op') == a.op then
+  local state = redis.call('HGET', KEYS[1], 'state')
+  if state == 'pending' or state == 'opened' then
+    redis.call('HSET', KEYS[1], 'state', 'cancelled', 'updated_at', a.now, 'op', 'void')
+    redis.call('ZADD', KEYS[2], a.now, a.id)
+    if KEYS[4] then redis.call('ZREM', KEYS[4], a.id) end
+  end
+elseif redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('SET', KEYS[3], a.op)
+  redis.call('PEXPIREAT', KEYS[3], a.until_ms)
+end
+return 1
+"""
 
 # KEYS: record, finished index.
 # a: id, op (this call's mark), to, now, from (the states it may leave), check_expiry (a
@@ -274,11 +273,40 @@ return 1
 """
 )
 
-# KEYS: counter.  ARGV: ttl ms.  One more, and the ttl starts again.
+# The writes below that a second run would change again keep a mark of their operation beside
+# their key (ARGV[1]: how long, in ms), holding what they answered: redis-py resends a command
+# whose connection died, and the resend finds the mark and answers the same instead of applying
+# again (a counter bumped twice, a value taken and then reported missing, a blob swapped and
+# then reported changed).
+
+# KEYS: counter, mark.  ARGV: mark ms, ttl ms.  One more, and the ttl starts again.
 INCREMENT = """
+local done = redis.call('GET', KEYS[2])
+if done then return tonumber(done) end
 local n = redis.call('INCR', KEYS[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], n, 'PX', ARGV[1])
 return n
+"""
+
+# KEYS: single-use value, mark.  ARGV: mark ms.  Returns 'v' and the value, or 'n' for none.
+TAKE = """
+local done = redis.call('GET', KEYS[2])
+if done then return done end
+local value = redis.call('GET', KEYS[1])
+if not value then return 'n' end
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], 'v' .. value, 'PX', ARGV[1])
+return 'v' .. value
+"""
+
+# KEYS: blob, mark.  ARGV: mark ms, old, new.  Compare and set; 1 when set, else 0.
+REPLACE = """
+if redis.call('GET', KEYS[2]) then return 1 end
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
+return 1
 """
 
 # KEYS: lock.  ARGV: holder token.  Deletes the lock only if this holder still has it.
