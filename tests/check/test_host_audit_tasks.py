@@ -6,7 +6,7 @@ answer the question as a plain one (T-11); planted hosts break one rule each and
 from __future__ import annotations
 
 import pytest
-from support.host_drivers import ElicitkitHost, PlantedTaskHost, SdkHost, TsSdkHost
+from support.host_drivers import ElicitkitHost, PlantedTaskCaller, PlantedTaskHost, SdkHost, TsSdkHost
 
 from elicitkit.check import HostReport, audit_host
 
@@ -99,3 +99,31 @@ async def test_the_task_questions_are_asked_on_2025_11_25_only() -> None:
     assert report.seen.protocol == "2026-07-28"
     assert {got[rule] for rule in (*RECEIVER, "T-11", *REQUESTOR)} == {"not-observed"}
     assert "asked on 2025-11-25 only" in evidence(report, "T-20")
+
+
+async def test_over_stdio_the_task_questions_are_asked_and_followed_too() -> None:
+    report = await audit_host(ElicitkitHost("legacy"), transport="stdio", deadline=40)
+    got = verdicts(report)
+    assert {got[rule] for rule in (*RECEIVER, *REQUESTOR)} == {"pass"}, report.to_text()
+
+
+async def test_a_host_that_calls_the_task_tool_as_a_task_and_reads_its_result_passes() -> None:
+    report = await audit_host(PlantedTaskCaller(), deadline=20)
+    got = verdicts(report)
+    assert {got[rule] for rule in REQUESTOR} == {"pass"}, report.to_text()
+
+
+async def test_a_host_that_never_reads_the_tasks_result_is_warned_on_t23() -> None:
+    report = await audit_host(PlantedTaskCaller(reads_result=False), deadline=20)
+    got = verdicts(report)
+    assert got["T-20"] == "pass" and got["T-23"] == "warn", report.to_text()
+    assert "never called tasks/result" in evidence(report, "T-23")
+    assert got["C-01"] != "fail"  # the question never reached it: not a declared mode left hanging
+
+
+async def test_a_host_that_polls_faster_than_the_poll_interval_is_warned_on_t22() -> None:
+    report = await audit_host(PlantedTaskCaller(gap=0.05, polls=6), deadline=20)
+    got = verdicts(report)
+    assert got["T-22"] == "warn", report.to_text()
+    assert "faster than the task's pollInterval of 500 ms" in evidence(report, "T-22")
+    assert got["T-23"] == "pass"

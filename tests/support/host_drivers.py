@@ -21,9 +21,9 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, ClientTasksCapability, ElicitRequestFormParams, ElicitResult
+from mcp_types import INVALID_PARAMS, ClientTasksCapability, ElicitRequestFormParams, ElicitResult, Request
 
-from elicitkit._sdk import ExtendedClient
+from elicitkit._sdk import ExtendedClient, send_raw_request
 from elicitkit.check import HostEndpoint
 from elicitkit.check._host import policy_answer
 from elicitkit.client import ElicitationConfig, RateLimit, ScriptedUI
@@ -240,3 +240,37 @@ class PlantedTaskHost:
             await _each(
                 HostEndpoint(None, None, self.tools, endpoint.deadline), lambda t: client.call_tool(t, {})
             )
+
+
+class _Raw(Request[dict[str, Any] | None, str]):
+    """Any request, sent as written (its raw reply read back by `send_raw_request`)."""
+
+
+@dataclass
+class PlantedTaskCaller:
+    """A planted host that calls `audit_task_tool` as a 2025-11-25 task by hand and polls it
+    `polls` times, `gap` seconds apart; then reads `tasks/result` (where the task's question
+    comes to the policy callback) unless `reads_result` is False; then calls `audit_report`."""
+
+    gap: float = 0.6
+    polls: int = 3
+    reads_result: bool = True
+    name: str = "a planted task caller"
+
+    async def __call__(self, endpoint: HostEndpoint) -> None:
+        async with Client(_server(endpoint), mode="legacy", elicitation_callback=policy) as client:
+
+            async def send(method: str, params: dict[str, Any]) -> dict[str, Any]:
+                return await send_raw_request(client.session, _Raw(method=method, params=params))
+
+            await client.list_tools()
+            created = await send(
+                "tools/call", {"name": "audit_task_tool", "arguments": {}, "task": {"ttl": 60_000}}
+            )
+            task = {"taskId": created["task"]["taskId"]}
+            for _ in range(self.polls):
+                await anyio.sleep(self.gap)
+                await send("tasks/get", task)
+            if self.reads_result:
+                await send("tasks/result", task)
+            await client.call_tool("audit_report", {})
