@@ -58,6 +58,9 @@ INSPECTOR_VERSION: str = json.loads((PEER / "package.json").read_text())["depend
 
 Era = Literal["legacy", "auto", "modern"]
 
+TASK_GRACE = 15.0
+"""Seconds to wait for a question once the Inspector says a task needs input and shows none."""
+
 
 def node_version() -> str:
     """The version of the Node the Inspector runs on, as `node --version` prints it."""
@@ -196,7 +199,11 @@ class Inspector:
             has=self.page.get_by_role("button", name="Cancel", exact=True, disabled=False)
         )  # a question still open: not one closing, nor one already answered
         close = self.page.get_by_role("button", name="Close results").filter(visible=True)
-        await unanswered.or_(close).first.wait_for(timeout=_left(self.ends))
+        waiting = self.page.get_by_text("Task input_required", exact=True)  # a task's notice
+        await unanswered.or_(close).or_(waiting).first.wait_for(timeout=_left(self.ends))
+        if not await unanswered.or_(close).count():  # a task waits for input: is a question coming?
+            self.ends = min(self.ends, time.monotonic() + TASK_GRACE)
+            await unanswered.or_(close).first.wait_for(timeout=_left(self.ends))
         if await unanswered.count():
             return await Question.read(dialog, self)
         panel = close.locator("xpath=ancestor::div[contains(@class,'mantine-Card-root')][1]")
@@ -358,7 +365,7 @@ class InspectorHost:
                         self.notes.append(Note(tool, step.kind, await _answer(step, self.as_json.get(tool))))
                     self.results[tool] = step
                 except (TimeoutError, PlaywrightTimeout):  # never ended: the audit grades it; go on
-                    self.results[tool] = f"no result within {self.per_tool:g} s"
+                    self.results[tool] = f"neither a question nor a result came (see {tool}.png)"
                     await _screenshot(ui.page, self.folder / f"{tool}.png")
                     ui.ends = min(endpoint.deadline, time.monotonic() + self.per_tool)
                     await ui.page.reload(timeout=_left(ui.ends))
