@@ -20,6 +20,7 @@ import pytest
 from support.lost_reply import LostReply
 from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
+from support.redis_topology import ClusterNodes
 
 from elicitkit.server._backends import open_store, redis_client
 from elicitkit.server._errors import StoreOutcomeUnknownError, StoreUnavailableError
@@ -301,3 +302,31 @@ async def test_sqlite_a_write_that_raises_wrote_nothing(tmp_path: Path) -> None:
     finally:
         other.close()
         await store.close()
+
+
+async def test_redis_cluster_a_create_cut_off_at_its_deadline_frees_its_place_once_redis_is_back(
+    redis_cluster: ClusterNodes,
+) -> None:
+    """On a Cluster the user's place is a reservation in a slot of its own, taken before the
+    record is written. Every node stops answering while A creates: A's call ends at its deadline,
+    the commands it sent wait in the nodes' buffers and run when they resume. A's next call
+    writes the void; replica B then sees the place free."""
+    prefix = f"t{secrets.token_hex(6)}:"
+    a = open_store(redis_cluster.url, prefix=prefix, timeout=1.5)
+    b = open_store(redis_cluster.url, prefix=prefix)
+    try:
+        assert await a.create(new_record(), max_active=5)  # the slot map and scripts loaded
+        for node in redis_cluster.nodes:
+            node.pause()
+        try:
+            with pytest.raises(StoreUnavailableError):
+                await a.create(new_record(), max_active=2)
+        finally:
+            for node in redis_cluster.nodes:
+                node.resume()
+        assert await a.get_blob("anything") is None  # any call, once the Cluster answers again
+        assert await b.count_active(ALICE) == 1
+        assert await b.create(new_record(), max_active=2)
+    finally:
+        await a.close()
+        await b.close()
