@@ -1,11 +1,12 @@
-"""A server on the SDK's own `MCPServer` asking forms of three shapes, for the host profile tests.
+"""An elicitkit server asking forms of three shapes, for the host profile tests.
 
     python upstream_profiles.py stdio
 
-Each tool sends one `elicitation/create` and returns what came back as JSON, so a test sees
-what reached the server: a name (strings only), a count (an integer with no bounds: one a
-string with a pattern carries exactly) and an order (a bounded integer, a number and a
-multi-select: only a host that renders them can answer it).
+It speaks both revisions (on 2026-07-28 it asks in input-required rounds) and checks every
+answer against its schema (S-13). Each tool asks one form and returns what came back as JSON
+with the revision, so a test sees what reached the server: a name (strings only), a count (an
+integer with no bounds: one a string with a pattern carries exactly) and an order (a bounded
+integer, a number and a multi-select: only a host that renders them can answer it).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import sys
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.shared.message import ServerMessageMetadata
-from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult
+
+from elicitkit.server import AcceptedElicitation, Elicitation
 
 mcp = MCPServer("Profiles Upstream")
+elicit = Elicitation(mcp)
 
 NAME = {"type": "object", "properties": {"name": {"type": "string", "title": "Name"}}, "required": ["name"]}
 COUNT = {
@@ -46,10 +48,11 @@ ORDER = {
 
 
 async def send(ctx: Context, message: str, schema: dict[str, Any]) -> str:  # type: ignore[type-arg]
-    params = ElicitRequestFormParams(message=message, requested_schema=schema)
-    metadata = ServerMessageMetadata(related_request_id=ctx.request_id)
-    result = await ctx.session.send_request(ElicitRequest(params=params), ElicitResult, metadata=metadata)
-    return json.dumps({"action": result.action, "content": result.content})
+    outcome = await elicit.form(ctx, message, schema)
+    era = ctx.request_context.session.protocol_version
+    if isinstance(outcome, AcceptedElicitation):
+        return json.dumps({"revision": era, "action": "accept", "content": outcome.data})
+    return json.dumps({"revision": era, "action": type(outcome).__name__})
 
 
 @mcp.tool()
