@@ -30,7 +30,7 @@ async def test_elicitkit_client_runs_the_question_as_a_task_and_calls_the_task_t
     assert report.seen.tasks and "declares form, url, tasks" in report.summary()
     assert {got[rule] for rule in (*RECEIVER, *REQUESTOR)} == {"pass"}, report.to_text()
     assert got["T-11"] == "not-observed"
-    assert evidence(report, "T-13") == "statuses seen working -> input_required -> completed"
+    assert evidence(report, "T-13") == "working, input_required while asked, then completed"
     assert '{"action": "accept", "content": {"note": "answered in a task"}}' in evidence(report, "T-14")
     assert "fail" not in got.values() and "warn" not in got.values(), report.to_text()
 

@@ -277,8 +277,10 @@ class HostAudit:
             )
         elif "form" not in modes:
             record.outcome, record.detail = "not-asked", "the host did not declare form mode"
-        elif self._left() <= 0 or connection is None:
+        elif self._left() <= 0:
             record.outcome, record.detail = "not-asked", "the audit's deadline had passed"
+        elif connection is None:
+            record.outcome, record.detail = "not-asked", "the SDK gave no connection to send it on"
         else:
             record.task = {"declared": self.host.tasks, "created": None, "statuses": []}
             with anyio.move_on_after(self._left()):

@@ -290,8 +290,8 @@ def _statuses(record: Asked, task: dict[str, Any], findings: Findings) -> None:
         findings.add("T-13", "fail", f"statuses seen {path}; then {task['broke']}")
     elif not statuses or statuses[-1] not in TERMINAL:
         findings.note("T-13", f"statuses seen {path}; the task never ended")
-    elif "input_required" in statuses:
-        findings.add("T-13", "pass", f"statuses seen {path}")
+    elif "input_required" in statuses:  # the path between, which polls may or may not catch, is not evidence
+        findings.add("T-13", "pass", f"{statuses[0]}, input_required while asked, then {statuses[-1]}")
     else:
         findings.add("T-13", "pass", f"statuses seen {path} (answered before a poll saw input_required)")
 
