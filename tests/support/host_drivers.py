@@ -36,7 +36,7 @@ NODE = shutil.which("node")
 Callback = Callable[[Any, Any], Awaitable[Any]]
 RELATED = "io.modelcontextprotocol/related-task"
 
-PAUSE = 2.5
+PAUSE = 4.0
 """Seconds a scripted person takes over a question whose `To do:` line says to take a moment."""
 
 
