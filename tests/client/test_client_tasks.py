@@ -343,7 +343,7 @@ async def test_a_server_flooding_task_requests_meets_the_rate_limit_and_bounded_
     limit = RateLimit(per_second=0.5, burst=3, max_waiting=2)
     started = time.monotonic()
     async with connected(ElicitationConfig(ui, rate_limit=limit)) as requestor:
-        made = [await requestor("elicitation/create", form()) for _ in range(150)]
+        made = [await requestor("elicitation/create", form(ttl=600_000)) for _ in range(150)]
         first = await requestor.get(made[0]["task"]["taskId"])
         pages, cursor = 0, None
         listed: list[dict[str, Any]] = []
