@@ -127,3 +127,10 @@ async def test_a_host_that_polls_faster_than_the_poll_interval_is_warned_on_t22(
     assert got["T-22"] == "warn", report.to_text()
     assert "faster than the task's pollInterval of 500 ms" in evidence(report, "T-22")
     assert got["T-23"] == "pass"
+
+
+async def test_the_html_report_shows_what_the_task_went_through() -> None:
+    page = (await audit_host(PlantedTaskHost(), deadline=20)).to_html()
+    assert "<p>The task</p>" in page
+    assert "&quot;statuses&quot;: [\n    &quot;working&quot;,\n    &quot;completed&quot;\n  ]" in page
+    assert "&quot;unknown&quot;: &quot;error -32602&quot;" in page

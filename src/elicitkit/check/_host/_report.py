@@ -117,7 +117,12 @@ class HostReport:
             f"<details><summary>{e(a.key)}: {e(question_of(a.key).label)} ({e(a.outcome)})</summary>"
             f"<p>Sent</p><pre>{e(json.dumps(a.sent, indent=2, ensure_ascii=False))}</pre>"
             f"<p>Came back</p><pre>{e(json.dumps(a.answer, indent=2, ensure_ascii=False))}</pre>"
-            f"<p>{e(a.detail)}</p></details>"
+            + (
+                f"<p>The task</p><pre>{e(json.dumps(a.task, indent=2, ensure_ascii=False))}</pre>"
+                if a.task
+                else ""
+            )
+            + f"<p>{e(a.detail)}</p></details>"
             for a in self.asked
         )
         return (
