@@ -48,7 +48,7 @@ def test_the_async_question_answered_from_the_answers_file(tmp_path: Path) -> No
     ("action", "said"),
     [
         ("decline", "[DECLINED] User declined to provide the requested information."),
-        ("cancel", "[CANCELLED] The question was cancelled or dismissed without an answer."),
+        ("cancel", "[CANCELLED] User cancelled the elicitation dialog."),
     ],
 )
 def test_the_async_question_declined_or_cancelled_from_the_answers_file(

@@ -1,8 +1,9 @@
 """`elicitkit client` on a real terminal, asked by the reference "everything" server as a task.
 
 `trigger-elicitation-request-async` sends its question as a task (T-10..T-19): the screen names
-the task beside the server, and the person cancels the question with Ctrl-C; the task ends
-`cancelled`, which the server's own report, the call's result, says.
+the task beside the server, and the person dismisses the question with Ctrl-C: the task ends
+`completed` with the answer "cancel", as a plain request's would, and the server's own report,
+the call's result, says so.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def test_the_person_sees_which_task_asks_and_cancels_it() -> None:
         screen = t.wait_for("elicitkit>", after="[CANCELLED]")
         task_id = screen.split("Task created: ")[1].split()[0]
         assert f"(task {task_id[:8]})” asks you to fill in" in screen
-        assert "result: [CANCELLED] The question was cancelled or dismissed without an answer." in screen
-        assert "Poll 1: cancelled" in screen
+        assert "result: [CANCELLED] User cancelled the elicitation dialog." in screen
+        assert "Poll 1: completed" in screen
         t.type("quit")
         t.keys("Enter")
         assert "EXIT=0" in t.wait_for("EXIT=")

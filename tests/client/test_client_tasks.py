@@ -187,9 +187,9 @@ async def test_a_task_request_returns_a_working_task_at_once_and_goes_input_requ
 
 @pytest.mark.parametrize(
     ("reply", "status", "action"),
-    [(DeclinedElicitation(), "completed", "decline"), (CancelledElicitation(), "cancelled", "cancel")],
+    [(DeclinedElicitation(), "completed", "decline"), (CancelledElicitation(), "completed", "cancel")],
 )
-async def test_a_declined_question_completes_the_task_and_a_cancelled_one_cancels_it(
+async def test_a_declined_or_dismissed_question_completes_the_task_with_that_answer(
     reply: Reply, status: str, action: str
 ) -> None:
     async with connected(ElicitationConfig(ScriptedUI(reply))) as requestor:

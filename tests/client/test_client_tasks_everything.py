@@ -67,7 +67,7 @@ async def test_the_async_question_is_answered_through_a_task_that_waits_for_the_
     ("reply", "said"),
     [
         (DeclinedElicitation(), "[DECLINED] User declined to provide the requested information."),
-        (CancelledElicitation(), "[CANCELLED] The question was cancelled or dismissed without an answer."),
+        (CancelledElicitation(), "[CANCELLED] User cancelled the elicitation dialog."),
     ],
     ids=["declined", "cancelled"],
 )

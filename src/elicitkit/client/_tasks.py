@@ -6,8 +6,10 @@ modes, the schema subset and sizes, the tie to a call; a refused one gets -32602
 answered at once with a `CreateTaskResult`, and the question goes to the person in the
 background by the very path of a plain request (`ServerElicitations.answer`: the rate limit,
 strict validation, URL consent), named with its task so the person sees which task asks. The
-task is `input_required` while the question is on the UI and ends `completed` (accepted or
-declined) or `cancelled` (the person cancelled it, the server's `tasks/cancel`, its TTL).
+task is `input_required` while the question is on the UI and ends `completed` with the person's
+answer (accept, decline, or cancel: a dismissed question is an answer, as in a plain request,
+and the server reads `{"action": "cancel"}`), or `cancelled` (the server's `tasks/cancel`, its
+TTL: the request itself was cancelled, and no answer exists).
 The server reads it with `tasks/get`, `tasks/result` (which waits for the end and returns the
 `ElicitResult` with the related-task `_meta`), `tasks/list` and `tasks/cancel`.
 
@@ -154,7 +156,7 @@ def _outcome(result: ElicitResult) -> tuple[TaskStatus, str]:
         return "completed", _ANSWERED
     if result.action == "decline":
         return "completed", _DECLINED
-    return "cancelled", _DISMISSED
+    return "completed", _DISMISSED  # the person's "cancel" is an answer; `cancelled` is tasks/cancel's
 
 
 def _dump(result: Any) -> dict[str, Any]:
