@@ -212,6 +212,10 @@ async def test_a_profile_read_from_a_host_audit_report(tmp_path: Path, chromium:
     ("given", "said"),
     [
         (
+            "form-only --answer host",
+            "Invalid value for --host-profile: it goes with --answer auto",
+        ),
+        (
             "nosuch",
             "There is no host profile 'nosuch'; give one of form-only, empty-form-object, "
             "declines-unseen, no-numbers-or-multiselect,",
@@ -221,7 +225,7 @@ async def test_a_profile_read_from_a_host_audit_report(tmp_path: Path, chromium:
 )
 def test_a_profile_it_does_not_know_is_one_sentence(given: str, said: str, tmp_path: Path) -> None:
     done = subprocess.run(
-        [PY, "-m", "elicitkit", "bridge", "--host-profile", given, "--", *UPSTREAM],
+        [PY, "-m", "elicitkit", "bridge", "--host-profile", *given.split(), "--", *UPSTREAM],
         capture_output=True,
         text=True,
         cwd=tmp_path,
