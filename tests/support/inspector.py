@@ -268,8 +268,12 @@ class Question:
         """Open the select (or multi-select) labelled `label` and click each option by its label."""
         for option in options:
             choice = self.page.get_by_role("option", name=option, exact=True)
-            if not await choice.is_visible():  # force: a multi-select's box covers its input
-                await self.field(label).click(force=True, timeout=self._ms())
+            for _ in range(3):  # a click may land while the list is still opening or closing
+                if await choice.is_visible():
+                    break
+                await self.field(label).click(force=True, timeout=self._ms())  # its box covers it
+                with suppress(PlaywrightTimeout):
+                    await choice.wait_for(timeout=min(2000, self._ms()))
             await choice.click(timeout=self._ms())
         await self.dialog.locator("p").nth(1).click(timeout=self._ms())  # closes a dropdown left open
 
