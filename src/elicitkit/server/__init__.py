@@ -1,10 +1,11 @@
 """The server side: what an MCP server author adds to `MCPServer` to elicit safely.
 
 Forms: `Elicitation(server).form(ctx, message, Model)`. URL mode: a `UrlMode` installed on the
-server, and flows on top of it: `Secret` for an API key or password, `OAuthConnection` for a
-third-party sign-in. Tasks: `Tasks({"tool": "optional"})` runs those tools as 2025-11-25 tasks
-whose questions wait for the person. Stores, vault and completion bus have small interfaces
-with several backends, chosen by URL with `open_store` / `open_bus`.
+server, and flows on top of it: `Secret` for an API key or password, `Approval` for a yes or no
+given on the page, `OAuthConnection` for a third-party sign-in. Tasks:
+`Tasks({"tool": "optional"})` runs those tools as 2025-11-25 tasks whose questions wait for the
+person. Stores, vault and completion bus have small interfaces with several backends, chosen by
+URL with `open_store` / `open_bus`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from elicitkit.results import (
     DeclinedElicitation,
     ElicitationResult,
 )
+from elicitkit.server._approval import Approval
 from elicitkit.server._backends import open_bus, open_store
 from elicitkit.server._elicitation import Elicitation
 from elicitkit.server._errors import (
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KEYS_ENV",
     "AcceptedElicitation",
+    "Approval",
     "BackendURLError",
     "BackendUnavailableError",
     "BrowserIdentity",

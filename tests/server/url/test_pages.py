@@ -45,6 +45,11 @@ def page_values() -> list[tuple[str, dict[str, Any]]]:
             {**form, "csrf": "tok", "error": Markup("<em>kept</em>"), "details": {"description": ""}},
         ),
         ("secret.html", {**form, "csrf": "", "error": "", "details": {"description": "d", "other": "x"}}),
+        (
+            "approval.html",
+            {**form, "csrf": "tok", "error": HOSTILE, "details": {"summary": [[HOSTILE, HOSTILE]]}},
+        ),
+        ("approval.html", {**form, "csrf": "tok", "error": None, "details": {"approve": HOSTILE}}),
         ("done.html", {"title": HOSTILE, "text": HOSTILE}),
         ("done.html", {"title": "", "text": Markup("<b>trusted</b> & kept")}),
         ("refusal.html", {"title": "Link not valid", "reason": HOSTILE}),

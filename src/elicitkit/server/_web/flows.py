@@ -1,11 +1,11 @@
 """What a URL-mode flow is, as the pages see it: `Flow` (a form on the landing page, checked and
 kept on submit) and `HandOffFlow` (a form that sends the person elsewhere and completes at a
-callback). `Secret` and `OAuthConnection` are flows; a flow of your own registers with
-`UrlMode.add`."""
+callback), and `ClosingFlow` (one that words its own last page). `Secret`, `Approval` and
+`OAuthConnection` are flows; a flow of your own registers with `UrlMode.add`."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -14,7 +14,7 @@ from starlette.responses import Response
 from elicitkit.server._web.sessions import BrowserSession
 from elicitkit.server.store import Record
 
-__all__ = ["Flow", "HandOffFlow"]
+__all__ = ["ClosingFlow", "Flow", "HandOffFlow"]
 
 
 class Flow(Protocol):
@@ -53,4 +53,15 @@ class HandOffFlow(Protocol):
 
     async def callback(self, request: Request) -> Response:
         """The person came back: finish, complete the record, and answer with a page."""
+        ...
+
+
+@runtime_checkable
+class ClosingFlow(Protocol):
+    """A flow that says what its last page says (an approval's "Approved"), where any other
+    flow's says "Done" and "Saved." once finished, "Declined" and "Nothing was stored." once declined."""
+
+    def closing(self, state: Literal["completed", "declined"]) -> tuple[str, str]:
+        """The title and sentence of the page the person ends on, in the page's language
+        (`elicitkit.i18n.gettext`)."""
         ...

@@ -28,7 +28,7 @@ from elicitkit.i18n import Translator, negotiate, noop, speaking, translator
 from elicitkit.server._errors import BackendUnavailableError, StoreUnavailableError
 from elicitkit.server._user import User
 from elicitkit.server._web._form import read_form
-from elicitkit.server._web.flows import Flow, HandOffFlow
+from elicitkit.server._web.flows import ClosingFlow, Flow, HandOffFlow
 from elicitkit.server._web.pages import Pages
 from elicitkit.server._web.sessions import COOKIE, BrowserSession, SessionCookies
 from elicitkit.server.store import ACTIVE, Record, holding
@@ -381,9 +381,12 @@ class Site:
                     request, _("Link no longer active"), _("Nothing was changed."), status_code=409
                 )
             await self.announce(record.id)
-            return self.render(
-                "done.html", request=request, title=_("Declined"), text=_("You declined. Nothing was stored.")
+            title, text = (
+                flow.closing("declined")
+                if isinstance(flow, ClosingFlow)
+                else (_("Declined"), _("You declined. Nothing was stored."))
             )
+            return self.render("done.html", request=request, title=title, text=text)
         error = await flow.check(record, form)
         if error is not None:
             return self._page(request, record, flow, session, person, error=error)
@@ -407,12 +410,12 @@ class Site:
                 _("This request was completed already; your entry was not stored."),
                 status_code=409,
             )
-        return self.render(
-            "done.html",
-            request=request,
-            title=_("Done"),
-            text=_("Saved. You can close this tab and return to your application."),
+        title, text = (
+            flow.closing("completed")
+            if isinstance(flow, ClosingFlow)
+            else (_("Done"), _("Saved. You can close this tab and return to your application."))
         )
+        return self.render("done.html", request=request, title=title, text=text)
 
     async def _flow_callback(self, request: Request) -> Response:
         flow = self.flows.get(request.path_params["flow"])
