@@ -1,9 +1,9 @@
 """examples/tasks/payment_approval.py run as its docstring says: its commands, as written there
 (the port aside), start it as its own process over HTTP on 127.0.0.1; `pay_invoice` is called by
 elicitkit's client (which runs it as a task, since the tool requires one) in a real terminal and
-in process, and the person answers on the approval page in Chromium. Then the docstring's
-restart: the server stopped with the page open, started again on its SQLite file, the page
-finished, and the task completes."""
+in process, and the person approves or declines on the approval page in Chromium (its words
+checked). Then the docstring's restart: the server stopped with the page open, started again on
+its SQLite file, the page finished, and the task completes."""
 
 from __future__ import annotations
 
@@ -88,16 +88,30 @@ async def chromium_page() -> AsyncIterator[Page]:
             await browser.close()
 
 
-async def approve(page: Page, url: str) -> None:
-    """The person opens the approval page, mistypes their PIN, then types it and approves."""
+async def shows_the_payment(page: Page, url: str, payee: str, amount: str, invoice: str) -> None:
+    """The person opens the approval page: what is to be paid, from the server, and two buttons."""
     await page.goto(url)
-    await expect(page.locator("main")).to_contain_text("120.00 EUR to ACME Corp (invoice INV-7)")
-    await page.fill("#secret", "1357")
-    await page.click("button[value=save]")
-    await expect(page.locator("#secret-error")).to_have_text("That is not your payment PIN.")
-    await page.fill("#secret", "2468")
-    await page.click("button[value=save]")
-    await expect(page.locator("h1")).to_have_text("Done")
+    await expect(page.locator("h1")).to_have_text("Approve a payment")
+    await expect(page.locator(".why")).to_have_text(
+        f"Approve paying {amount} to {payee} (invoice {invoice})."
+    )
+    await expect(page.locator(".summary dd")).to_have_text([payee, amount, invoice])
+    await expect(page.locator("button")).to_have_text(["Approve the payment", "Decline"])
+    await expect(page.locator("main")).not_to_contain_text("stored encrypted")
+
+
+async def approve(page: Page, url: str) -> None:
+    """The person opens the approval page, reads the payment and approves it."""
+    await shows_the_payment(page, url, "ACME Corp", "120.00 EUR", "INV-7")
+    await page.click("text=Approve the payment")
+    await approved(page)
+
+
+async def approved(page: Page) -> None:
+    await expect(page.locator("h1")).to_have_text("Approved")
+    await expect(page.locator(".done")).to_have_text(
+        "You approved it. You can close this tab and return to your application."
+    )
 
 
 def test_the_docstring_commands_in_a_terminal(tmp_path: Path) -> None:
@@ -154,7 +168,7 @@ async def paying(
 
 
 @pytest.mark.parametrize("revision", ["legacy", "2026-07-28"])
-async def test_the_person_approves_the_payment_with_their_pin(tmp_path: Path, revision: str) -> None:
+async def test_the_person_approves_the_payment(tmp_path: Path, revision: str) -> None:
     ui = ScriptedUI(AcceptedElicitation())  # consent to open the page
     with payments_server(tmp_path, a_vault_key()) as url:
         async with (
@@ -163,9 +177,7 @@ async def test_the_person_approves_the_payment_with_their_pin(tmp_path: Path, re
             paying(client, ui, "INV-7") as (question, result),
         ):
             assert "task" in question.server  # the client says the question comes from a task
-            assert question.message == (
-                "Approve paying 120.00 EUR to ACME Corp (invoice INV-7): enter your payment PIN."
-            )
+            assert question.message == "Approve paying 120.00 EUR to ACME Corp (invoice INV-7)."
             await approve(page, question.report.url)
     (done,) = result
     assert isinstance(done, CallToolResult) and not done.is_error
@@ -180,10 +192,10 @@ async def test_the_person_declines_on_the_page(tmp_path: Path) -> None:
             chromium_page() as page,
             paying(client, ui, "INV-8") as (question, result),
         ):
-            await page.goto(question.report.url)
-            await expect(page.locator("main")).to_contain_text("9,800.00 EUR to Globex")
-            await page.click("button[value=decline]")
+            await shows_the_payment(page, question.report.url, "Globex", "9,800.00 EUR", "INV-8")
+            await page.click("text=Decline")
             await expect(page.locator("h1")).to_have_text("Declined")
+            await expect(page.locator(".done")).to_contain_text("You declined, so it will not go ahead.")
     (done,) = result
     assert done.content[0].text == "Not paid: the approval was declined."  # type: ignore[union-attr]
 
@@ -209,15 +221,15 @@ async def test_a_page_opened_before_a_restart_still_approves_the_payment(tmp_pat
                 waiting = asyncio.ensure_future(
                     session.request("tasks/result", {"taskId": task_id}, on_request=consent)
                 )
-                await page.goto(await asyncio.wait_for(link, 30))
-                await expect(page.locator("main")).to_contain_text("120.00 EUR to ACME Corp")
+                await shows_the_payment(
+                    page, await asyncio.wait_for(link, 30), "ACME Corp", "120.00 EUR", "INV-7"
+                )
                 waiting.cancel()
                 with contextlib.suppress(BaseException):
                     await waiting
         with payments_server(tmp_path, key, port) as url:  # started again, on the same file
-            await page.fill("#secret", "2468")
-            await page.click("button[value=save]")
-            await expect(page.locator("h1")).to_have_text("Done")
+            await page.click("text=Approve the payment")
+            await approved(page)
             async with raw_session(url) as session:
                 with anyio.fail_after(60):  # the task runs again once its old runner is silent (15 s)
                     while True:
