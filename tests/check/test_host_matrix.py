@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from support.host_drivers import HOSTS
 
 from elicitkit.check import audit_host
@@ -20,8 +21,13 @@ BEGIN = "<!-- host-audit matrix: begin (tests/check/test_host_matrix.py) -->"
 END = "<!-- host-audit matrix: end -->"
 
 
+@pytest.mark.timeout(900)
 async def test_docs_hosts_md_holds_the_matrix_the_audit_produces() -> None:
-    produced = matrix([await audit_host(make(), deadline=30) for make in HOSTS])
+    reports = []
+    for make in HOSTS:
+        host = make()  # a host in a browser is slower than a callback: it says its own deadline
+        reports.append(await audit_host(host, deadline=getattr(host, "deadline", 30)))
+    produced = matrix(reports)
     text = DOC.read_text(encoding="utf-8")
     head, _, rest = text.partition(BEGIN)
     written, _, tail = rest.partition(END)

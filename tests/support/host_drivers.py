@@ -29,6 +29,7 @@ from elicitkit.check._host import policy_answer
 from elicitkit.client import ElicitationConfig, RateLimit, ScriptedUI
 from elicitkit.client._ui import FormQuestion, Reply
 from elicitkit.results import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
+from support.inspector import InspectorHost
 
 TS_SDK = Path(__file__).parents[1] / "peers" / "ts-sdk"
 NODE = shutil.which("node")
@@ -183,6 +184,8 @@ HOSTS: tuple[Callable[[], Any], ...] = (
     lambda: TsSdkHost(1),
     lambda: TsSdkHost(2),
     lambda: TsSdkHost(2, pin_2026=True),
+    lambda: InspectorHost(),
+    lambda: InspectorHost(era="auto"),
 )
 """Every host this machine can run, in the order docs/hosts.md's matrix lists them."""
 
