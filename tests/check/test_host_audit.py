@@ -4,6 +4,7 @@ get the right ones, with the answer that shows it as evidence (docs/hosts.md).""
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -36,7 +37,7 @@ async def test_elicitkit_client_over_stdio_answers_every_2026_round() -> None:
     got = verdicts(report)
     assert report.seen.protocol == "2026-07-28"
     assert got["M-01"] == "pass" and "fail" not in got.values(), report.to_text()
-    assert report.questions == 13  # all but the undeclared-mode question, asked on 2025-11-25 only
+    assert report.questions == 14  # all but the undeclared-mode question, asked on 2025-11-25 only
 
 
 async def declines_unseen(context: Any, params: Any) -> ElicitResult:
@@ -50,8 +51,8 @@ async def test_a_host_that_declares_url_and_declines_unseen_fails_c01() -> None:
     assert report.seen.modes == ("form", "url")
     assert verdicts(report)["C-01"] == "fail"
     said = evidence(report, "C-01")
-    # the ten form questions and the task-augmented one, which this host answers as a plain question
-    assert "declared form mode but refused every question it was told to accept (11 of 11)" in said
+    # the eleven form questions and the task-augmented one, which this host answers as a plain question
+    assert "declared form mode but refused every question it was told to accept (12 of 12)" in said
     url = "declared url mode but refused every question it was told to accept (1 of 1), e.g. url-consent"
     assert f'{url}: came back {{"action": "decline"}}' in said
 
@@ -94,6 +95,24 @@ async def test_a_host_that_skips_validation_fails_r01_with_what_it_sent() -> Non
     )
     sent = {a.key: a.answer for a in report.asked}
     assert sent["bounds"] == {"action": "accept", "content": {"guests": 150, "code": "abc", "ratio": 0.5}}
+
+
+async def raw_json_unchecked(context: Any, params: Any) -> ElicitResult:
+    """Has a raw JSON mode and sends what the person writes there without checking it."""
+    told = re.search(r"as raw JSON, send (\{.*?\}) that way", params.message)
+    if told is None:
+        return await policy(context, params)
+    return ElicitResult(action="accept", content=json.loads(told.group(1)))
+
+
+async def test_a_host_whose_raw_json_mode_skips_validation_fails_r01_with_what_it_sent() -> None:
+    report = await audit_host(SdkHost("raw JSON", mode="legacy", callback=raw_json_unchecked), deadline=30)
+    got = verdicts(report)
+    assert got["R-01"] == "fail" and got["C-12"] == "warn"
+    assert evidence(report, "R-01") == (
+        'json-mode: came back {"action": "accept", "content": {"guests": 150, "age": -5}}: it breaks '
+        "the schema: 'guests' must be at most 100, not 150. 'age' must be at least 0, not -5."
+    )
 
 
 async def clamps(context: Any, params: Any) -> ElicitResult:

@@ -26,6 +26,7 @@ from support.inspector import (
 )
 
 from elicitkit.asgi import EmbeddedServer
+from elicitkit.bridge._profiles import from_report
 from elicitkit.check import audit_host
 from elicitkit.server import AcceptedElicitation, Elicitation, InvalidAnswerError
 
@@ -166,9 +167,8 @@ async def test_decline_and_cancel_arrive_as_such_with_no_content(probe: tuple[Pr
 
 async def test_the_host_audit_grades_the_inspector_clamp_and_unchecked_json(tmp_path: Path) -> None:
     """`elicitkit check --host` against the Inspector in Chromium, every question answered in its
-    UI as the question says; the required-field question answered in "Edit as JSON" instead."""
-    unchecked = '{"name": "Ada", "age": -5}'
-    inspector = InspectorHost(tmp_path, as_json={"audit_required": unchecked})
+    UI as the question says: the raw-JSON question through "Edit as JSON", as a person would."""
+    inspector = InspectorHost(tmp_path)
 
     report = await audit_host(inspector, deadline=inspector.deadline)
 
@@ -184,12 +184,16 @@ async def test_the_host_audit_grades_the_inspector_clamp_and_unchecked_json(tmp_
         "M-01": "not-observed",  # it speaks 2025-11-25 unless told otherwise
     }, (verdicts, inspector.notes)
     assert "Guests came back as its maximum, 100" in verdicts["C-12"][1]
-    assert '"content": {"name": "Ada", "age": -5}' in verdicts["R-01"][1]
+    assert verdicts["R-01"][1].startswith(
+        'json-mode: came back {"action": "accept", "content": {"guests": 150, "age": -5}}'
+    )
     did = {note.tool: note.did for note in inspector.notes}
     assert did["audit_bounds"] == "typed 150 in Guests: the box showed 100; no message; pressed Submit"
-    assert did["audit_required"] == f"edited as JSON: {unchecked}; no message; pressed Submit"
+    assert did["audit_json_mode"] == 'edited as JSON: {"guests": 150, "age": -5}; no message; pressed Submit'
     assert did["audit_url_lookalike"].startswith("URL https://xn--80ak6aa92e.example/sign-in shown")
     assert (report.seen.name, report.seen.protocol) == (f"mcp-inspector {INSPECTOR_VERSION}", "2025-11-25")
+    # what it was told to send as JSON says nothing of what its form renders: a profile keeps integers
+    assert "integer" in from_report(report.to_dict()).kinds
 
 
 async def test_the_host_audit_of_the_inspector_over_stdio_on_2026_07_28(tmp_path: Path) -> None:
@@ -207,8 +211,11 @@ async def test_the_host_audit_of_the_inspector_over_stdio_on_2026_07_28(tmp_path
         "C-12": "warn",  # the same silent clamp
         "C-23": "warn",
         "C-30": "pass",
-        "R-01": "pass",  # every answer given through the form is valid
+        "R-01": "fail",  # the same unchecked JSON, in a round
         "M-01": "pass",  # each round answered and the tool called again
     }, (verdicts, inspector.notes)
     assert "Guests came back as its maximum, 100" in verdicts["C-12"][1]
+    assert verdicts["R-01"][1].startswith(
+        'json-mode: came back {"action": "accept", "content": {"guests": 150, "age": -5}}'
+    )
     assert (inspector.protocol, report.seen.protocol) == ("2026-07-28", "2026-07-28")

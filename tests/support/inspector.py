@@ -292,6 +292,10 @@ class Question:
             await self.page.keyboard.insert_text(text)
         return (await editor.inner_text(timeout=self._ms())).strip()
 
+    async def has_json_mode(self) -> bool:
+        """Whether the dialog offers "Edit as JSON" (a form's does)."""
+        return bool(await self.dialog.get_by_role("switch", name="Edit as JSON").count())
+
     async def can_submit(self) -> bool:
         return await self.dialog.get_by_role("button", name="Submit").is_enabled(timeout=self._ms())
 
@@ -335,8 +339,9 @@ class InspectorHost:
     """The Inspector as a host-audit driver (`elicitkit check --host`): it connects the Inspector
     to the audit, runs each tool and answers each question in the dialog as the question's
     `To do:` line says, through the fields a person would use. Where the line says to try a
-    value first ("Type 150 in Guests first"), it types it and keeps what the host then shows.
-    `as_json` names tools whose form is answered in "Edit as JSON" instead, with that text.
+    value first ("Type 150 in Guests first"), it types it and keeps what the host then shows;
+    where it says to send an answer as raw JSON, it sends it through "Edit as JSON".
+    `as_json` names more tools whose form is answered in "Edit as JSON", with that text.
     `notes` keeps what was seen and done on each question; `protocol` the version the card showed;
     `deadline`, the seconds a whole audit takes at most (a browser is slower than a callback).
     """
@@ -386,7 +391,8 @@ def _battery_question(message: str) -> AuditQuestion | None:
 
 async def _answer(question: Question, as_json: str | None) -> str:
     """Do what the question's `To do:` line asks, in the dialog (or, given `as_json`, accept
-    with that text in "Edit as JSON"); say what was seen and done."""
+    with that text in "Edit as JSON"); say what was seen and done. A raw JSON answer the line
+    asks for goes through "Edit as JSON"; if the Inspector refuses it, the form as it opened."""
     asked = _battery_question(question.message)
     schema = asked.schema if asked is not None and question.kind == "form" else None
     action, content = policy_answer(question.message, schema)
@@ -402,14 +408,21 @@ async def _answer(question: Question, as_json: str | None) -> str:
     if action == "cancel":
         await question.cancel()
         return "pressed Cancel"
+    told = re.search(r"as raw JSON, send (\{.*?\}) that way", question.message)
+    if as_json is None and told is not None and await question.has_json_mode():
+        as_json = told.group(1)
     if as_json is not None:
         await question.edit_as_json(as_json)
         said = "; ".join(await question.complaints()) or "no message"
-        if not await question.can_submit():
+        if await question.can_submit():
+            await question.submit()
+            return f"edited as JSON: {as_json}; {said}; pressed Submit"
+        if told is None:
             await question.cancel()
             return f"edited as JSON: {as_json}; {said}; Submit stayed disabled: pressed Cancel"
+        await question.edit_as_json(json.dumps(content))  # refused: then the form as it opened
         await question.submit()
-        return f"edited as JSON: {as_json}; {said}; pressed Submit"
+        return f"edited as JSON: {as_json}; {said}; Submit stayed disabled: sent {json.dumps(content)}"
     did: list[str] = []
     kept: set[str] = set()
     tried = re.search(r"Type (\S+) in (.+?) first", question.message)

@@ -25,6 +25,9 @@ from elicitkit.schema import FieldKind, fields, validate
 __all__ = ["PROFILES", "Adapted", "HostProfile", "adapt", "from_report", "host_profile"]
 
 EVERY_KIND: frozenset[str] = frozenset(get_args(FieldKind))
+_TOLD_INVALID = "json-mode"
+"""The audit's question whose person is told to send an invalid answer as raw JSON: what comes
+back says how the host checks JSON, not which fields it renders."""
 _INTEGER = "^-?(0|[1-9][0-9]*)$"
 """A string that is an integer written one way only, so it converts back exactly."""
 
@@ -103,6 +106,8 @@ def from_report(data: Mapping[str, Any], *, name: str = "report") -> HostProfile
     accepted = False
     for asked in data["asked"]:
         sent, answer = asked["sent"], asked.get("answer")
+        if asked.get("key") == _TOLD_INVALID:
+            continue
         if sent.get("mode") != "form" or not isinstance(answer, Mapping) or answer.get("action") != "accept":
             continue
         accepted = True

@@ -29,6 +29,9 @@ TASK_TTL_MS = 300_000
 CLAMP_TRY = 150
 """The out-of-range number the person types first in the bounds question (its maximum is 100)."""
 
+RAW_JSON = '{"guests": 150, "age": -5}'
+"""The answer the person sends through a raw JSON mode, if the host has one: both values out of bounds."""
+
 
 @dataclass(frozen=True)
 class Question:
@@ -195,6 +198,21 @@ BATTERY: tuple[Question, ...] = (
                 "age": {"type": "integer", "title": "Age (optional)", "minimum": 0},
             },
             ["name"],
+        ),
+        rules=("R-01", "C-12"),
+    ),
+    Question(
+        key="json-mode",
+        label="an answer written as raw JSON, checked against the schema like the form",
+        to_do=f"If your host lets you write the answer as raw JSON, send {RAW_JSON} that way "
+        "(Guests' maximum is 100, Age's minimum is 0): the host should refuse it and say why. "
+        "Then, or if your host has no such mode, submit the form as it opened.",
+        schema=_form(
+            {
+                "guests": {"type": "integer", "title": "Guests", "minimum": 1, "maximum": 100, "default": 42},
+                "age": {"type": "integer", "title": "Age", "minimum": 0, "default": 30},
+            },
+            ["guests", "age"],
         ),
         rules=("R-01", "C-12"),
     ),

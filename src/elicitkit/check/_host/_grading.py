@@ -28,14 +28,15 @@ def question_of(key: str) -> Question:
     return _QUESTIONS.get(key) or _QUESTIONS[key.rpartition("-")[0]]
 
 
-def shown(record: Asked) -> str:
-    """A record as evidence: the question and what came back."""
+def shown(record: Asked, *, detail: bool = True) -> str:
+    """A record as evidence: the question and what came back (and the audit's `detail` on it,
+    unless the evidence says the same itself, as the schema's problems with an answer do)."""
     if record.answer is not None:
         back = f"came back {json.dumps(record.answer, ensure_ascii=False)}"
     else:
         back = _NO_ANSWER.get(record.outcome, "no answer came back")
-    detail = f" ({record.detail})" if record.detail else ""
-    return f"{record.key}: {back}{detail}"
+    said = f" ({record.detail})" if record.detail and (detail or record.answer is None) else ""
+    return f"{record.key}: {back}{said}"
 
 
 def grade(records: Iterable[Asked], host: HostSeen) -> Findings:
@@ -85,7 +86,8 @@ def _responses(answered: list[Asked], findings: Findings) -> None:
         elif record.sent["mode"] == "url" and content:
             findings.add("R-01", "fail", f"{shown(record)}: a URL-mode answer carries no content")
         elif record.sent["mode"] == "form" and action == "accept" and (problems := _problems(record)):
-            findings.add("R-01", "fail", f"{shown(record)}: it breaks the schema: {' '.join(problems)}")
+            said = " ".join(problems)
+            findings.add("R-01", "fail", f"{shown(record, detail=False)}: it breaks the schema: {said}")
         else:
             findings.add("R-01", "pass", f"{len(answered)} answers, content only on a valid form accept")
 
@@ -94,7 +96,8 @@ def _validation(answered: list[Asked], findings: Findings) -> None:
     forms = [r for r in answered if r.sent["mode"] == "form" and _action(r) == "accept"]
     for record in forms:
         if problems := _problems(record):
-            findings.add("C-12", "warn", f"{shown(record)}: sent unchecked: {' '.join(problems)}")
+            said = " ".join(problems)
+            findings.add("C-12", "warn", f"{shown(record, detail=False)}: sent unchecked: {said}")
         elif record.key == "bounds" and (_content(record) or {}).get("guests") == 100:
             findings.add(
                 "C-12",
