@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from elicitkit.check._answers import valid_answer
 from elicitkit.check._observed import Call, Connection, Observations, Poll, Reply, TaskRun
-from elicitkit.check._target import Target
+from elicitkit.check._target import Target, TargetError
 from elicitkit.check._wire import Wire
 
 LEGACY = "2025-11-25"
@@ -40,6 +40,11 @@ MODERN = "2026-07-28"
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 #: the task lifetime the checker asks for; long enough for a run, short enough to be swept soon
 TASK_TTL_MS = 300_000
+
+
+class NoReplyError(TargetError, TimeoutError):
+    """The server sent no reply in time, or the connection was lost: a `TargetError` to a caller,
+    a `TimeoutError` to the checker's own deadlines, which treat both alike."""
 
 
 class _Any(BaseModel):
@@ -142,7 +147,8 @@ class CheckSession:
 
     async def request(self, method: str, params: dict[str, Any], *, wait: float | None = None) -> Reply:
         """Send `method` as written and keep the raw reply: the server's error is a reply; no
-        reply in `wait` seconds (default: the timeout) is a TimeoutError, as is a lost connection."""
+        reply in `wait` seconds (default: the timeout) is a `NoReplyError` (a TimeoutError), as is a
+        lost connection."""
         reply = Reply(self.connection, method, params)
         self.wire.call_reply = None
         try:
@@ -158,7 +164,7 @@ class CheckSession:
             reply.error = self.wire.call_reply.get("error")
         except MCPError as error:
             if error.code in (REQUEST_TIMEOUT, CONNECTION_CLOSED):  # the SDK's own, not the server's
-                raise TimeoutError(f"{method}: {error.error.message}") from None
+                raise NoReplyError(f"{method}: {error.error.message}") from None
             reply.error = error.error.model_dump(by_alias=True, mode="json", exclude_none=True)
         return reply
 
