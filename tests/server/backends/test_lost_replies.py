@@ -2,9 +2,9 @@
 outcome; never applied twice, never reported as not done when it was (issue 42).
 
 Real servers behind a proxy that lets the request through and drops the answer, closing the
-connection under it (tests/support/lost_reply.py): the server applied the change, the client
-never heard. The store retries on a new connection; that retry must recognise its own earlier
-try. When the server stays out of reach after the reply was lost, the caller hears
+connection under it (`TcpProxy.lose_next_reply`, tests/support/tcp_proxy.py): the server applied
+the change, the client never heard. The store retries on a new connection; that retry must
+recognise its own earlier try. When the server stays out of reach after the reply was lost, the caller hears
 `StoreOutcomeUnknownError`, and a read of the change shows it applied. On Redis, a create its
 caller was told failed is voided where every replica sees it. SQLite has no reply to lose."""
 
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from support.lost_reply import LostReply
 from support.postgres_server import PostgresServer
 from support.redis_server import RedisServer
 from support.redis_topology import ClusterNodes
+from support.tcp_proxy import TcpProxy
 
 from elicitkit.server._backends import open_store, redis_client
 from elicitkit.server._errors import StoreOutcomeUnknownError, StoreUnavailableError
@@ -40,14 +40,14 @@ def new_record() -> Record:
 
 
 @pytest.fixture
-def pg_proxy(shared_postgres: PostgresServer) -> Iterator[LostReply]:
-    proxy = LostReply(shared_postgres.port).start()
+def pg_proxy(shared_postgres: PostgresServer) -> Iterator[TcpProxy]:
+    proxy = TcpProxy(shared_postgres.port).start()
     yield proxy
     proxy.close()
 
 
 @pytest.fixture
-async def pg(shared_postgres: PostgresServer, pg_proxy: LostReply) -> AsyncIterator[PostgresStore]:
+async def pg(shared_postgres: PostgresServer, pg_proxy: TcpProxy) -> AsyncIterator[PostgresStore]:
     """A PostgreSQL store behind the proxy, one pooled connection, its own tables."""
     store = PostgresStore(
         pg_proxy.url(shared_postgres.url, shared_postgres.port),
@@ -94,7 +94,7 @@ CHANGES: dict[
 
 @pytest.mark.parametrize("name", list(CHANGES))
 async def test_postgres_a_change_whose_reply_is_lost_is_applied_once_and_answered(
-    pg: PostgresStore, pg_proxy: LostReply, name: str
+    pg: PostgresStore, pg_proxy: TcpProxy, name: str
 ) -> None:
     change, answer, then, after = CHANGES[name]
     await _prepare(pg)
@@ -105,7 +105,7 @@ async def test_postgres_a_change_whose_reply_is_lost_is_applied_once_and_answere
 
 
 async def test_postgres_records_whose_reply_is_lost_are_created_and_moved_once(
-    pg: PostgresStore, pg_proxy: LostReply
+    pg: PostgresStore, pg_proxy: TcpProxy
 ) -> None:
     await pg.create(new_record(), max_active=5)
     await pg.transition(new_record().id, from_states=ACTIVE, to="completed")  # statements prepared
@@ -120,7 +120,7 @@ async def test_postgres_records_whose_reply_is_lost_are_created_and_moved_once(
 
 
 async def test_postgres_a_change_whose_reply_never_comes_is_of_unknown_outcome(
-    shared_postgres: PostgresServer, pg: PostgresStore, pg_proxy: LostReply
+    shared_postgres: PostgresServer, pg: PostgresStore, pg_proxy: TcpProxy
 ) -> None:
     """The reply is lost and the server stays out of reach for every retry: the caller is told the
     outcome is unknown (it was applied), not that nothing was written."""
@@ -142,7 +142,7 @@ async def test_postgres_a_change_whose_reply_never_comes_is_of_unknown_outcome(
 
 
 async def test_postgres_a_change_that_never_left_is_plainly_unavailable(
-    pg: PostgresStore, pg_proxy: LostReply
+    pg: PostgresStore, pg_proxy: TcpProxy
 ) -> None:
     await pg.increment("warm", ttl=60)
     await pg.close()  # no connection left: the next one must be opened, and is refused
@@ -156,13 +156,13 @@ async def test_postgres_a_change_that_never_left_is_plainly_unavailable(
 
 
 @pytest.fixture
-def redis_proxy(redis_server: RedisServer) -> Iterator[LostReply]:
-    proxy = LostReply(redis_server.port).start()
+def redis_proxy(redis_server: RedisServer) -> Iterator[TcpProxy]:
+    proxy = TcpProxy(redis_server.port).start()
     yield proxy
     proxy.close()
 
 
-def behind(proxy: LostReply, server: RedisServer, *, retries: int = 2) -> RedisStore:
+def behind(proxy: TcpProxy, server: RedisServer, *, retries: int = 2) -> RedisStore:
     """A Redis store whose connections go through `proxy` (redis-py resends a command whose
     connection died `retries` times, as `open_store` sets it up)."""
     client = redis_client(proxy.url(server.url, server.port), retries=retries, health_check_interval=0)
@@ -171,7 +171,7 @@ def behind(proxy: LostReply, server: RedisServer, *, retries: int = 2) -> RedisS
 
 @pytest.mark.parametrize("name", list(CHANGES))
 async def test_redis_a_change_whose_reply_is_lost_is_applied_once_and_answered(
-    redis_server: RedisServer, redis_proxy: LostReply, name: str
+    redis_server: RedisServer, redis_proxy: TcpProxy, name: str
 ) -> None:
     change, answer, then, after = CHANGES[name]
     store = behind(redis_proxy, redis_server)
@@ -186,7 +186,7 @@ async def test_redis_a_change_whose_reply_is_lost_is_applied_once_and_answered(
 
 
 async def test_redis_records_whose_reply_is_lost_are_created_and_moved_once(
-    redis_server: RedisServer, redis_proxy: LostReply
+    redis_server: RedisServer, redis_proxy: TcpProxy
 ) -> None:
     store = behind(redis_proxy, redis_server)
     try:
@@ -205,7 +205,7 @@ async def test_redis_records_whose_reply_is_lost_are_created_and_moved_once(
 
 
 async def test_redis_a_create_told_failed_frees_its_place_on_every_replica_at_once(
-    redis_server: RedisServer, redis_proxy: LostReply
+    redis_server: RedisServer, redis_proxy: TcpProxy
 ) -> None:
     """Replica A's create lands and its reply is lost (no resend): A's caller is told it failed.
     Replica B, another process's store, must see the user's one place free at once, not when
@@ -232,7 +232,7 @@ async def test_redis_a_create_told_failed_frees_its_place_on_every_replica_at_on
 
 
 async def test_redis_a_void_that_could_not_be_written_then_is_written_when_redis_is_back(
-    redis_server: RedisServer, redis_proxy: LostReply
+    redis_server: RedisServer, redis_proxy: TcpProxy
 ) -> None:
     """A's create lands, its reply is lost and Redis stays out of A's reach, so A cannot void it
     then. Once A reaches Redis again, its first call of any kind writes the void, and every
@@ -257,7 +257,7 @@ async def test_redis_a_void_that_could_not_be_written_then_is_written_when_redis
 
 
 async def test_redis_a_change_whose_reply_never_comes_is_of_unknown_outcome(
-    redis_server: RedisServer, redis_proxy: LostReply
+    redis_server: RedisServer, redis_proxy: TcpProxy
 ) -> None:
     store = behind(redis_proxy, redis_server)
     direct = open_store(redis_server.url)
