@@ -35,6 +35,14 @@ from elicitkit.client import WatchedTransport
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 
+
+def related_task(meta: Any) -> str | None:
+    """The task id a message's `_meta` names under `RELATED_TASK`, or None."""
+    related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+    task_id = related.get("taskId") if isinstance(related, dict) else None
+    return task_id if isinstance(task_id, str) else None
+
+
 #: The client requests a server may ask inside (REQUIREMENTS S-02); a task's questions come
 #: inside its `tasks/result`.
 ASSOCIABLE = frozenset({"tools/call", "prompts/get", "resources/read", "tasks/result"})
@@ -79,11 +87,7 @@ class Wire:
 
     def of_task(self, params: dict[str, Any]) -> bool:
         """Whether a request names the task being waited on in its related-task `_meta`."""
-        meta = params.get("_meta")
-        related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
-        return (
-            self.task_id is not None and isinstance(related, dict) and related.get("taskId") == self.task_id
-        )
+        return self.task_id is not None and related_task(params.get("_meta")) == self.task_id
 
     def came_loose(self, request_id: RequestId) -> bool:
         """Whether the `elicitation/create` with this id came on the standalone GET stream: a

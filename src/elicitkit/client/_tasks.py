@@ -54,6 +54,7 @@ from mcp_types import methods as wire
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from elicitkit.client._association import RELATED_TASK
 from elicitkit.client._connection import ServerElicitations
 from elicitkit.client._ui import Notice
 from elicitkit.i18n import noop
@@ -62,7 +63,6 @@ __all__ = ["MAX_TASKS", "MAX_TTL_MS", "RELATED_TASK", "ElicitationTasks"]
 
 logger = logging.getLogger("elicitkit.client")
 
-RELATED_TASK = "io.modelcontextprotocol/related-task"
 DEFAULT_TTL_MS = 3_600_000
 """A task's life when the server asks for none: an hour."""
 MAX_TTL_MS = 86_400_000

@@ -36,6 +36,7 @@ from elicitkit.check._host._battery import BATTERY, TASK_TTL_MS, Question
 from elicitkit.check._host._records import MODERN, Asked, HostSeen
 from elicitkit.check._host._report import HostReport
 from elicitkit.check._host._tap import Tap, TaskWatch, heard
+from elicitkit.check._wire import RELATED_TASK, related_task
 from elicitkit.results import AcceptedElicitation, DeclinedElicitation
 from elicitkit.server import (
     Elicitation,
@@ -50,7 +51,6 @@ from elicitkit.server import (
 
 REPORT_TOOL = "audit_report"
 TASK_TOOL = next(q.tool for q in BATTERY if q.kind == "task-tool")
-RELATED_TASK = "io.modelcontextprotocol/related-task"
 UNKNOWN_TASK = "elicitkit-host-audit-no-such-task"
 """A task id no host gave out: asking for it must be -32602."""
 POLL_INTERVAL = 0.5
@@ -321,8 +321,7 @@ class HostAudit:
                 record.outcome, record.detail = "error", f"tasks/result: error {error.code}: {error.message}"
             else:
                 meta = result.pop("_meta", None)
-                related = (meta or {}).get(RELATED_TASK) if isinstance(meta, dict) else None
-                task["related"] = isinstance(related, dict) and related.get("taskId") == task_id["taskId"]
+                task["related"] = related_task(meta) == task_id["taskId"]
                 record.outcome, record.answer = "answered", result
             ended.set()
 

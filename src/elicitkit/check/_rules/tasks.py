@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from elicitkit.check._findings import Findings, Verdict
 from elicitkit.check._observed import Observations, Poll, Reply, TaskRun
+from elicitkit.check._wire import RELATED_TASK as RELATED
+from elicitkit.check._wire import related_task
 
-RELATED = "io.modelcontextprotocol/related-task"
 STATUSES = frozenset({"working", "input_required", "completed", "failed", "cancelled"})
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 METHOD_NOT_FOUND, INVALID_REQUEST, INVALID_PARAMS = -32601, -32600, -32602
@@ -164,27 +165,22 @@ def _related(run: TaskRun, findings: Findings) -> None:
     for asked in run.call.asked:
         if asked.source != "request":
             continue
-        meta = asked.params.get("_meta")
-        related = meta.get(RELATED) if isinstance(meta, dict) else None
-        given = related.get("taskId") if isinstance(related, dict) else None
+        given = related_task(asked.params.get("_meta"))
         if given != run.task_id:
-            said = "no" if related is None else f"the taskId {given!r} in its"
+            said = "no" if given is None else f"the taskId {given!r} in its"
             findings.add(
                 "T-08",
                 "fail",
                 f"a question of task {run.task_id!r} with {said} _meta[{RELATED!r}]: {asked.quote()}",
             )
     result = run.result.result if run.result is not None else None
-    if result is not None:
-        meta = result.get("_meta")
-        related = meta.get(RELATED) if isinstance(meta, dict) else None
-        if not (isinstance(related, dict) and related.get("taskId") == run.task_id):
-            findings.add(
-                "T-08",
-                "fail",
-                f"tasks/result of task {run.task_id!r} without _meta[{RELATED!r}] naming it: "
-                f"{run.result.quote() if run.result else ''}",
-            )
+    if result is not None and related_task(result.get("_meta")) != run.task_id:
+        findings.add(
+            "T-08",
+            "fail",
+            f"tasks/result of task {run.task_id!r} without _meta[{RELATED!r}] naming it: "
+            f"{run.result.quote() if run.result else ''}",
+        )
 
 
 def _times(run: TaskRun, findings: Findings) -> None:
