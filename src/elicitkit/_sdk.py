@@ -214,16 +214,21 @@ def connection_of(session: ServerSession) -> Connection | None:
     return connection if isinstance(connection, Connection) else None
 
 
-async def send_raw_request(session: ClientSession, request: Request[Any, Any]) -> dict[str, Any]:
+async def send_raw_request(
+    session: ClientSession, request: Request[Any, Any], *, read_timeout: float | None = None
+) -> dict[str, Any]:
     """Send `request` as `ClientSession.send_request` does and return its raw result, unchecked.
 
     `send_request` checks a `tools/call` result against `CallToolResult`, and mcp 2.3 knows no
     other shape for it, so a task-augmented call's `CreateTaskResult` fails there; the caller
-    parses the raw result itself. Its dispatcher and stamp are private.
+    parses the raw result itself. Its dispatcher and stamp are private. `read_timeout` bounds the
+    wait for the reply as `request_read_timeout_seconds` does.
     """
     data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
     opts: CallOptions = {}
     session._stamp(data, opts)
+    if read_timeout is not None:
+        opts["timeout"] = read_timeout
     return await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)
 
 

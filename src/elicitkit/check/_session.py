@@ -27,8 +27,8 @@ from mcp_types import (
     TextContent,
     Tool,
 )
-from pydantic import BaseModel, ConfigDict, ValidationError
 
+from elicitkit._sdk import send_raw_request
 from elicitkit.check._answers import valid_answer
 from elicitkit.check._observed import Call, Connection, Observations, Poll, Reply, TaskRun
 from elicitkit.check._target import Target, TargetError
@@ -45,12 +45,6 @@ TASK_TTL_MS = 300_000
 class NoReplyError(TargetError, TimeoutError):
     """The server sent no reply in time, or the connection was lost: a `TargetError` to a caller,
     a `TimeoutError` to the checker's own deadlines, which treat both alike."""
-
-
-class _Any(BaseModel):
-    """Any result, kept as it came: every field is an extra."""
-
-    model_config = ConfigDict(extra="allow")
 
 
 class _Raw(Request[dict[str, Any] | None, str]):
@@ -150,18 +144,11 @@ class CheckSession:
         reply in `wait` seconds (default: the timeout) is a `NoReplyError` (a TimeoutError), as is a
         lost connection."""
         reply = Reply(self.connection, method, params)
-        self.wire.call_reply = None
         try:
-            parsed = await self.client.session.send_request(
-                _Raw(method=method, params=params), _Any, request_read_timeout_seconds=wait or self.timeout
-            )
-            reply.result = dict(parsed.model_extra or {})
-        except ValidationError:
-            # the SDK holds a `tools/call` reply to `CallToolResult`; a `CreateTaskResult` is none
-            if method != "tools/call" or self.wire.call_reply is None:
-                raise
-            reply.result = self.wire.call_reply.get("result")
-            reply.error = self.wire.call_reply.get("error")
+            # raw: the SDK holds a `tools/call` reply to `CallToolResult`; a `CreateTaskResult` is none
+            request = _Raw(method=method, params=params)
+            wait = wait or self.timeout
+            reply.result = await send_raw_request(self.client.session, request, read_timeout=wait)
         except MCPError as error:
             if error.code in (REQUEST_TIMEOUT, CONNECTION_CLOSED):  # the SDK's own, not the server's
                 raise NoReplyError(f"{method}: {error.error.message}") from None

@@ -68,10 +68,6 @@ class Wire:
         #: request ids the HTTP layer saw on the standalone GET stream, not yet answered
         self._standalone: OrderedDict[RequestId, None] = OrderedDict()
         self._open: dict[Any, str] = {}
-        #: ids of `tools/call`s in flight, and the raw reply of the last one (`{"result": ...}` or
-        #: `{"error": ...}`): the SDK parses a `CreateTaskResult` as a `CallToolResult` and refuses it
-        self._calls: set[RequestId] = set()
-        self.call_reply: dict[str, Any] | None = None
         #: the task whose `tasks/result` the checker waits on: the tasks page lets a server send its
         #: questions on any stream, so one tied to it by `_meta` is its own, wherever it came
         self.task_id: str | None = None
@@ -102,8 +98,6 @@ class Wire:
             return None
         if message.method in ASSOCIABLE:
             self._open[message.id] = message.method
-        if message.method == "tools/call":
-            self._calls.add(message.id)
         params = copy.deepcopy(message.params) if message.params else None
         if params is None:
             return None
@@ -143,9 +137,6 @@ class Wire:
             )
         elif isinstance(message, JSONRPCResponse):
             self._open.pop(message.id, None)
-            if message.id in self._calls:
-                self._calls.discard(message.id)
-                self.call_reply = {"result": message.result}
             result = message.result
             if isinstance(result, dict) and result.get("resultType") == "input_required":
                 requests = result.get("inputRequests")
@@ -155,11 +146,6 @@ class Wire:
                         self._ask("input-required", asked if isinstance(asked, dict) else {})
         elif isinstance(message, JSONRPCError):
             self._open.pop(message.id, None)
-            if message.id in self._calls:
-                self._calls.discard(message.id)
-                self.call_reply = {
-                    "error": message.error.model_dump(by_alias=True, mode="json", exclude_none=True)
-                }
             if message.error.code == URL_ELICITATION_REQUIRED:
                 raw = message.error.model_dump(by_alias=True, mode="json", exclude_none=True)
                 tool = self.call.tool if self.call else None
